@@ -1,0 +1,44 @@
+// Collectives, element types and reductions, and how sizes and bandwidths are defined for
+// them (the nccl-tests conventions, so figures compare one to one).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace preflight::comm {
+
+enum class Collective { kAllReduce, kAllGather, kReduceScatter, kBroadcast, kReduce, kAllToAll, kSendRecv };
+enum class DType { kFloat32, kFloat64, kInt32, kInt64, kUInt32, kUInt64 };
+enum class RedOp { kSum, kMax, kMin };
+
+std::string_view name_of(Collective c);
+std::string_view name_of(DType t);
+std::string_view name_of(RedOp op);
+std::optional<Collective> collective_named(std::string_view name);
+std::optional<DType> dtype_named(std::string_view name);
+std::optional<RedOp> redop_named(std::string_view name);
+const std::vector<Collective>& all_collectives();
+std::string names_of_collectives();  // "allreduce, allgather, ..." for messages
+std::string names_of_dtypes();
+std::string names_of_redops();
+
+std::size_t size_of(DType t);
+bool reduces(Collective c);   // takes a reduction operator
+bool has_root(Collective c);  // broadcast and reduce: rank 0 of the group is the root
+
+// busbw = algbw x this factor for a group of n ranks: how much each rank's links carry
+// relative to the algorithm bandwidth, so figures are comparable across n.
+double bus_factor(Collective c, int n);
+
+// Elements per rank "chunk" for a requested size of `bytes`, in a group of n ranks. As in
+// nccl-tests, the size of all-gather, reduce-scatter and all-to-all is the whole buffer, split
+// n ways; the others move the whole size. At least one element unless bytes is 0.
+std::uint64_t chunk_elements(Collective c, std::uint64_t bytes, DType t, int n);
+
+// The bytes the size column reports for that chunk: what algbw divides by.
+std::uint64_t reported_bytes(Collective c, std::uint64_t chunk, DType t, int n);
+
+}  // namespace preflight::comm

@@ -1,0 +1,94 @@
+#include "comm/collective_case.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+
+namespace preflight::comm {
+
+GroupSet::GroupSet(Layout layout, const RankContext& ctx, CommBackend& backend) : layout_(std::move(layout)) {
+  const auto& groups = layout_.group_of_rank;
+  sizes_.assign(static_cast<std::size_t>(1 + *std::max_element(groups.begin(), groups.end())), 0);
+  for (int g : groups)
+    if (g >= 0) ++sizes_[static_cast<std::size_t>(g)];
+  my_group_ = groups[static_cast<std::size_t>(ctx.rank)];
+  MPI_Comm_split(ctx.world, my_group_ >= 0 ? my_group_ : MPI_UNDEFINED, ctx.rank, &comm_);
+  if (comm_ != MPI_COMM_NULL) {
+    MPI_Comm_rank(comm_, &my_rank_);
+    channel_ = backend.connect(comm_);
+  }
+}
+
+GroupSet::~GroupSet() {
+  channel_.reset();
+  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+}
+
+int GroupSet::group_size(int group) const {
+  if (group >= 0) return sizes_[static_cast<std::size_t>(group)];
+  return *std::max_element(sizes_.begin(), sizes_.end());
+}
+
+bool GroupSet::uniform() const {
+  return std::all_of(sizes_.begin(), sizes_.end(), [&](int s) { return s == sizes_.front(); });
+}
+
+CollectiveCase::CollectiveCase(CollectiveSpec spec, std::shared_ptr<GroupSet> groups,
+                               std::vector<std::uint64_t> sizes, CommBackend& backend)
+    : spec_(spec), groups_(std::move(groups)), sizes_(std::move(sizes)), backend_(backend) {}
+
+std::string CollectiveCase::name() const {
+  return fmt::format("{} {}{} {} {}", name_of(spec_.op), name_of(spec_.dtype),
+                     reduces(spec_.op) ? fmt::format(" {}", name_of(spec_.redop)) : std::string(),
+                     spec_.in_place ? "in-place" : "out-of-place", groups_->layout().label);
+}
+
+std::string CollectiveCase::backend() const { return std::string(backend_.name()); }
+
+std::vector<Param> CollectiveCase::params() const {
+  const auto& layout = groups_->layout();
+  return {
+      {"collective", std::string(name_of(spec_.op)), "", false},
+      {"dtype", std::string(name_of(spec_.dtype)), "", true},
+      {"redop", reduces(spec_.op) ? std::string(name_of(spec_.redop)) : std::string("none"), "", true},
+      {"root", std::int64_t{has_root(spec_.op) ? 0 : -1}, "", true},
+      {"placement", std::string(spec_.in_place ? "in-place" : "out-of-place"), "", false},
+      {"topology", std::string(name_of(layout.topology)), "", false},
+      {"layout", layout.label, "", false},
+      {"ladder_nodes", std::int64_t{layout.nodes}, "nodes", false},
+  };
+}
+
+std::uint64_t CollectiveCase::bytes(std::size_t point, int ranks) const {
+  return reported_bytes(spec_.op, chunk_elements(spec_.op, sizes_[point], spec_.dtype, ranks), spec_.dtype, ranks);
+}
+
+std::vector<Param> CollectiveCase::point_columns(std::size_t point, int group) const {
+  const int ranks = groups_->group_size(group);
+  const std::uint64_t b = bytes(point, ranks);
+  return {
+      {"size_bytes", static_cast<std::int64_t>(b), "B", false},
+      {"count", static_cast<std::int64_t>(b / size_of(spec_.dtype)), "elements", false},
+  };
+}
+
+std::vector<Metric> CollectiveCase::metrics(std::size_t point, int group, double seconds) const {
+  // Across groups of different sizes one bandwidth would mix unlike figures: show none.
+  if (group < 0 && !groups_->uniform()) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    return {{"algbw", "GB/s", "higher", nan}, {"busbw", "GB/s", "higher", nan}};
+  }
+  const int ranks = groups_->group_size(group);
+  const double algbw = static_cast<double>(bytes(point, ranks)) / seconds / 1e9;
+  return {{"algbw", "GB/s", "higher", algbw}, {"busbw", "GB/s", "higher", algbw * bus_factor(spec_.op, ranks)}};
+}
+
+std::unique_ptr<Operation> CollectiveCase::make_operation(std::size_t point) {
+  if (groups_->channel() == nullptr) return nullptr;
+  const int ranks = groups_->group_size(groups_->my_group());
+  CollectivePoint p{spec_, chunk_elements(spec_.op, sizes_[point], spec_.dtype, ranks), groups_->my_rank(), ranks};
+  return backend_.make_operation(p, *groups_->channel());
+}
+
+}  // namespace preflight::comm

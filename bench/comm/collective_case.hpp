@@ -1,0 +1,63 @@
+// One collective with fixed type, reduction and placement on one layout, swept over sizes.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "comm/backend.hpp"
+#include "comm/topology.hpp"
+#include "harness/case.hpp"
+#include "harness/rank_context.hpp"
+
+namespace preflight::comm {
+
+// A layout's groups as MPI and backend communicators; shared by the cases on that layout so
+// each group is connected once (NCCL communicators are expensive to make).
+class GroupSet {
+ public:
+  // Collective over ctx.world.
+  GroupSet(Layout layout, const RankContext& ctx, CommBackend& backend);
+  ~GroupSet();
+  GroupSet(const GroupSet&) = delete;
+  GroupSet& operator=(const GroupSet&) = delete;
+
+  const Layout& layout() const { return layout_; }
+  int group_size(int group) const;  // group -1: the largest group
+  bool uniform() const;             // every group has the same size
+  int my_group() const { return my_group_; }
+  int my_rank() const { return my_rank_; }
+  CommGroup* channel() const { return channel_.get(); }
+
+ private:
+  Layout layout_;
+  std::vector<int> sizes_;
+  int my_group_ = -1;
+  int my_rank_ = -1;
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  std::unique_ptr<CommGroup> channel_;
+};
+
+class CollectiveCase final : public Case {
+ public:
+  CollectiveCase(CollectiveSpec spec, std::shared_ptr<GroupSet> groups, std::vector<std::uint64_t> sizes,
+                 CommBackend& backend);
+  std::string name() const override;
+  std::string family() const override { return "comm"; }
+  std::string backend() const override;
+  std::vector<Param> params() const override;
+  const std::vector<int>& group_of_rank() const override { return groups_->layout().group_of_rank; }
+  std::size_t point_count() const override { return sizes_.size(); }
+  std::vector<Param> point_columns(std::size_t point, int group) const override;
+  std::vector<Metric> metrics(std::size_t point, int group, double seconds) const override;
+  std::unique_ptr<Operation> make_operation(std::size_t point) override;
+
+ private:
+  std::uint64_t bytes(std::size_t point, int ranks) const;
+
+  CollectiveSpec spec_;
+  std::shared_ptr<GroupSet> groups_;
+  std::vector<std::uint64_t> sizes_;
+  CommBackend& backend_;
+};
+
+}  // namespace preflight::comm

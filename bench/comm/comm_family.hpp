@@ -1,0 +1,12 @@
+#pragma once
+
+#include <memory>
+
+#include "harness/family.hpp"
+
+namespace preflight::comm {
+
+// Collectives (all-reduce, all-gather, ...) across topologies on a comm backend.
+std::unique_ptr<Family> make_comm_family();
+
+}  // namespace preflight::comm

@@ -1,0 +1,95 @@
+#include "harness/console_sink.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace preflight {
+namespace {
+
+struct Cell {
+  std::string header, unit, text;
+  int width;
+};
+
+std::string param_text(const Param& p) {
+  return std::visit(
+      [](const auto& v) -> std::string {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::string>) return v;
+        else if constexpr (std::is_same_v<T, double>) return fmt::format("{:.4g}", v);
+        else return fmt::format("{}", v);
+      },
+      p.value);
+}
+
+std::string number(double v, int decimals) {
+  return std::isnan(v) ? std::string("-") : fmt::format("{:.{}f}", v, decimals);
+}
+
+std::vector<Cell> row_cells(const Case& c, const PointResult& p) {
+  const GroupResult& all = p.groups.front();
+  std::vector<Cell> cells;
+  for (const auto& col : all.columns) cells.push_back({col.name, col.unit, param_text(col), 12});
+  for (const auto& par : c.params())
+    if (par.in_table) cells.push_back({par.name, par.unit, param_text(par), 8});
+  cells.push_back({"iters", "", fmt::format("{}", p.iterations), 6});
+  cells.push_back({"time", "us", number(all.per_iteration.median * 1e6, 2), 10});
+  cells.push_back({"p95", "us", number(all.per_iteration.p95 * 1e6, 2), 10});
+  cells.push_back({"cv", "%", number(all.per_iteration.cv * 100, 1), 6});
+  for (const auto& m : all.metrics) cells.push_back({m.name, m.unit, number(m.value, 2), 8});
+  cells.push_back({"batch", "us", number(all.batched.median * 1e6, 2), 10});
+  for (const auto& m : all.batched_metrics) cells.push_back({m.name, m.unit, number(m.value, 2), 8});
+  cells.push_back({"#wrong", "", fmt::format("{}", all.wrong), 7});
+  return cells;
+}
+
+std::string join(const std::vector<Cell>& cells, std::string (*pick)(const Cell&)) {
+  std::string line;
+  for (const auto& cell : cells) line += fmt::format(" {:>{}}", pick(cell), cell.width);
+  return line;
+}
+
+}  // namespace
+
+void ConsoleSink::case_started(const CaseHeading& h) {
+  const auto& groups = h.c->group_of_rank();
+  int active = 0, count = 0;
+  for (int g : groups) {
+    if (g >= 0) ++active;
+    count = std::max(count, g + 1);
+  }
+  fmt::print(out_, "\n[case {}/{}] {} · {} group{} · {} of {} ranks active\n", h.index + 1, h.total,
+             h.c->name(), count, count == 1 ? "" : "s", active, groups.size());
+  std::fflush(out_);
+}
+
+void ConsoleSink::point_finished(const CaseHeading& h, const PointResult& p) {
+  const auto cells = row_cells(*h.c, p);
+  if (p.index == 0) {
+    fmt::print(out_, "#{}\n", join(cells, [](const Cell& c) { return c.header; }).substr(1));
+    fmt::print(out_, "#{}\n", join(cells, [](const Cell& c) {
+                 return c.unit.empty() ? std::string() : "(" + c.unit + ")";
+               }).substr(1));
+  }
+  fmt::print(out_, "{}\n", join(cells, [](const Cell& c) { return c.text; }));
+  std::fflush(out_);
+}
+
+void ConsoleSink::case_finished(const CaseRecord& r) {
+  ++cases_;
+  if (r.wrong_elements == 0) return;
+  ++failed_cases_;
+  fmt::print(out_, "FAILED: {}: {} wrong element(s)\n", r.name, r.wrong_elements);
+  std::fflush(out_);
+}
+
+void ConsoleSink::run_finished(const std::string& status, int exit_code) {
+  fmt::print(out_, "\n# {} case(s), {} failed; run {}; exit code {}\n", cases_, failed_cases_, status,
+             exit_code);
+  std::fflush(out_);
+}
+
+}  // namespace preflight

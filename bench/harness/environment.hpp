@@ -1,0 +1,34 @@
+// Where each rank ran: host, node, CPU, memory, kernel, MPI, GPU and library versions.
+// Every result file records this so that a regression can be traced to what changed.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/rank_context.hpp"
+
+namespace preflight {
+
+struct RankEnvironment {
+  std::int64_t rank = 0;
+  std::string host;
+  std::int64_t node = 0;
+  std::string node_name;
+  std::int64_t local_rank = 0;
+  std::string cpu_model;
+  std::int64_t cpu_cores = 0;
+  std::uint64_t memory_bytes = 0;
+  std::string kernel;
+  std::string mpi_library;
+  std::int64_t gpu_count = 0;
+  std::string gpu_model, gpu_uuid, gpu_driver, cuda_runtime, nccl_version;
+  std::string gpu_note;  // why there is no GPU; not recorded, shown by `preflight env`
+};
+
+RankEnvironment local_environment(const RankContext& ctx);
+
+// Collective; rank 0 gets every rank's environment in rank order, the others nothing.
+std::vector<RankEnvironment> gather_environment(const RankContext& ctx);
+
+}  // namespace preflight

@@ -1,0 +1,237 @@
+#include "harness/hdf5_sink.hpp"
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <chrono>
+#include <map>
+
+#include "preflight/schema/layout.hpp"
+
+namespace preflight {
+namespace {
+
+namespace s = schema;
+
+h5::ColumnInfo info_of(const s::Item& item) { return {item.unit, item.description, ""}; }
+
+template <std::size_t N>
+const s::Item& item(const std::array<s::Item, N>& table, std::string_view name) {
+  for (const auto& i : table)
+    if (i.name == name) return i;
+  throw h5::Error(fmt::format("results schema has no item '{}'", name));
+}
+
+void write_environment(hid_t file, const std::vector<RankEnvironment>& env) {
+  h5::Handle group = h5::create_group(file, s::kEnvironmentGroup);
+  const auto& cols = s::kEnvironmentColumns;
+  auto ints = [&](std::string_view name, auto field) {
+    std::vector<std::int64_t> v;
+    for (const auto& e : env) v.push_back(static_cast<std::int64_t>(e.*field));
+    h5::write_column(group.get(), name, std::span<const std::int64_t>(v), info_of(item(cols, name)));
+  };
+  auto strings = [&](std::string_view name, std::string RankEnvironment::*field) {
+    std::vector<std::string> v;
+    for (const auto& e : env) v.push_back(e.*field);
+    h5::write_column(group.get(), name, std::span<const std::string>(v), info_of(item(cols, name)));
+  };
+  ints("rank", &RankEnvironment::rank);
+  strings("host", &RankEnvironment::host);
+  ints("node", &RankEnvironment::node);
+  strings("node_name", &RankEnvironment::node_name);
+  ints("local_rank", &RankEnvironment::local_rank);
+  strings("cpu_model", &RankEnvironment::cpu_model);
+  ints("cpu_cores", &RankEnvironment::cpu_cores);
+  std::vector<std::uint64_t> memory;
+  for (const auto& e : env) memory.push_back(e.memory_bytes);
+  h5::write_column(group.get(), "memory_bytes", std::span<const std::uint64_t>(memory),
+                   info_of(item(cols, "memory_bytes")));
+  strings("kernel", &RankEnvironment::kernel);
+  strings("mpi_library", &RankEnvironment::mpi_library);
+  ints("gpu_count", &RankEnvironment::gpu_count);
+  strings("gpu_model", &RankEnvironment::gpu_model);
+  strings("gpu_uuid", &RankEnvironment::gpu_uuid);
+  strings("gpu_driver", &RankEnvironment::gpu_driver);
+  strings("cuda_runtime", &RankEnvironment::cuda_runtime);
+  strings("nccl_version", &RankEnvironment::nccl_version);
+}
+
+void set_param_attribute(hid_t object, const Param& p) {
+  std::visit([&](const auto& v) { h5::set_attribute(object, p.name, v); }, p.value);
+  if (!p.unit.empty()) h5::set_attribute(object, p.name + ".units", std::string_view(p.unit));
+}
+
+// Rows of the stats table: one per point and group, in that order.
+struct StatsTable {
+  std::vector<const PointResult*> point_of_row;
+  std::vector<const GroupResult*> group_of_row;
+};
+
+StatsTable rows_of(const CaseRecord& r) {
+  StatsTable t;
+  for (const auto& p : r.points)
+    for (const auto& g : p.groups) {
+      t.point_of_row.push_back(&p);
+      t.group_of_row.push_back(&g);
+    }
+  return t;
+}
+
+template <typename F>
+std::vector<double> doubles(const StatsTable& t, F f) {
+  std::vector<double> v;
+  for (std::size_t i = 0; i < t.group_of_row.size(); ++i) v.push_back(f(*t.point_of_row[i], *t.group_of_row[i]));
+  return v;
+}
+
+template <typename F>
+std::vector<std::int64_t> ints(const StatsTable& t, F f) {
+  std::vector<std::int64_t> v;
+  for (std::size_t i = 0; i < t.group_of_row.size(); ++i)
+    v.push_back(static_cast<std::int64_t>(f(*t.point_of_row[i], *t.group_of_row[i])));
+  return v;
+}
+
+void write_core_stats(hid_t stats, const StatsTable& t) {
+  auto put_i = [&](std::string_view name, auto f) {
+    const auto v = ints(t, f);
+    h5::write_column(stats, name, std::span<const std::int64_t>(v), info_of(item(s::kStatsColumns, name)));
+  };
+  auto put_d = [&](std::string_view name, auto f) {
+    const auto v = doubles(t, f);
+    h5::write_column(stats, name, std::span<const double>(v), info_of(item(s::kStatsColumns, name)));
+  };
+  using P = PointResult;
+  using G = GroupResult;
+  put_i("point", [](const P& p, const G&) { return p.index; });
+  put_i("group", [](const P&, const G& g) { return g.group; });
+  put_i("group_ranks", [](const P&, const G& g) { return g.ranks; });
+  put_i("iterations", [](const P& p, const G&) { return p.iterations; });
+  put_d("time_min", [](const P&, const G& g) { return g.per_iteration.min; });
+  put_d("time_p5", [](const P&, const G& g) { return g.per_iteration.p5; });
+  put_d("time_median", [](const P&, const G& g) { return g.per_iteration.median; });
+  put_d("time_p95", [](const P&, const G& g) { return g.per_iteration.p95; });
+  put_d("time_max", [](const P&, const G& g) { return g.per_iteration.max; });
+  put_d("time_mean", [](const P&, const G& g) { return g.per_iteration.mean; });
+  put_d("time_cv", [](const P&, const G& g) { return g.per_iteration.cv; });
+  put_i("batch_blocks", [](const P& p, const G&) { return p.batch_blocks; });
+  put_i("batch_ops", [](const P& p, const G&) { return p.batch_ops; });
+  put_d("batched_time_median", [](const P&, const G& g) { return g.batched.median; });
+  put_d("batched_time_min", [](const P&, const G& g) { return g.batched.min; });
+  put_d("batched_time_max", [](const P&, const G& g) { return g.batched.max; });
+  std::vector<std::uint64_t> wrong;
+  for (const auto* g : t.group_of_row) wrong.push_back(g->wrong);
+  h5::write_column(stats, "wrong", std::span<const std::uint64_t>(wrong), info_of(item(s::kStatsColumns, "wrong")));
+}
+
+// The family's own point columns, in the type each value has.
+void write_family_columns(hid_t stats, const StatsTable& t) {
+  const auto& first = t.group_of_row.front()->columns;
+  for (std::size_t c = 0; c < first.size(); ++c) {
+    const Param& p0 = first[c];
+    const h5::ColumnInfo info{p0.unit, "", ""};
+    if (std::holds_alternative<std::string>(p0.value)) {
+      std::vector<std::string> v;
+      for (const auto* g : t.group_of_row) v.push_back(std::get<std::string>(g->columns[c].value));
+      h5::write_column(stats, p0.name, std::span<const std::string>(v), info);
+    } else if (std::holds_alternative<double>(p0.value)) {
+      std::vector<double> v;
+      for (const auto* g : t.group_of_row) v.push_back(std::get<double>(g->columns[c].value));
+      h5::write_column(stats, p0.name, std::span<const double>(v), info);
+    } else {
+      std::vector<std::int64_t> v;
+      for (const auto* g : t.group_of_row) v.push_back(std::get<std::int64_t>(g->columns[c].value));
+      h5::write_column(stats, p0.name, std::span<const std::int64_t>(v), info);
+    }
+  }
+}
+
+void write_metrics(hid_t stats, const StatsTable& t) {
+  const auto& first = *t.group_of_row.front();
+  for (std::size_t m = 0; m < first.metrics.size(); ++m) {
+    std::vector<double> per_iteration, batched;
+    for (const auto* g : t.group_of_row) {
+      per_iteration.push_back(g->metrics[m].value);
+      batched.push_back(g->batched_metrics[m].value);
+    }
+    const Metric& metric = first.metrics[m];
+    h5::write_column(stats, metric.name, std::span<const double>(per_iteration),
+                     {metric.unit, "from the per-iteration median time", metric.better});
+    h5::write_column(stats, "batched_" + metric.name, std::span<const double>(batched),
+                     {metric.unit, "from the back-to-back median time", metric.better});
+  }
+}
+
+void write_points(hid_t case_group, const CaseRecord& r) {
+  h5::Handle points = h5::create_group(case_group, s::kPointsGroup);
+  const std::size_t ranks = r.group_of_rank.size();
+  for (const auto& p : r.points) {
+    h5::Handle g = h5::create_group(points.get(), fmt::format("{:04d}", p.index));
+    h5::write_matrix(g.get(), s::kSamples, static_cast<std::size_t>(p.iterations), ranks, p.samples,
+                     {"s", "per-iteration time, iteration x rank; NaN where the rank idled", ""});
+    h5::write_matrix(g.get(), s::kBatched, static_cast<std::size_t>(p.batch_blocks), ranks, p.batched,
+                     {"s", "back-to-back time per operation, block x rank; NaN where the rank idled", ""});
+    h5::write_column(g.get(), s::kWrongPerRank, std::span<const std::uint64_t>(p.wrong_per_rank),
+                     {"elements", "wrong result elements per rank", ""});
+  }
+}
+
+}  // namespace
+
+std::string utc_timestamp() {
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
+                     std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now()));
+}
+
+Hdf5Sink::Hdf5Sink(const std::string& path, const RunInfo& run, const std::vector<RankEnvironment>& environment)
+    : file_(h5::create_file(path)) {
+  const hid_t f = file_.get();
+  h5::set_attribute(f, "schema_version", std::int64_t{s::kVersion});
+  h5::set_attribute(f, "preflight_version", std::string_view(PREFLIGHT_VERSION));
+  h5::set_attribute(f, "git_revision", std::string_view(PREFLIGHT_GIT_REVISION));
+  h5::set_attribute(f, "command_line", std::string_view(run.command_line));
+  h5::set_attribute(f, "config", std::string_view(run.config_json));
+  h5::set_attribute(f, "start_time", std::string_view(run.start_time));
+  h5::set_attribute(f, "end_time", std::string_view(""));
+  h5::set_attribute(f, "status", s::run_status::kRunning);
+  h5::set_attribute(f, "exit_code", std::int64_t{-1});
+  h5::set_attribute(f, "world_size", std::int64_t{run.world_size});
+  h5::set_attribute(f, "node_count", std::int64_t{run.node_count});
+  write_environment(f, environment);
+  h5::create_group(f, s::kCasesGroup);
+  h5::flush(f);
+}
+
+void Hdf5Sink::case_finished(const CaseRecord& r) {
+  h5::Handle cases = h5::open_group(file_.get(), s::kCasesGroup);
+  h5::Handle g = h5::create_group(cases.get(), fmt::format("{:06d}", r.index));
+  h5::set_attribute(g.get(), "index", static_cast<std::int64_t>(r.index));
+  h5::set_attribute(g.get(), "name", std::string_view(r.name));
+  h5::set_attribute(g.get(), "family", std::string_view(r.family));
+  h5::set_attribute(g.get(), "backend", std::string_view(r.backend));
+  h5::set_attribute(g.get(), "status", std::string_view(r.status));
+  h5::set_attribute(g.get(), "wrong_elements", r.wrong_elements);
+  h5::set_attribute(g.get(), "group_count", std::int64_t{r.group_count});
+  for (const auto& p : r.params) set_param_attribute(g.get(), p);
+  std::vector<std::int64_t> group_of_rank(r.group_of_rank.begin(), r.group_of_rank.end());
+  h5::write_column(g.get(), s::kGroupOfRank, std::span<const std::int64_t>(group_of_rank),
+                   {"", "group index of each world rank; -1 where the rank idled", ""});
+  if (!r.points.empty()) {
+    const StatsTable table = rows_of(r);
+    h5::Handle stats = h5::create_group(g.get(), s::kStatsGroup);
+    write_core_stats(stats.get(), table);
+    write_family_columns(stats.get(), table);
+    write_metrics(stats.get(), table);
+  }
+  write_points(g.get(), r);
+  h5::flush(file_.get());
+}
+
+void Hdf5Sink::run_finished(const std::string& status, int exit_code) {
+  h5::set_attribute(file_.get(), "status", std::string_view(status));
+  h5::set_attribute(file_.get(), "exit_code", std::int64_t{exit_code});
+  h5::set_attribute(file_.get(), "end_time", std::string_view(utc_timestamp()));
+  h5::flush(file_.get());
+}
+
+}  // namespace preflight

@@ -1,0 +1,46 @@
+// The results of one case as rank 0 holds them after the ranks' samples are gathered.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/case.hpp"
+#include "harness/stats.hpp"
+
+namespace preflight {
+
+// Statistics of one group (or of all groups together, group -1) at one point.
+struct GroupResult {
+  int group = -1;
+  int ranks = 0;
+  Summary per_iteration;  // per iteration: the slowest rank of the group
+  Summary batched;        // per back-to-back block: time per operation, slowest rank
+  std::uint64_t wrong = 0;
+  std::vector<Param> columns;
+  std::vector<Metric> metrics;          // from the per-iteration median
+  std::vector<Metric> batched_metrics;  // from the batched median
+};
+
+struct PointResult {
+  std::size_t index = 0;
+  int iterations = 0;
+  int batch_blocks = 0;
+  int batch_ops = 0;
+  std::vector<double> samples;  // iterations x world size, seconds; NaN for idle ranks
+  std::vector<double> batched;  // batch_blocks x world size, seconds per operation
+  std::vector<std::uint64_t> wrong_per_rank;
+  std::vector<GroupResult> groups;  // groups.front() is all groups together
+};
+
+struct CaseRecord {
+  std::size_t index = 0;
+  std::string name, family, backend, status;
+  std::vector<Param> params;
+  std::vector<int> group_of_rank;
+  int group_count = 0;
+  std::uint64_t wrong_elements = 0;
+  std::vector<PointResult> points;
+};
+
+}  // namespace preflight

@@ -1,0 +1,47 @@
+#include "harness/stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace preflight {
+
+double quantile_sorted(std::span<const double> sorted, double q) {
+  const double position = q * static_cast<double>(sorted.size() - 1);
+  const auto lower = static_cast<std::size_t>(std::floor(position));
+  const auto upper = std::min(lower + 1, sorted.size() - 1);
+  const double fraction = position - static_cast<double>(lower);
+  return sorted[lower] + fraction * (sorted[upper] - sorted[lower]);
+}
+
+Summary summarize(std::span<const double> values) {
+  std::vector<double> v;
+  v.reserve(values.size());
+  for (double x : values)
+    if (!std::isnan(x)) v.push_back(x);
+  Summary s;
+  s.count = v.size();
+  if (v.empty()) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    s.min = s.p5 = s.median = s.p95 = s.max = s.mean = s.cv = nan;
+    return s;
+  }
+  std::sort(v.begin(), v.end());
+  s.min = v.front();
+  s.max = v.back();
+  s.p5 = quantile_sorted(v, 0.05);
+  s.median = quantile_sorted(v, 0.5);
+  s.p95 = quantile_sorted(v, 0.95);
+  double sum = 0;
+  for (double x : v) sum += x;
+  s.mean = sum / static_cast<double>(v.size());
+  if (v.size() > 1 && s.mean != 0) {
+    double squares = 0;
+    for (double x : v) squares += (x - s.mean) * (x - s.mean);
+    s.cv = std::sqrt(squares / static_cast<double>(v.size() - 1)) / std::abs(s.mean);
+  }
+  return s;
+}
+
+}  // namespace preflight

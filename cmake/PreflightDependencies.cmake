@@ -1,0 +1,15 @@
+# Every dependency comes from a Debian package (scripts/setup.sh installs them).
+find_package(MPI REQUIRED COMPONENTS C)
+find_package(fmt 9 REQUIRED)
+find_package(CLI11 REQUIRED)
+find_package(nlohmann_json 3 REQUIRED)
+find_package(Threads REQUIRED)
+
+# Serial HDF5 on purpose: only rank 0 writes. Never ask for the parallel variant here,
+# FindHDF5 would then mix the openmpi C library with the serial C++ one.
+set(HDF5_PREFER_PARALLEL OFF)
+find_package(HDF5 1.10 REQUIRED COMPONENTS C)
+if(HDF5_IS_PARALLEL)
+  message(FATAL_ERROR "preflight needs the serial HDF5 (libhdf5-dev), found a parallel one: "
+                      "${HDF5_C_LIBRARIES}")
+endif()

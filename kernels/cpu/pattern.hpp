@@ -1,0 +1,89 @@
+// The rank- and index-dependent fill pattern and the checks against it. Values are small
+// positive integers (1..61), so sums over hundreds of thousands of ranks stay exact in every
+// element type and every reduction order, and 0 is never a right answer.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <span>
+
+namespace preflight::kernels {
+
+inline constexpr std::uint64_t kPatternModulus = 61;
+
+// Rank r's input at element index i.
+inline std::uint64_t pattern_value(std::uint64_t rank, std::uint64_t index) {
+  return (rank * 131 + index * 7) % kPatternModulus + 1;
+}
+
+template <typename T>
+void fill_pattern(std::span<T> out, std::uint64_t rank, std::uint64_t first_index) {
+  // Walk the residue instead of taking a modulus per element.
+  std::uint64_t code = (rank * 131 + first_index * 7) % kPatternModulus;
+  for (auto& x : out) {
+    x = static_cast<T>(code + 1);
+    code += 7;
+    if (code >= kPatternModulus) code -= kPatternModulus;
+  }
+}
+
+// Elements of `got` that differ from rank r's pattern starting at `first_index`.
+template <typename T>
+std::uint64_t count_pattern_mismatches(std::span<const T> got, std::uint64_t rank, std::uint64_t first_index) {
+  std::uint64_t code = (rank * 131 + first_index * 7) % kPatternModulus;
+  std::uint64_t wrong = 0;
+  for (const auto& x : got) {
+    wrong += x != static_cast<T>(code + 1);
+    code += 7;
+    if (code >= kPatternModulus) code -= kPatternModulus;
+  }
+  return wrong;
+}
+
+enum class Reduction { kSum, kMax, kMin };
+
+// The reduction over ranks 0..n-1 of pattern_value(q, i) depends on i only through
+// (7 i) mod 61, so 61 precomputed results check any reduced buffer in one pass.
+template <typename T>
+class ReducedPattern {
+ public:
+  ReducedPattern(Reduction reduction, std::uint64_t ranks) {
+    for (std::uint64_t residue = 0; residue < kPatternModulus; ++residue) {
+      std::uint64_t sum = 0, high = 0, low = kPatternModulus + 1;
+      for (std::uint64_t q = 0; q < ranks; ++q) {
+        const std::uint64_t v = (q * 131 + residue) % kPatternModulus + 1;
+        sum += v;
+        high = std::max(high, v);
+        low = std::min(low, v);
+      }
+      const std::uint64_t r = reduction == Reduction::kSum ? sum : reduction == Reduction::kMax ? high : low;
+      expected_[residue] = static_cast<T>(r);
+    }
+  }
+
+  // Elements of `got` that differ from the reduction at indices first_index, first_index+1, ...
+  std::uint64_t count_mismatches(std::span<const T> got, std::uint64_t first_index) const {
+    std::uint64_t residue = (first_index * 7) % kPatternModulus;
+    std::uint64_t wrong = 0;
+    for (const auto& x : got) {
+      wrong += x != expected_[residue];
+      residue += 7;
+      if (residue >= kPatternModulus) residue -= kPatternModulus;
+    }
+    return wrong;
+  }
+
+ private:
+  std::array<T, kPatternModulus> expected_{};
+};
+
+// Test-only fault injection: zeroes about one element in 16 (at least one), which the
+// pattern never produces.
+template <typename T>
+void corrupt(std::span<T> buffer) {
+  const std::size_t stride = std::max<std::size_t>(1, buffer.size() / 16);
+  for (std::size_t i = 0; i < buffer.size(); i += stride) buffer[i] = T{};
+}
+
+}  // namespace preflight::kernels

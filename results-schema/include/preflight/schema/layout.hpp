@@ -1,0 +1,115 @@
+// The one definition of the results file layout (results-schema/SPEC.md describes it in
+// prose). The writer in bench/ and the reader in reports/ both use these names; a test checks
+// that SPEC.md lists every item defined here.
+#pragma once
+
+#include <array>
+#include <string_view>
+
+namespace preflight::schema {
+
+// Bump on any change a reader of the previous version would misread.
+inline constexpr int kVersion = 1;
+
+enum class Type { kInt64, kUInt64, kFloat64, kString };
+
+// One attribute or one column dataset: its name, element type, unit ("" for none) and meaning.
+struct Item {
+  std::string_view name;
+  Type type;
+  std::string_view unit;
+  std::string_view description;
+};
+
+// Group and dataset names.
+inline constexpr std::string_view kEnvironmentGroup = "environment";
+inline constexpr std::string_view kCasesGroup = "cases";
+inline constexpr std::string_view kStatsGroup = "stats";
+inline constexpr std::string_view kPointsGroup = "points";
+inline constexpr std::string_view kGroupOfRank = "group_of_rank";
+inline constexpr std::string_view kSamples = "samples";
+inline constexpr std::string_view kBatched = "batched";
+inline constexpr std::string_view kWrongPerRank = "wrong_per_rank";
+
+// Attribute names every column dataset carries.
+inline constexpr std::string_view kUnitAttribute = "units";
+inline constexpr std::string_view kBetterAttribute = "better";  // "higher" or "lower" on metrics
+inline constexpr std::string_view kDescriptionAttribute = "description";
+
+// Status strings.
+namespace run_status {
+inline constexpr std::string_view kRunning = "running";
+inline constexpr std::string_view kComplete = "complete";
+inline constexpr std::string_view kFailed = "failed";
+inline constexpr std::string_view kIncomplete = "incomplete";
+}  // namespace run_status
+namespace case_status {
+inline constexpr std::string_view kOk = "ok";
+inline constexpr std::string_view kFailed = "failed";
+}  // namespace case_status
+
+inline constexpr std::array kRunAttributes = {
+    Item{"schema_version", Type::kInt64, "", "version of this layout"},
+    Item{"preflight_version", Type::kString, "", "preflight release that wrote the file"},
+    Item{"git_revision", Type::kString, "", "git revision preflight was built from"},
+    Item{"command_line", Type::kString, "", "the exact command line of rank 0"},
+    Item{"config", Type::kString, "", "the effective configuration, JSON"},
+    Item{"start_time", Type::kString, "", "UTC start of the run, ISO 8601"},
+    Item{"end_time", Type::kString, "", "UTC end of the run, ISO 8601; empty while running"},
+    Item{"status", Type::kString, "", "running, complete, failed or incomplete"},
+    Item{"exit_code", Type::kInt64, "", "the exit code preflight ended with; -1 while running"},
+    Item{"world_size", Type::kInt64, "ranks", "number of MPI ranks"},
+    Item{"node_count", Type::kInt64, "nodes", "number of nodes (virtual nodes when grouped)"},
+};
+
+inline constexpr std::array kEnvironmentColumns = {
+    Item{"rank", Type::kInt64, "", "MPI world rank"},
+    Item{"host", Type::kString, "", "host name the rank ran on"},
+    Item{"node", Type::kInt64, "", "node index, 0-based, in order of first rank"},
+    Item{"node_name", Type::kString, "", "node label: the host, or host/vN for a virtual node"},
+    Item{"local_rank", Type::kInt64, "", "rank within its node"},
+    Item{"cpu_model", Type::kString, "", "CPU model name"},
+    Item{"cpu_cores", Type::kInt64, "cores", "online logical CPUs"},
+    Item{"memory_bytes", Type::kUInt64, "B", "physical memory"},
+    Item{"kernel", Type::kString, "", "operating system kernel release"},
+    Item{"mpi_library", Type::kString, "", "MPI library version string"},
+    Item{"gpu_count", Type::kInt64, "GPUs", "GPUs visible to the rank; 0 when none"},
+    Item{"gpu_model", Type::kString, "", "model of the rank's GPU, empty when none"},
+    Item{"gpu_uuid", Type::kString, "", "UUID of the rank's GPU, empty when none"},
+    Item{"gpu_driver", Type::kString, "", "CUDA driver version, empty when none"},
+    Item{"cuda_runtime", Type::kString, "", "CUDA runtime version preflight uses, empty when none"},
+    Item{"nccl_version", Type::kString, "", "NCCL version preflight uses, empty when none"},
+};
+
+inline constexpr std::array kCaseAttributes = {
+    Item{"index", Type::kInt64, "", "position of the case in the run, 0-based"},
+    Item{"name", Type::kString, "", "human-readable case name"},
+    Item{"family", Type::kString, "", "benchmark family, e.g. comm"},
+    Item{"backend", Type::kString, "", "backend within the family, e.g. mpi"},
+    Item{"status", Type::kString, "", "ok or failed"},
+    Item{"wrong_elements", Type::kUInt64, "elements", "wrong result elements, all points and ranks"},
+    Item{"group_count", Type::kInt64, "groups", "rank groups that ran at the same time"},
+};
+
+// Columns of cases/<id>/stats every family writes: one row per point and group.
+inline constexpr std::array kStatsColumns = {
+    Item{"point", Type::kInt64, "", "index of the point (size) in the case"},
+    Item{"group", Type::kInt64, "", "rank group; -1 is all groups together"},
+    Item{"group_ranks", Type::kInt64, "ranks", "ranks in the group"},
+    Item{"iterations", Type::kInt64, "iterations", "timed per-iteration samples"},
+    Item{"time_min", Type::kFloat64, "s", "per-iteration time, minimum"},
+    Item{"time_p5", Type::kFloat64, "s", "per-iteration time, 5th percentile"},
+    Item{"time_median", Type::kFloat64, "s", "per-iteration time, median"},
+    Item{"time_p95", Type::kFloat64, "s", "per-iteration time, 95th percentile"},
+    Item{"time_max", Type::kFloat64, "s", "per-iteration time, maximum"},
+    Item{"time_mean", Type::kFloat64, "s", "per-iteration time, mean"},
+    Item{"time_cv", Type::kFloat64, "", "per-iteration time, coefficient of variation"},
+    Item{"batch_blocks", Type::kInt64, "blocks", "timed back-to-back blocks"},
+    Item{"batch_ops", Type::kInt64, "operations", "operations in each back-to-back block"},
+    Item{"batched_time_median", Type::kFloat64, "s", "back-to-back time per operation, median"},
+    Item{"batched_time_min", Type::kFloat64, "s", "back-to-back time per operation, minimum"},
+    Item{"batched_time_max", Type::kFloat64, "s", "back-to-back time per operation, maximum"},
+    Item{"wrong", Type::kUInt64, "elements", "wrong result elements in the group"},
+};
+
+}  // namespace preflight::schema
