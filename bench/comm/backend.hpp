@@ -44,7 +44,8 @@ class CommBackend {
   virtual bool supports_out_of_place(Collective c) const = 0;
   // Collective over `group`, an MPI communicator of the group's ranks.
   virtual std::unique_ptr<CommGroup> connect(MPI_Comm group) = 0;
-  virtual std::unique_ptr<Operation> make_operation(const CollectivePoint& point, CommGroup& group) = 0;
+  virtual std::unique_ptr<Operation> make_operation(const CollectivePoint& point,
+                                                    CommGroup& group) = 0;
 };
 
 // Backends by name; nullptr for an unknown name.

@@ -10,7 +10,15 @@
 
 namespace preflight::comm {
 
-enum class Collective { kAllReduce, kAllGather, kReduceScatter, kBroadcast, kReduce, kAllToAll, kSendRecv };
+enum class Collective {
+  kAllReduce,
+  kAllGather,
+  kReduceScatter,
+  kBroadcast,
+  kReduce,
+  kAllToAll,
+  kSendRecv
+};
 enum class DType { kFloat32, kFloat64, kInt32, kInt64, kUInt32, kUInt64 };
 enum class RedOp { kSum, kMax, kMin };
 

@@ -7,7 +7,8 @@
 
 namespace preflight::comm {
 
-GroupSet::GroupSet(Layout layout, const RankContext& ctx, CommBackend& backend) : layout_(std::move(layout)) {
+GroupSet::GroupSet(Layout layout, const RankContext& ctx, CommBackend& backend)
+    : layout_(std::move(layout)) {
   const auto& groups = layout_.group_of_rank;
   sizes_.assign(static_cast<std::size_t>(1 + *std::max_element(groups.begin(), groups.end())), 0);
   for (int g : groups)
@@ -44,14 +45,17 @@ std::string CollectiveCase::name() const {
                      spec_.in_place ? "in-place" : "out-of-place", groups_->layout().label);
 }
 
-std::string CollectiveCase::backend() const { return std::string(backend_.name()); }
+std::string CollectiveCase::backend() const {
+  return std::string(backend_.name());
+}
 
 std::vector<Param> CollectiveCase::params() const {
   const auto& layout = groups_->layout();
   return {
       {"collective", std::string(name_of(spec_.op)), "", false},
       {"dtype", std::string(name_of(spec_.dtype)), "", true},
-      {"redop", reduces(spec_.op) ? std::string(name_of(spec_.redop)) : std::string("none"), "", true},
+      {"redop", reduces(spec_.op) ? std::string(name_of(spec_.redop)) : std::string("none"), "",
+       true},
       {"root", std::int64_t{has_root(spec_.op) ? 0 : -1}, "", true},
       {"placement", std::string(spec_.in_place ? "in-place" : "out-of-place"), "", false},
       {"topology", std::string(name_of(layout.topology)), "", false},
@@ -61,7 +65,8 @@ std::vector<Param> CollectiveCase::params() const {
 }
 
 std::uint64_t CollectiveCase::bytes(std::size_t point, int ranks) const {
-  return reported_bytes(spec_.op, chunk_elements(spec_.op, sizes_[point], spec_.dtype, ranks), spec_.dtype, ranks);
+  return reported_bytes(spec_.op, chunk_elements(spec_.op, sizes_[point], spec_.dtype, ranks),
+                        spec_.dtype, ranks);
 }
 
 std::vector<Param> CollectiveCase::point_columns(std::size_t point, int group) const {
@@ -81,13 +86,15 @@ std::vector<Metric> CollectiveCase::metrics(std::size_t point, int group, double
   }
   const int ranks = groups_->group_size(group);
   const double algbw = static_cast<double>(bytes(point, ranks)) / seconds / 1e9;
-  return {{"algbw", "GB/s", "higher", algbw}, {"busbw", "GB/s", "higher", algbw * bus_factor(spec_.op, ranks)}};
+  return {{"algbw", "GB/s", "higher", algbw},
+          {"busbw", "GB/s", "higher", algbw * bus_factor(spec_.op, ranks)}};
 }
 
 std::unique_ptr<Operation> CollectiveCase::make_operation(std::size_t point) {
   if (groups_->channel() == nullptr) return nullptr;
   const int ranks = groups_->group_size(groups_->my_group());
-  CollectivePoint p{spec_, chunk_elements(spec_.op, sizes_[point], spec_.dtype, ranks), groups_->my_rank(), ranks};
+  CollectivePoint p{spec_, chunk_elements(spec_.op, sizes_[point], spec_.dtype, ranks),
+                    groups_->my_rank(), ranks};
   return backend_.make_operation(p, *groups_->channel());
 }
 

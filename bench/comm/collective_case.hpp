@@ -39,8 +39,8 @@ class GroupSet {
 
 class CollectiveCase final : public Case {
  public:
-  CollectiveCase(CollectiveSpec spec, std::shared_ptr<GroupSet> groups, std::vector<std::uint64_t> sizes,
-                 CommBackend& backend);
+  CollectiveCase(CollectiveSpec spec, std::shared_ptr<GroupSet> groups,
+                 std::vector<std::uint64_t> sizes, CommBackend& backend);
   std::string name() const override;
   std::string family() const override { return "comm"; }
   std::string backend() const override;

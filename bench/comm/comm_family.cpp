@@ -1,8 +1,8 @@
 #include "comm/comm_family.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <CLI/CLI.hpp>
 
 #include "comm/backend.hpp"
 #include "comm/collective_case.hpp"
@@ -27,15 +27,16 @@ struct CommOptions {
 };
 
 template <typename T, typename Lookup>
-std::vector<T> resolve(const std::vector<std::string>& names, Lookup lookup, std::string_view option,
-                       const std::string& allowed) {
+std::vector<T> resolve(const std::vector<std::string>& names, Lookup lookup,
+                       std::string_view option, const std::string& allowed) {
   std::vector<T> out;
   for (const auto& n : names) {
     const auto v = lookup(n);
     if (!v) throw UsageError(fmt::format("{}: expected one of {}, found '{}'", option, allowed, n));
     if (std::find(out.begin(), out.end(), *v) == out.end()) out.push_back(*v);
   }
-  if (out.empty()) throw UsageError(fmt::format("{}: expected at least one of {}, found none", option, allowed));
+  if (out.empty())
+    throw UsageError(fmt::format("{}: expected at least one of {}, found none", option, allowed));
   return out;
 }
 
@@ -55,31 +56,45 @@ std::vector<bool> resolve_placements(const std::string& placement) {
 class CommFamily final : public Family {
  public:
   std::string name() const override { return "comm"; }
-  std::string summary() const override { return "collectives (all-reduce, all-gather, ...) across topologies"; }
+  std::string summary() const override {
+    return "collectives (all-reduce, all-gather, ...) across topologies";
+  }
 
   void add_options(CLI::App& cmd) override {
-    cmd.add_option("--backend", o_.backend, fmt::format("Communication library: {}", fmt::join(backend_names(), ", ")))
+    cmd.add_option("--backend", o_.backend,
+                   fmt::format("Communication library: {}", fmt::join(backend_names(), ", ")))
         ->capture_default_str();
     cmd.add_option("--op", o_.ops, "Collectives: " + names_of_collectives() + ", or all")
         ->delimiter(',')
         ->capture_default_str();
-    cmd.add_option("-d,--dtype", o_.dtypes, "Element types: " + names_of_dtypes())->delimiter(',')->capture_default_str();
-    cmd.add_option("--redop", o_.redops, "Reductions: " + names_of_redops())->delimiter(',')->capture_default_str();
+    cmd.add_option("-d,--dtype", o_.dtypes, "Element types: " + names_of_dtypes())
+        ->delimiter(',')
+        ->capture_default_str();
+    cmd.add_option("--redop", o_.redops, "Reductions: " + names_of_redops())
+        ->delimiter(',')
+        ->capture_default_str();
     cmd.add_option("--topology", o_.topologies, "Groupings: " + names_of_topologies())
         ->delimiter(',')
         ->capture_default_str();
-    cmd.add_option("--placement", o_.placement, "out-of-place, in-place or both")->capture_default_str();
-    cmd.add_option("--sizes", o_.sizes, "Sizes as a sweep (8:1M:x2, 0:64K:+8K) or a list (8,1K,1M); replaces -b/-e/-f/-i");
-    cmd.add_option("-b,--min-bytes", o_.min_bytes, "Smallest size (K/M/G = 1024-based)")->capture_default_str();
+    cmd.add_option("--placement", o_.placement, "out-of-place, in-place or both")
+        ->capture_default_str();
+    cmd.add_option(
+        "--sizes", o_.sizes,
+        "Sizes as a sweep (8:1M:x2, 0:64K:+8K) or a list (8,1K,1M); replaces -b/-e/-f/-i");
+    cmd.add_option("-b,--min-bytes", o_.min_bytes, "Smallest size (K/M/G = 1024-based)")
+        ->capture_default_str();
     cmd.add_option("-e,--max-bytes", o_.max_bytes, "Largest size")->capture_default_str();
-    cmd.add_option("-f,--step-factor", o_.factor, "Multiply the size by this each step")->capture_default_str();
-    cmd.add_option("-i,--step-bytes", o_.step, "Add this to the size each step instead of multiplying")->capture_default_str();
+    cmd.add_option("-f,--step-factor", o_.factor, "Multiply the size by this each step")
+        ->capture_default_str();
+    cmd.add_option("-i,--step-bytes", o_.step,
+                   "Add this to the size each step instead of multiplying")
+        ->capture_default_str();
   }
 
   void validate() const override {
     if (!make_backend(o_.backend))
-      throw UsageError(fmt::format("--backend: expected one of {}, found '{}'", fmt::join(backend_names(), ", "),
-                                   o_.backend));
+      throw UsageError(fmt::format("--backend: expected one of {}, found '{}'",
+                                   fmt::join(backend_names(), ", "), o_.backend));
     resolve_ops(o_.ops);
     resolve<DType>(o_.dtypes, dtype_named, "--dtype", names_of_dtypes());
     resolve<RedOp>(o_.redops, redop_named, "--redop", names_of_redops());
@@ -89,8 +104,12 @@ class CommFamily final : public Family {
   }
 
   nlohmann::json config() const override {
-    return {{"backend", o_.backend},   {"ops", o_.ops},           {"dtypes", o_.dtypes},
-            {"redops", o_.redops},     {"topologies", o_.topologies}, {"placement", o_.placement},
+    return {{"backend", o_.backend},
+            {"ops", o_.ops},
+            {"dtypes", o_.dtypes},
+            {"redops", o_.redops},
+            {"topologies", o_.topologies},
+            {"placement", o_.placement},
             {"sizes", sizes()}};
   }
 
@@ -99,19 +118,21 @@ class CommFamily final : public Family {
     const auto ops = resolve_ops(o_.ops);
     const auto dtypes = resolve<DType>(o_.dtypes, dtype_named, "--dtype", names_of_dtypes());
     const auto redops = resolve<RedOp>(o_.redops, redop_named, "--redop", names_of_redops());
-    const auto topologies = resolve<Topology>(o_.topologies, topology_named, "--topology", names_of_topologies());
+    const auto topologies =
+        resolve<Topology>(o_.topologies, topology_named, "--topology", names_of_topologies());
     const auto placements = resolve_placements(o_.placement);
     const auto sweep = sizes();
     std::vector<std::unique_ptr<Case>> cases;
     for (Topology t : topologies)
-      for (auto& layout : make_layouts(t, ctx.node_of_rank, ctx.local_rank_of_rank, ctx.node_count)) {
+      for (auto& layout :
+           make_layouts(t, ctx.node_of_rank, ctx.local_rank_of_rank, ctx.node_count)) {
         auto groups = std::make_shared<GroupSet>(std::move(layout), ctx, *backend_);
         for (Collective op : ops)
           for (DType dtype : dtypes)
             for (RedOp redop : reduces(op) ? redops : std::vector<RedOp>{RedOp::kSum})
               for (bool in_place : placements_of(op, placements))
-                cases.push_back(std::make_unique<CollectiveCase>(CollectiveSpec{op, dtype, redop, in_place}, groups,
-                                                                 sweep, *backend_));
+                cases.push_back(std::make_unique<CollectiveCase>(
+                    CollectiveSpec{op, dtype, redop, in_place}, groups, sweep, *backend_));
       }
     return cases;
   }
@@ -125,7 +146,8 @@ class CommFamily final : public Family {
     spec.step = parse_size(o_.step, "--step-bytes");
     spec.factor = spec.step > 0 ? 0 : o_.factor;  // -i, when given, wins over -f
     if (o_.factor < 1)
-      throw UsageError(fmt::format("--step-factor: expected 1 (use -i) or more, found {}", o_.factor));
+      throw UsageError(
+          fmt::format("--step-factor: expected 1 (use -i) or more, found {}", o_.factor));
     return expand_sweep(spec, "--min-bytes/--max-bytes");
   }
 
@@ -141,6 +163,8 @@ class CommFamily final : public Family {
 
 }  // namespace
 
-std::unique_ptr<Family> make_comm_family() { return std::make_unique<CommFamily>(); }
+std::unique_ptr<Family> make_comm_family() {
+  return std::make_unique<CommFamily>();
+}
 
 }  // namespace preflight::comm

@@ -20,7 +20,9 @@ k::Reduction reduction_of(RedOp op) {
   }
 }
 
-std::uint64_t group_elements(const CollectivePoint& p) { return p.chunk * static_cast<std::uint64_t>(p.ranks); }
+std::uint64_t group_elements(const CollectivePoint& p) {
+  return p.chunk * static_cast<std::uint64_t>(p.ranks);
+}
 
 }  // namespace
 
@@ -54,7 +56,9 @@ std::uint64_t in_place_input_offset(const CollectivePoint& p) {
   return p.spec.op == Collective::kAllGather ? p.chunk * static_cast<std::uint64_t>(p.rank) : 0;
 }
 
-bool holds_result(const CollectivePoint& p) { return p.spec.op != Collective::kReduce || p.rank == kRoot; }
+bool holds_result(const CollectivePoint& p) {
+  return p.spec.op != Collective::kReduce || p.rank == kRoot;
+}
 
 template <typename T>
 void fill_input(const CollectivePoint& p, std::span<T> input) {
@@ -73,9 +77,11 @@ std::uint64_t count_wrong(const CollectivePoint& p, std::span<const T> result) {
     case Collective::kReduce:
       return k::ReducedPattern<T>(reduction_of(p.spec.redop), ranks).count_mismatches(result, 0);
     case Collective::kReduceScatter:
-      return k::ReducedPattern<T>(reduction_of(p.spec.redop), ranks).count_mismatches(result, rank * c);
+      return k::ReducedPattern<T>(reduction_of(p.spec.redop), ranks)
+          .count_mismatches(result, rank * c);
     case Collective::kAllGather:
-      for (std::uint64_t q = 0; q < ranks; ++q) wrong += k::count_pattern_mismatches(result.subspan(q * c, c), q, 0);
+      for (std::uint64_t q = 0; q < ranks; ++q)
+        wrong += k::count_pattern_mismatches(result.subspan(q * c, c), q, 0);
       return wrong;
     case Collective::kAllToAll:
       for (std::uint64_t q = 0; q < ranks; ++q)
@@ -89,8 +95,8 @@ std::uint64_t count_wrong(const CollectivePoint& p, std::span<const T> result) {
   return 0;
 }
 
-#define PREFLIGHT_INSTANTIATE(T)                                                  \
-  template void fill_input<T>(const CollectivePoint&, std::span<T>);           \
+#define PREFLIGHT_INSTANTIATE(T)                                     \
+  template void fill_input<T>(const CollectivePoint&, std::span<T>); \
   template std::uint64_t count_wrong<T>(const CollectivePoint&, std::span<const T>);
 PREFLIGHT_INSTANTIATE(float)
 PREFLIGHT_INSTANTIATE(double)

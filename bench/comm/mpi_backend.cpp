@@ -54,9 +54,10 @@ MPI_Op mpi_op(RedOp op) {
 
 int mpi_count(std::uint64_t elements) {
   if (elements > static_cast<std::uint64_t>(INT_MAX))
-    throw UsageError(fmt::format("sizes: {} elements per buffer exceed what one MPI call takes ({}); "
-                                 "use a smaller --max-bytes or a larger --dtype",
-                                 elements, INT_MAX));
+    throw UsageError(
+        fmt::format("sizes: {} elements per buffer exceed what one MPI call takes ({}); "
+                    "use a smaller --max-bytes or a larger --dtype",
+                    elements, INT_MAX));
   return static_cast<int>(elements);
 }
 
@@ -133,10 +134,11 @@ class MpiCollective final : public Operation {
     const int next = (p_.rank + 1) % p_.ranks;
     const int previous = (p_.rank + p_.ranks - 1) % p_.ranks;
     if (p_.spec.in_place)
-      MPI_Sendrecv_replace(recv_.data(), count_, type_, next, 0, previous, 0, comm_, MPI_STATUS_IGNORE);
+      MPI_Sendrecv_replace(recv_.data(), count_, type_, next, 0, previous, 0, comm_,
+                           MPI_STATUS_IGNORE);
     else
-      MPI_Sendrecv(send_.data(), count_, type_, next, 0, recv_.data(), count_, type_, previous, 0, comm_,
-                   MPI_STATUS_IGNORE);
+      MPI_Sendrecv(send_.data(), count_, type_, next, 0, recv_.data(), count_, type_, previous, 0,
+                   comm_, MPI_STATUS_IGNORE);
   }
 
   CollectivePoint p_;
@@ -152,7 +154,9 @@ class MpiBackend final : public CommBackend {
  public:
   std::string_view name() const override { return "mpi"; }
   bool supports_out_of_place(Collective c) const override { return c != Collective::kBroadcast; }
-  std::unique_ptr<CommGroup> connect(MPI_Comm group) override { return std::make_unique<MpiGroup>(group); }
+  std::unique_ptr<CommGroup> connect(MPI_Comm group) override {
+    return std::make_unique<MpiGroup>(group);
+  }
 
   std::unique_ptr<Operation> make_operation(const CollectivePoint& p, CommGroup& group) override {
     const MPI_Comm comm = static_cast<MpiGroup&>(group).comm();
@@ -176,6 +180,8 @@ class MpiBackend final : public CommBackend {
 
 }  // namespace
 
-std::unique_ptr<CommBackend> make_mpi_backend() { return std::make_unique<MpiBackend>(); }
+std::unique_ptr<CommBackend> make_mpi_backend() {
+  return std::make_unique<MpiBackend>();
+}
 
 }  // namespace preflight::comm

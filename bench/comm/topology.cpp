@@ -9,8 +9,10 @@ namespace preflight::comm {
 namespace {
 
 constexpr std::array kTopologies = {
-    std::pair{Topology::kWorld, std::string_view("world")}, std::pair{Topology::kIntra, std::string_view("intra")},
-    std::pair{Topology::kInter, std::string_view("inter")}, std::pair{Topology::kRail, std::string_view("rail")},
+    std::pair{Topology::kWorld, std::string_view("world")},
+    std::pair{Topology::kIntra, std::string_view("intra")},
+    std::pair{Topology::kInter, std::string_view("inter")},
+    std::pair{Topology::kRail, std::string_view("rail")},
     std::pair{Topology::kLadder, std::string_view("ladder")},
 };
 
@@ -63,7 +65,8 @@ std::vector<Layout> make_layouts(Topology t, const std::vector<int>& node_of_ran
       std::vector<Layout> layouts;
       for (int step : ladder_steps(node_count)) {
         for (std::size_t r = 0; r < ranks; ++r) groups[r] = node_of_rank[r] < step ? 0 : -1;
-        layouts.push_back({t, fmt::format("ladder {} node{}", step, step == 1 ? "" : "s"), step, groups});
+        layouts.push_back(
+            {t, fmt::format("ladder {} node{}", step, step == 1 ? "" : "s"), step, groups});
       }
       return layouts;
     }

@@ -23,9 +23,9 @@ std::string names_of_topologies();
 
 struct Layout {
   Topology topology = Topology::kWorld;
-  std::string label;              // "world", "ladder 2 nodes", ...
-  int nodes = 0;                  // nodes spanned (ladder step); 0 when not a ladder
-  std::vector<int> group_of_rank; // world rank -> group, -1 idle
+  std::string label;               // "world", "ladder 2 nodes", ...
+  int nodes = 0;                   // nodes spanned (ladder step); 0 when not a ladder
+  std::vector<int> group_of_rank;  // world rank -> group, -1 idle
 };
 
 // node_of_rank and local_rank_of_rank are indexed by world rank.

@@ -7,13 +7,13 @@
 namespace preflight {
 
 struct GpuInfo {
-  int count = 0;            // GPUs visible; 0 when none or no driver
-  std::string model;        // of the GPU this rank uses (local rank modulo count)
+  int count = 0;      // GPUs visible; 0 when none or no driver
+  std::string model;  // of the GPU this rank uses (local rank modulo count)
   std::string uuid;
-  std::string driver;       // CUDA driver API version the driver supports, "13.0"
-  std::string runtime;      // CUDA runtime preflight was built with
-  std::string nccl;         // NCCL library version, where linked
-  std::string note;         // why there is no GPU, when there is none
+  std::string driver;   // CUDA driver API version the driver supports, "13.0"
+  std::string runtime;  // CUDA runtime preflight was built with
+  std::string nccl;     // NCCL library version, where linked
+  std::string note;     // why there is no GPU, when there is none
 };
 
 GpuInfo query_gpu(int local_rank);

@@ -10,7 +10,9 @@
 namespace preflight {
 namespace {
 
-std::string cuda_version(int v) { return fmt::format("{}.{}", v / 1000, (v % 1000) / 10); }
+std::string cuda_version(int v) {
+  return fmt::format("{}.{}", v / 1000, (v % 1000) / 10);
+}
 
 std::string uuid_text(const cudaUUID_t& id) {
   std::string s = "GPU-";
@@ -33,7 +35,8 @@ GpuInfo query_gpu(int local_rank) {
     info.nccl = fmt::format("{}.{}.{}", nccl / 10000, (nccl % 10000) / 100, nccl % 100);
 #endif
   int driver = 0;
-  if (cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0) info.driver = cuda_version(driver);
+  if (cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0)
+    info.driver = cuda_version(driver);
   // Without a GPU (or without a driver) this fails, e.g. "driver insufficient": no GPU.
   const cudaError_t status = cudaGetDeviceCount(&info.count);
   if (status != cudaSuccess || info.count == 0) {

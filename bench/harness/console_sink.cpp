@@ -18,9 +18,12 @@ std::string param_text(const Param& p) {
   return std::visit(
       [](const auto& v) -> std::string {
         using T = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<T, std::string>) return v;
-        else if constexpr (std::is_same_v<T, double>) return fmt::format("{:.4g}", v);
-        else return fmt::format("{}", v);
+        if constexpr (std::is_same_v<T, std::string>)
+          return v;
+        else if constexpr (std::is_same_v<T, double>)
+          return fmt::format("{:.4g}", v);
+        else
+          return fmt::format("{}", v);
       },
       p.value);
 }
@@ -41,7 +44,8 @@ std::vector<Cell> row_cells(const Case& c, const PointResult& p) {
   cells.push_back({"cv", "%", number(all.per_iteration.cv * 100, 1), 6});
   for (const auto& m : all.metrics) cells.push_back({m.name, m.unit, number(m.value, 2), 8});
   cells.push_back({"batch", "us", number(all.batched.median * 1e6, 2), 10});
-  for (const auto& m : all.batched_metrics) cells.push_back({m.name, m.unit, number(m.value, 2), 8});
+  for (const auto& m : all.batched_metrics)
+    cells.push_back({m.name, m.unit, number(m.value, 2), 8});
   cells.push_back({"#wrong", "", fmt::format("{}", all.wrong), 7});
   return cells;
 }
@@ -71,8 +75,8 @@ void ConsoleSink::point_finished(const CaseHeading& h, const PointResult& p) {
   if (p.index == 0) {
     fmt::print(out_, "#{}\n", join(cells, [](const Cell& c) { return c.header; }).substr(1));
     fmt::print(out_, "#{}\n", join(cells, [](const Cell& c) {
-                 return c.unit.empty() ? std::string() : "(" + c.unit + ")";
-               }).substr(1));
+                                return c.unit.empty() ? std::string() : "(" + c.unit + ")";
+                              }).substr(1));
   }
   fmt::print(out_, "{}\n", join(cells, [](const Cell& c) { return c.text; }));
   std::fflush(out_);
@@ -87,8 +91,8 @@ void ConsoleSink::case_finished(const CaseRecord& r) {
 }
 
 void ConsoleSink::run_finished(const std::string& status, int exit_code) {
-  fmt::print(out_, "\n# {} case(s), {} failed; run {}; exit code {}\n", cases_, failed_cases_, status,
-             exit_code);
+  fmt::print(out_, "\n# {} case(s), {} failed; run {}; exit code {}\n", cases_, failed_cases_,
+             status, exit_code);
   std::fflush(out_);
 }
 

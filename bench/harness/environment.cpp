@@ -45,14 +45,22 @@ std::string mpi_library() {
 }
 
 nlohmann::json to_json(const RankEnvironment& e) {
-  return {{"rank", e.rank},           {"host", e.host},
-          {"node", e.node},           {"node_name", e.node_name},
-          {"local_rank", e.local_rank}, {"cpu_model", e.cpu_model},
-          {"cpu_cores", e.cpu_cores}, {"memory_bytes", e.memory_bytes},
-          {"kernel", e.kernel},       {"mpi_library", e.mpi_library},
-          {"gpu_count", e.gpu_count}, {"gpu_model", e.gpu_model},
-          {"gpu_uuid", e.gpu_uuid},   {"gpu_driver", e.gpu_driver},
-          {"cuda_runtime", e.cuda_runtime}, {"nccl_version", e.nccl_version},
+  return {{"rank", e.rank},
+          {"host", e.host},
+          {"node", e.node},
+          {"node_name", e.node_name},
+          {"local_rank", e.local_rank},
+          {"cpu_model", e.cpu_model},
+          {"cpu_cores", e.cpu_cores},
+          {"memory_bytes", e.memory_bytes},
+          {"kernel", e.kernel},
+          {"mpi_library", e.mpi_library},
+          {"gpu_count", e.gpu_count},
+          {"gpu_model", e.gpu_model},
+          {"gpu_uuid", e.gpu_uuid},
+          {"gpu_driver", e.gpu_driver},
+          {"cuda_runtime", e.cuda_runtime},
+          {"nccl_version", e.nccl_version},
           {"gpu_note", e.gpu_note}};
 }
 

@@ -13,7 +13,9 @@ namespace {
 
 namespace s = schema;
 
-h5::ColumnInfo info_of(const s::Item& item) { return {item.unit, item.description, ""}; }
+h5::ColumnInfo info_of(const s::Item& item) {
+  return {item.unit, item.description, ""};
+}
 
 template <std::size_t N>
 const s::Item& item(const std::array<s::Item, N>& table, std::string_view name) {
@@ -28,7 +30,8 @@ void write_environment(hid_t file, const std::vector<RankEnvironment>& env) {
   auto ints = [&](std::string_view name, auto field) {
     std::vector<std::int64_t> v;
     for (const auto& e : env) v.push_back(static_cast<std::int64_t>(e.*field));
-    h5::write_column(group.get(), name, std::span<const std::int64_t>(v), info_of(item(cols, name)));
+    h5::write_column(group.get(), name, std::span<const std::int64_t>(v),
+                     info_of(item(cols, name)));
   };
   auto strings = [&](std::string_view name, std::string RankEnvironment::*field) {
     std::vector<std::string> v;
@@ -80,7 +83,8 @@ StatsTable rows_of(const CaseRecord& r) {
 template <typename F>
 std::vector<double> doubles(const StatsTable& t, F f) {
   std::vector<double> v;
-  for (std::size_t i = 0; i < t.group_of_row.size(); ++i) v.push_back(f(*t.point_of_row[i], *t.group_of_row[i]));
+  for (std::size_t i = 0; i < t.group_of_row.size(); ++i)
+    v.push_back(f(*t.point_of_row[i], *t.group_of_row[i]));
   return v;
 }
 
@@ -95,11 +99,13 @@ std::vector<std::int64_t> ints(const StatsTable& t, F f) {
 void write_core_stats(hid_t stats, const StatsTable& t) {
   auto put_i = [&](std::string_view name, auto f) {
     const auto v = ints(t, f);
-    h5::write_column(stats, name, std::span<const std::int64_t>(v), info_of(item(s::kStatsColumns, name)));
+    h5::write_column(stats, name, std::span<const std::int64_t>(v),
+                     info_of(item(s::kStatsColumns, name)));
   };
   auto put_d = [&](std::string_view name, auto f) {
     const auto v = doubles(t, f);
-    h5::write_column(stats, name, std::span<const double>(v), info_of(item(s::kStatsColumns, name)));
+    h5::write_column(stats, name, std::span<const double>(v),
+                     info_of(item(s::kStatsColumns, name)));
   };
   using P = PointResult;
   using G = GroupResult;
@@ -121,7 +127,8 @@ void write_core_stats(hid_t stats, const StatsTable& t) {
   put_d("batched_time_max", [](const P&, const G& g) { return g.batched.max; });
   std::vector<std::uint64_t> wrong;
   for (const auto* g : t.group_of_row) wrong.push_back(g->wrong);
-  h5::write_column(stats, "wrong", std::span<const std::uint64_t>(wrong), info_of(item(s::kStatsColumns, "wrong")));
+  h5::write_column(stats, "wrong", std::span<const std::uint64_t>(wrong),
+                   info_of(item(s::kStatsColumns, "wrong")));
 }
 
 // The family's own point columns, in the type each value has.
@@ -169,8 +176,9 @@ void write_points(hid_t case_group, const CaseRecord& r) {
     h5::Handle g = h5::create_group(points.get(), fmt::format("{:04d}", p.index));
     h5::write_matrix(g.get(), s::kSamples, static_cast<std::size_t>(p.iterations), ranks, p.samples,
                      {"s", "per-iteration time, iteration x rank; NaN where the rank idled", ""});
-    h5::write_matrix(g.get(), s::kBatched, static_cast<std::size_t>(p.batch_blocks), ranks, p.batched,
-                     {"s", "back-to-back time per operation, block x rank; NaN where the rank idled", ""});
+    h5::write_matrix(
+        g.get(), s::kBatched, static_cast<std::size_t>(p.batch_blocks), ranks, p.batched,
+        {"s", "back-to-back time per operation, block x rank; NaN where the rank idled", ""});
     h5::write_column(g.get(), s::kWrongPerRank, std::span<const std::uint64_t>(p.wrong_per_rank),
                      {"elements", "wrong result elements per rank", ""});
   }
@@ -179,11 +187,12 @@ void write_points(hid_t case_group, const CaseRecord& r) {
 }  // namespace
 
 std::string utc_timestamp() {
-  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
-                     std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now()));
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", std::chrono::time_point_cast<std::chrono::seconds>(
+                                                  std::chrono::system_clock::now()));
 }
 
-Hdf5Sink::Hdf5Sink(const std::string& path, const RunInfo& run, const std::vector<RankEnvironment>& environment)
+Hdf5Sink::Hdf5Sink(const std::string& path, const RunInfo& run,
+                   const std::vector<RankEnvironment>& environment)
     : file_(h5::create_file(path)) {
   const hid_t f = file_.get();
   h5::set_attribute(f, "schema_version", std::int64_t{s::kVersion});

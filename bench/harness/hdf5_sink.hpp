@@ -22,7 +22,8 @@ struct RunInfo {
 class Hdf5Sink final : public ResultSink {
  public:
   // Creates `path`; throws h5::Error if it exists or cannot be created.
-  Hdf5Sink(const std::string& path, const RunInfo& run, const std::vector<RankEnvironment>& environment);
+  Hdf5Sink(const std::string& path, const RunInfo& run,
+           const std::vector<RankEnvironment>& environment);
   void case_started(const CaseHeading&) override {}
   void point_finished(const CaseHeading&, const PointResult&) override {}
   void case_finished(const CaseRecord& record) override;

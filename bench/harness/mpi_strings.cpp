@@ -16,7 +16,8 @@ std::vector<std::string> split(const std::string& joined, const std::vector<int>
   std::vector<std::string> out;
   out.reserve(lengths.size());
   for (std::size_t i = 0; i < lengths.size(); ++i)
-    out.push_back(joined.substr(static_cast<std::size_t>(offsets[i]), static_cast<std::size_t>(lengths[i])));
+    out.push_back(
+        joined.substr(static_cast<std::size_t>(offsets[i]), static_cast<std::size_t>(lengths[i])));
   return out;
 }
 
@@ -48,8 +49,8 @@ std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine, 
   MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, root, comm);
   const auto offsets = offsets_of(lengths);
   std::string joined(total(lengths), '\0');
-  MPI_Gatherv(mine.data(), length, MPI_CHAR, joined.data(), lengths.data(), offsets.data(), MPI_CHAR,
-              root, comm);
+  MPI_Gatherv(mine.data(), length, MPI_CHAR, joined.data(), lengths.data(), offsets.data(),
+              MPI_CHAR, root, comm);
   return split(joined, lengths, offsets);
 }
 

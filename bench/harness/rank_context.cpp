@@ -22,7 +22,8 @@ std::string host_name() {
 // The lowest world rank sharing memory with this one identifies its node. Emulated hosts
 // (network namespaces) share memory but not host names, so the host name splits too.
 int physical_node_leader(MPI_Comm world, int rank, const std::vector<std::string>& hosts) {
-  const auto first_with_host = std::find(hosts.begin(), hosts.end(), hosts[static_cast<std::size_t>(rank)]);
+  const auto first_with_host =
+      std::find(hosts.begin(), hosts.end(), hosts[static_cast<std::size_t>(rank)]);
   const int host_color = static_cast<int>(first_with_host - hosts.begin());
   MPI_Comm by_host = MPI_COMM_NULL;
   MPI_Comm_split(world, host_color, rank, &by_host);
@@ -54,7 +55,8 @@ RankContext make_rank_context(MPI_Comm world, int ranks_per_node) {
 
   std::vector<int> leader_of_rank(static_cast<std::size_t>(ctx.size));
   if (ranks_per_node > 0) {
-    for (int r = 0; r < ctx.size; ++r) leader_of_rank[static_cast<std::size_t>(r)] = r - r % ranks_per_node;
+    for (int r = 0; r < ctx.size; ++r)
+      leader_of_rank[static_cast<std::size_t>(r)] = r - r % ranks_per_node;
   } else {
     const int leader = physical_node_leader(world, ctx.rank, ctx.host_of_rank);
     MPI_Allgather(&leader, 1, MPI_INT, leader_of_rank.data(), 1, MPI_INT, world);

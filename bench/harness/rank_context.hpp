@@ -12,14 +12,14 @@ struct RankContext {
   MPI_Comm world = MPI_COMM_WORLD;
   int rank = 0;
   int size = 1;
-  std::string host;       // this rank's host name
-  int node = 0;           // this rank's node index
-  int local_rank = 0;     // rank within the node
+  std::string host;    // this rank's host name
+  int node = 0;        // this rank's node index
+  int local_rank = 0;  // rank within the node
   int node_count = 1;
-  std::vector<int> node_of_rank;         // world rank -> node index
-  std::vector<int> local_rank_of_rank;   // world rank -> local rank
+  std::vector<int> node_of_rank;          // world rank -> node index
+  std::vector<int> local_rank_of_rank;    // world rank -> local rank
   std::vector<std::string> host_of_rank;  // world rank -> host name
-  std::vector<std::string> node_names;   // node index -> label (host, or host/vN)
+  std::vector<std::string> node_names;    // node index -> label (host, or host/vN)
 
   bool is_root() const { return rank == 0; }
   // World ranks of node `n`, ascending.

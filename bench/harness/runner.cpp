@@ -128,7 +128,8 @@ int group_count(const Case& c) {
 
 }  // namespace
 
-PointResult run_point(Case& c, std::size_t point, const RankContext& ctx, const TimingOptions& options) {
+PointResult run_point(Case& c, std::size_t point, const RankContext& ctx,
+                      const TimingOptions& options) {
   auto op = c.make_operation(point);
   PointResult p;
   p.index = point;
@@ -142,7 +143,8 @@ PointResult run_point(Case& c, std::size_t point, const RankContext& ctx, const 
   p.batch_blocks = options.batch_blocks;
   p.batch_ops = std::max(1, p.iterations / options.batch_blocks);
   std::vector<double> batched;
-  for (int b = 0; b < p.batch_blocks; ++b) batched.push_back(timed_block(op.get(), p.batch_ops, ctx.world));
+  for (int b = 0; b < p.batch_blocks; ++b)
+    batched.push_back(timed_block(op.get(), p.batch_ops, ctx.world));
 
   p.samples = gather_matrix(samples, ctx);
   p.batched = gather_matrix(batched, ctx);
@@ -177,7 +179,8 @@ int run_cases(std::vector<std::unique_ptr<Case>>& cases, const RankContext& ctx,
     std::uint64_t wrong = record.wrong_elements;
     MPI_Bcast(&wrong, 1, MPI_UINT64_T, 0, ctx.world);
     any_failed = any_failed || wrong > 0;
-    record.status = std::string(wrong > 0 ? schema::case_status::kFailed : schema::case_status::kOk);
+    record.status =
+        std::string(wrong > 0 ? schema::case_status::kFailed : schema::case_status::kOk);
     for (auto* sink : sinks) sink->case_finished(record);
   }
   const int code = any_failed ? exit_code::kBenchmarkFailed : exit_code::kSuccess;

@@ -15,7 +15,8 @@ namespace preflight {
 
 // Collective over ctx.world. On rank 0 the result holds every rank's samples and statistics;
 // elsewhere only this rank's part.
-PointResult run_point(Case& c, std::size_t point, const RankContext& ctx, const TimingOptions& options);
+PointResult run_point(Case& c, std::size_t point, const RankContext& ctx,
+                      const TimingOptions& options);
 
 // Runs every case in order and returns preflight's exit code (every rank returns the same).
 int run_cases(std::vector<std::unique_ptr<Case>>& cases, const RankContext& ctx,

@@ -16,7 +16,7 @@ std::uint64_t parse_size(std::string_view text, std::string_view field);
 struct SweepSpec {
   std::uint64_t min_bytes = 8;
   std::uint64_t max_bytes = 8;
-  double factor = 2.0;    // -f; 0 or 1 means use step
+  double factor = 2.0;     // -f; 0 or 1 means use step
   std::uint64_t step = 0;  // -i
 };
 std::vector<std::uint64_t> expand_sweep(const SweepSpec& spec, std::string_view field);

@@ -10,14 +10,16 @@
 namespace preflight {
 
 void validate(const TimingOptions& o) {
-  if (o.warmup < 0) throw UsageError(fmt::format("--warmup: expected 0 or more, found {}", o.warmup));
+  if (o.warmup < 0)
+    throw UsageError(fmt::format("--warmup: expected 0 or more, found {}", o.warmup));
   if (o.min_iterations < 1)
     throw UsageError(fmt::format("--min-iters: expected 1 or more, found {}", o.min_iterations));
   if (o.max_iterations < o.min_iterations)
     throw UsageError(fmt::format("--iters: expected at least --min-iters ({}), found {}",
                                  o.min_iterations, o.max_iterations));
   if (!(o.budget_s > 0) || !std::isfinite(o.budget_s))
-    throw UsageError(fmt::format("--budget: expected a time above 0 such as 0.5s or 200ms, found {}", o.budget_s));
+    throw UsageError(fmt::format(
+        "--budget: expected a time above 0 such as 0.5s or 200ms, found {}", o.budget_s));
   if (o.batch_blocks < 1)
     throw UsageError(fmt::format("--batch-blocks: expected 1 or more, found {}", o.batch_blocks));
 }

@@ -30,7 +30,8 @@ void fill_pattern(std::span<T> out, std::uint64_t rank, std::uint64_t first_inde
 
 // Elements of `got` that differ from rank r's pattern starting at `first_index`.
 template <typename T>
-std::uint64_t count_pattern_mismatches(std::span<const T> got, std::uint64_t rank, std::uint64_t first_index) {
+std::uint64_t count_pattern_mismatches(std::span<const T> got, std::uint64_t rank,
+                                       std::uint64_t first_index) {
   std::uint64_t code = (rank * 131 + first_index * 7) % kPatternModulus;
   std::uint64_t wrong = 0;
   for (const auto& x : got) {
@@ -57,7 +58,9 @@ class ReducedPattern {
         high = std::max(high, v);
         low = std::min(low, v);
       }
-      const std::uint64_t r = reduction == Reduction::kSum ? sum : reduction == Reduction::kMax ? high : low;
+      const std::uint64_t r = reduction == Reduction::kSum   ? sum
+                              : reduction == Reduction::kMax ? high
+                                                             : low;
       expected_[residue] = static_cast<T>(r);
     }
   }

@@ -7,7 +7,9 @@
 namespace preflight::h5 {
 namespace {
 
-std::string str(std::string_view s) { return std::string(s); }
+std::string str(std::string_view s) {
+  return std::string(s);
+}
 
 hid_t check(hid_t id, std::string_view what) {
   if (id < 0) throw Error("HDF5: cannot " + str(what));
@@ -25,7 +27,9 @@ Handle string_type() {
   return type;
 }
 
-Handle scalar_space() { return {check(H5Screate(H5S_SCALAR), "create dataspace"), H5Sclose}; }
+Handle scalar_space() {
+  return {check(H5Screate(H5S_SCALAR), "create dataspace"), H5Sclose};
+}
 
 Handle vector_space(std::size_t n) {
   const hsize_t dims[1] = {n};
@@ -58,10 +62,10 @@ void write_numeric_column(hid_t group, std::string_view name, hid_t type, std::s
                           const ColumnInfo& info) {
   const std::string n = str(name);
   Handle space = vector_space(v.size());
-  Handle set(check(H5Dcreate2(group, n.c_str(), type, space.get(), H5P_DEFAULT, H5P_DEFAULT,
-                              H5P_DEFAULT),
-                   "create dataset " + n),
-             H5Dclose);
+  Handle set(
+      check(H5Dcreate2(group, n.c_str(), type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+            "create dataset " + n),
+      H5Dclose);
   if (!v.empty())
     check_status(H5Dwrite(set.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()),
                  "write dataset " + n);
@@ -98,7 +102,9 @@ void Handle::reset() {
   id_ = -1;
 }
 
-void silence_library_errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+void silence_library_errors() {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+}
 
 Handle create_file(const std::string& path) {
   return {check(H5Fcreate(path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT),
@@ -115,7 +121,9 @@ Handle open_file_write(const std::string& path) {
           H5Fclose};
 }
 
-void flush(hid_t file) { check_status(H5Fflush(file, H5F_SCOPE_GLOBAL), "flush file"); }
+void flush(hid_t file) {
+  check_status(H5Fflush(file, H5F_SCOPE_GLOBAL), "flush file");
+}
 
 bool exists(hid_t parent, std::string_view path) {
   return H5Lexists(parent, str(path).c_str(), H5P_DEFAULT) > 0;
@@ -171,7 +179,8 @@ std::string string_attribute(hid_t object, std::string_view name) {
   const std::string n = str(name);
   Handle attr(check(H5Aopen(object, n.c_str(), H5P_DEFAULT), "open attribute " + n), H5Aclose);
   Handle stored(check(H5Aget_type(attr.get()), "get type of attribute " + n), H5Tclose);
-  if (H5Tget_class(stored.get()) != H5T_STRING) throw Error("HDF5: attribute " + n + " is no string");
+  if (H5Tget_class(stored.get()) != H5T_STRING)
+    throw Error("HDF5: attribute " + n + " is no string");
   if (H5Tis_variable_str(stored.get()) > 0) {
     Handle type = string_type();
     char* data = nullptr;
@@ -268,8 +277,9 @@ void write_matrix(hid_t group, std::string_view name, std::size_t rows, std::siz
                    "create dataset " + n),
              H5Dclose);
   if (!values.empty())
-    check_status(H5Dwrite(set.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()),
-                 "write dataset " + n);
+    check_status(
+        H5Dwrite(set.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()),
+        "write dataset " + n);
   annotate(set.get(), info);
 }
 

@@ -87,7 +87,8 @@ inline constexpr std::array kCaseAttributes = {
     Item{"family", Type::kString, "", "benchmark family, e.g. comm"},
     Item{"backend", Type::kString, "", "backend within the family, e.g. mpi"},
     Item{"status", Type::kString, "", "ok or failed"},
-    Item{"wrong_elements", Type::kUInt64, "elements", "wrong result elements, all points and ranks"},
+    Item{"wrong_elements", Type::kUInt64, "elements",
+         "wrong result elements, all points and ranks"},
     Item{"group_count", Type::kInt64, "groups", "rank groups that ran at the same time"},
 };
 
@@ -95,7 +96,8 @@ inline constexpr std::array kCaseAttributes = {
 inline constexpr std::array kStatsColumns = {
     Item{"point", Type::kInt64, "", "index of the point (size) in the case"},
     Item{"group", Type::kInt64, "", "rank group; -1 is all groups together"},
-    Item{"group_ranks", Type::kInt64, "ranks", "ranks in the group"},
+    Item{"group_ranks", Type::kInt64, "ranks",
+         "ranks in the group; in the all-groups row, ranks in all groups"},
     Item{"iterations", Type::kInt64, "iterations", "timed per-iteration samples"},
     Item{"time_min", Type::kFloat64, "s", "per-iteration time, minimum"},
     Item{"time_p5", Type::kFloat64, "s", "per-iteration time, 5th percentile"},

@@ -1,0 +1,67 @@
+/* A bare timed MPI_Allreduce loop, the yardstick for preflight's own timing. It measures the
+ * same two things preflight does, in the same order, with nothing around them:
+ *   per-iteration: barrier, time one MPI_Allreduce; the iteration's time is the slowest rank's;
+ *   back-to-back:  barrier, time `ops` MPI_Allreduce calls, divide; again the slowest rank's.
+ * Prints the median of each, in seconds.
+ * usage: raw_allreduce BYTES ITERATIONS WARMUP BLOCKS */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int by_value(const void* a, const void* b) {
+  const double x = *(const double*)a, y = *(const double*)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double* v, int n) {
+  qsort(v, (size_t)n, sizeof *v, by_value);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  if (argc != 5) {
+    fprintf(stderr, "usage: raw_allreduce BYTES ITERATIONS WARMUP BLOCKS\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  const long bytes = atol(argv[1]);
+  const int iterations = atoi(argv[2]), warmup = atoi(argv[3]), blocks = atoi(argv[4]);
+  const int count = bytes / 4 > 0 ? (int)(bytes / 4) : 1;
+  const int ops = iterations / blocks > 0 ? iterations / blocks : 1;
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  float* send = calloc((size_t)count, sizeof *send);
+  float* recv = calloc((size_t)count, sizeof *recv);
+  double* mine = malloc(sizeof(double) * (size_t)(iterations + blocks));
+  double* slowest = malloc(sizeof(double) * (size_t)(iterations + blocks));
+  for (int i = 0; i < count; ++i) send[i] = (float)(i % 61 + 1);
+
+  for (int i = 0; i < warmup; ++i) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Allreduce(send, recv, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+  }
+  for (int i = 0; i < iterations; ++i) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double start = MPI_Wtime();
+    MPI_Allreduce(send, recv, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    mine[i] = MPI_Wtime() - start;
+  }
+  for (int b = 0; b < blocks; ++b) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double start = MPI_Wtime();
+    for (int k = 0; k < ops; ++k) MPI_Allreduce(send, recv, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    mine[iterations + b] = (MPI_Wtime() - start) / ops;
+  }
+  MPI_Reduce(mine, slowest, iterations + blocks, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  if (rank == 0) {
+    const double per_iteration = median(slowest, iterations);
+    const double batched = median(slowest + iterations, blocks);
+    printf("%.9e %.9e\n", per_iteration, batched);
+  }
+  free(send);
+  free(recv);
+  free(mine);
+  free(slowest);
+  MPI_Finalize();
+  return 0;
+}

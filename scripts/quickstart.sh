@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs what is needed, builds preflight, and runs a short campaign on this machine:
+# 4 ranks as 2 virtual nodes, every collective across the topologies, into results.h5.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+cmake --preset default >/dev/null
+cmake --build --preset default
+source scripts/mpi-env.sh
+out=${PREFLIGHT_OUTPUT:-results.h5}
+if [[ -e $out ]]; then  # keep earlier results: never overwrite
+  kept="${out%.h5}-$(date -u +%Y%m%dT%H%M%SZ).h5"
+  mv "$out" "$kept"
+  echo "quickstart: kept the earlier $out as $kept"
+fi
+mpirun -np 4 build/default/bench/preflight comm --ranks-per-node 2 \
+  --op all --topology world,intra,inter,ladder --sizes 8:16M:x16 --budget 100ms -o "$out"
+echo "quickstart: results in $out (read it with h5dump, h5py or pandas; layout in results-schema/SPEC.md)"

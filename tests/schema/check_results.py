@@ -1,0 +1,267 @@
+#!/usr/bin/python3
+"""Checks a preflight results file against results-schema/SPEC.md, reading it with h5py
+(not with preflight's own reader), and recomputes its statistics from the raw samples.
+
+  check_results.py --spec SPEC.md [expectations] results.h5
+
+Exit 0 when everything holds; otherwise every problem is printed and the exit code is 1.
+"""
+import argparse
+import json
+import re
+import sys
+
+import h5py
+import numpy as np
+
+TYPES = {"int64": np.integer, "uint64": np.unsignedinteger, "float64": np.floating, "string": str}
+ALL_COLLECTIVES = ["allreduce", "allgather", "reducescatter", "broadcast", "reduce", "alltoall", "sendrecv"]
+problems = []
+
+
+def problem(message):
+    problems.append(message)
+
+
+def parse_spec(path):
+    """Markdown tables of SPEC.md, by section heading: a list of row dicts per table."""
+    sections, heading, table = {}, None, None
+    for line in open(path, encoding="utf-8"):
+        line = line.rstrip("\n")
+        if line.startswith("## "):
+            heading, table = line[3:].strip(), None
+            sections[heading] = []
+        elif line.startswith("|") and heading:
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if table is None:
+                table = {"header": cells, "rows": []}
+                sections[heading].append(table)
+            elif not set("".join(cells)) <= set("-: "):
+                table["rows"].append(dict(zip(table["header"], cells)))
+        else:
+            table = None
+    return sections
+
+
+def text(value):
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def check_value_type(where, value, spec_type):
+    wanted = TYPES[spec_type]
+    if wanted is str:
+        ok = isinstance(value, (str, bytes))
+    else:
+        ok = np.issubdtype(np.asarray(value).dtype, wanted)
+        if spec_type == "int64" and np.issubdtype(np.asarray(value).dtype, np.unsignedinteger):
+            ok = False
+    if not ok:
+        problem(f"{where}: expected {spec_type}, found {np.asarray(value).dtype}")
+
+
+def check_attributes(obj, rows, where):
+    for row in rows:
+        name = row["name"]
+        if name not in obj.attrs:
+            problem(f"{where}: missing attribute '{name}'")
+            continue
+        check_value_type(f"{where}@{name}", obj.attrs[name], row["type"])
+        unit = row.get("units", "")
+        if unit and text(obj.attrs.get(name + ".units", unit)) != unit:
+            problem(f"{where}@{name}.units: expected {unit}")
+
+
+def check_columns(group, rows, where, length=None):
+    for row in rows:
+        name = row["name"]
+        if name not in group:
+            problem(f"{where}: missing dataset '{name}'")
+            continue
+        ds = group[name]
+        if ds.ndim != 1:
+            problem(f"{where}/{name}: expected one dimension, found shape {ds.shape}")
+        if length is not None and ds.shape[0] != length:
+            problem(f"{where}/{name}: expected {length} rows, found {ds.shape[0]}")
+        if "units" not in ds.attrs:
+            problem(f"{where}/{name}: missing 'units' attribute")
+        elif text(ds.attrs["units"]) != row.get("units", ""):
+            problem(f"{where}/{name}: units '{text(ds.attrs['units'])}', spec says '{row.get('units', '')}'")
+        if ds.shape[0] > 0:
+            check_value_type(f"{where}/{name}", ds[0], row["type"])
+
+
+def bus_factor(collective, n):
+    if collective == "allreduce":
+        return 2 * (n - 1) / n
+    if collective in ("allgather", "reducescatter", "alltoall"):
+        return (n - 1) / n
+    return 1.0
+
+
+def close(a, b):
+    return (np.isnan(a) and np.isnan(b)) or abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1e-300)
+
+
+def check_recomputed_stats(case, where, world):
+    """The stored statistics must follow from the stored samples."""
+    stats, groups = case["stats"], case["group_of_rank"][:]
+    for row in range(stats["point"].shape[0]):
+        point, group = int(stats["point"][row]), int(stats["group"][row])
+        pg = case["points"][f"{point:04d}"]
+        members = np.flatnonzero(groups >= 0) if group < 0 else np.flatnonzero(groups == group)
+        slowest = np.nanmax(pg["samples"][:][:, members], axis=1)
+        here = f"{where} point {point} group {group}"
+        for column, value in [("time_median", np.median(slowest)), ("time_min", slowest.min()),
+                              ("time_max", slowest.max()), ("time_p95", np.percentile(slowest, 95)),
+                              ("time_p5", np.percentile(slowest, 5)), ("time_mean", slowest.mean())]:
+            if not close(float(stats[column][row]), float(value)):
+                problem(f"{here}: {column} {stats[column][row]} but the samples give {value}")
+        batched = np.nanmax(pg["batched"][:][:, members], axis=1)
+        if not close(float(stats["batched_time_median"][row]), float(np.median(batched))):
+            problem(f"{here}: batched_time_median does not follow from the batched samples")
+        if int(stats["group_ranks"][row]) != len(members) and group >= 0:
+            problem(f"{here}: group_ranks {stats['group_ranks'][row]}, group_of_rank says {len(members)}")
+        if int(stats["wrong"][row]) != int(pg["wrong_per_rank"][:][members].sum()):
+            problem(f"{here}: wrong does not match wrong_per_rank")
+        if text(case.attrs.get("family", "")) == "comm":
+            check_bandwidth(case, stats, row, here)
+
+
+def check_bandwidth(case, stats, row, here):
+    algbw, busbw = float(stats["algbw"][row]), float(stats["busbw"][row])
+    if np.isnan(algbw):
+        if int(stats["group"][row]) >= 0:
+            problem(f"{here}: algbw is NaN in a single group's row")
+        return
+    expected = float(stats["size_bytes"][row]) / float(stats["time_median"][row]) / 1e9
+    if not close(algbw, expected):
+        problem(f"{here}: algbw {algbw} but size/time gives {expected}")
+    # The all-groups row of equal groups uses one group's size, like each group's own row.
+    groups, group = case["group_of_rank"][:], int(stats["group"][row])
+    n = int(np.count_nonzero(groups == max(group, 0)))
+    factor = bus_factor(text(case.attrs["collective"]), n)
+    if not close(busbw, algbw * factor):
+        problem(f"{here}: busbw {busbw} is not algbw x {factor}")
+
+
+def check_points(case, where, world):
+    groups = case["group_of_rank"][:]
+    stats = case["stats"]
+    for point in sorted(set(int(p) for p in stats["point"][:])):
+        rows = np.flatnonzero(stats["point"][:] == point)
+        pg = case["points"][f"{point:04d}"]
+        samples, batched = pg["samples"][:], pg["batched"][:]
+        iterations, blocks = int(stats["iterations"][rows[0]]), int(stats["batch_blocks"][rows[0]])
+        if samples.shape != (iterations, world):
+            problem(f"{where} point {point}: samples shape {samples.shape}, expected {(iterations, world)}")
+            continue
+        if batched.shape != (blocks, world):
+            problem(f"{where} point {point}: batched shape {batched.shape}, expected {(blocks, world)}")
+        idle = groups < 0
+        if not np.all(np.isnan(samples[:, idle])):
+            problem(f"{where} point {point}: idle ranks have samples")
+        active = samples[:, ~idle]
+        if not (np.all(np.isfinite(active)) and np.all(active > 0)):
+            problem(f"{where} point {point}: active ranks have missing or non-positive samples")
+        for name in ("samples", "batched"):
+            if text(pg[name].attrs.get("units", "")) != "s":
+                problem(f"{where} point {point}/{name}: units should be s")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("file")
+    parser.add_argument("--spec", required=True)
+    parser.add_argument("--status", help="expected run status")
+    parser.add_argument("--collectives", help="comma list (or all) that must appear")
+    parser.add_argument("--topologies", help="comma list that must appear")
+    parser.add_argument("--placements", help="in-place, out-of-place or both: must appear")
+    parser.add_argument("--dtypes", help="comma list that must appear")
+    parser.add_argument("--nodes", type=int, help="expected node_count")
+    parser.add_argument("--failed-rank", type=int, help="every case failed, wrong elements on this rank alone")
+    parser.add_argument("--min-cases", type=int, default=1)
+    args = parser.parse_args()
+
+    spec = parse_spec(args.spec)
+    comm_tables = spec["The comm family"]
+    with h5py.File(args.file, "r") as f:
+        check_attributes(f, spec["Run attributes (on `/`)"][0]["rows"], "/")
+        if problems:
+            return report()
+        if int(f.attrs["schema_version"]) != 1:
+            problem(f"schema_version {f.attrs['schema_version']}, expected 1")
+        json.loads(text(f.attrs["config"]))
+        world = int(f.attrs["world_size"])
+        check_columns(f["environment"], spec["Environment columns (`/environment/<column>`, one row per world rank)"][0]["rows"],
+                      "/environment", world)
+        if args.status and text(f.attrs["status"]) != args.status:
+            problem(f"run status '{text(f.attrs['status'])}', expected '{args.status}'")
+        if args.nodes is not None and int(f.attrs["node_count"]) != args.nodes:
+            problem(f"node_count {f.attrs['node_count']}, expected {args.nodes}")
+        cases = [f["cases"][name] for name in sorted(f["cases"])]
+        if len(cases) < args.min_cases:
+            problem(f"{len(cases)} cases, expected at least {args.min_cases}")
+        seen = {"collective": set(), "topology": set(), "placement": set(), "dtype": set()}
+        for case in cases:
+            where = case.name
+            check_attributes(case, spec["Case attributes (on `/cases/<NNNNNN>`)"][0]["rows"], where)
+            if text(case.attrs.get("family", "")) == "comm":
+                check_attributes(case, comm_tables[0]["rows"], where)
+                for key in seen:
+                    seen[key].add(text(case.attrs[key]))
+            rows = len(case["stats"]["point"])
+            check_columns(case["stats"], spec["Stats columns (`/cases/<NNNNNN>/stats/<column>`)"][0]["rows"],
+                          where + "/stats", rows)
+            check_columns(case["stats"], comm_tables[1]["rows"], where + "/stats", rows)
+            if case["group_of_rank"].shape != (world,):
+                problem(f"{where}/group_of_rank: shape {case['group_of_rank'].shape}, expected ({world},)")
+                continue
+            check_points(case, where, world)
+            check_recomputed_stats(case, where, world)
+            check_correctness(case, where, args.failed_rank)
+        check_coverage(seen, args)
+    return report()
+
+
+def check_correctness(case, where, failed_rank):
+    wrong = sum(int(case["points"][p]["wrong_per_rank"][:].sum()) for p in case["points"])
+    if int(case.attrs["wrong_elements"]) != wrong:
+        problem(f"{where}: wrong_elements {case.attrs['wrong_elements']}, the points add up to {wrong}")
+    status = text(case.attrs["status"])
+    if failed_rank is None:
+        if wrong or status != "ok":
+            problem(f"{where}: status {status} with {wrong} wrong elements, expected ok and 0")
+        return
+    if status != "failed":
+        problem(f"{where}: status {status}, expected failed (rank {failed_rank} was corrupted)")
+    for p in case["points"]:
+        per_rank = case["points"][p]["wrong_per_rank"][:]
+        others = np.delete(per_rank, failed_rank)
+        if per_rank[failed_rank] == 0 or others.any():
+            problem(f"{where} point {p}: wrong per rank {per_rank.tolist()}, expected only rank {failed_rank}")
+
+
+def check_coverage(seen, args):
+    wanted = {
+        "collective": ALL_COLLECTIVES if args.collectives == "all" else (args.collectives or "").split(","),
+        "topology": (args.topologies or "").split(","),
+        "placement": ["in-place", "out-of-place"] if args.placements == "both" else (args.placements or "").split(","),
+        "dtype": (args.dtypes or "").split(","),
+    }
+    for key, values in wanted.items():
+        missing = [v for v in values if v and v not in seen[key]]
+        if missing:
+            problem(f"no case with {key} {', '.join(missing)} (found {sorted(seen[key])})")
+
+
+def report():
+    for p in problems[:50]:
+        print("check_results:", p, file=sys.stderr)
+    if len(problems) > 50:
+        print(f"check_results: ... and {len(problems) - 50} more", file=sys.stderr)
+    print(f"check_results: {'FAIL' if problems else 'OK'} ({len(problems)} problem(s))")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
