@@ -4,7 +4,7 @@
 # iterations, warm-up and back-to-back blocks; runs alternate, and each figure is the median over
 # REPS runs, so drift on a shared machine hits both alike. Prints a ratio table
 # (preflight / raw: 1.00 is parity; the targets are within 3% at >= 64 KiB, within 10% at 8 B).
-#   scripts/parity/comm-vs-raw.sh [BUILD_DIR]       env: REPS (5), ITERS (200), NPS ("2 4")
+#   scripts/parity/comm-vs-raw.sh [BUILD_DIR]       env: REPS (9), ITERS (200), NPS ("2 4")
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -12,7 +12,7 @@ build=${1:-$root/build/default}
 preflight=$build/bench/preflight
 [[ -x $preflight ]] || { echo "comm-vs-raw: build preflight first (cmake --preset default && cmake --build --preset default)" >&2; exit 2; }
 source "$root/scripts/mpi-env.sh"
-reps=${REPS:-5} iters=${ITERS:-200} warmup=5 blocks=5
+reps=${REPS:-9} iters=${ITERS:-200} warmup=5 blocks=5
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mpicc -O2 -o "$work/raw_allreduce" "$here/raw_allreduce.c"
