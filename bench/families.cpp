@@ -1,13 +1,30 @@
 #include "families.hpp"
 
+#include <array>
+#include <utility>
+
 #include "comm/comm_family.hpp"
 
 namespace preflight {
+namespace {
 
-std::vector<std::unique_ptr<Family>> make_families() {
-  std::vector<std::unique_ptr<Family>> families;
-  families.push_back(comm::make_comm_family());
-  return families;
+using Maker = std::unique_ptr<Family> (*)();
+constexpr std::array kFamilies = {
+    std::pair{"comm", &comm::make_comm_family},
+};
+
+}  // namespace
+
+std::unique_ptr<Family> make_family(const std::string& name) {
+  for (const auto& [n, make] : kFamilies)
+    if (name == n) return make();
+  return nullptr;
+}
+
+std::vector<std::string> family_names() {
+  std::vector<std::string> names;
+  for (const auto& [n, make] : kFamilies) names.emplace_back(n);
+  return names;
 }
 
 }  // namespace preflight

@@ -2,12 +2,15 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "harness/family.hpp"
 
 namespace preflight {
 
-std::vector<std::unique_ptr<Family>> make_families();
+// A fresh, unconfigured family; nullptr for an unknown name.
+std::unique_ptr<Family> make_family(const std::string& name);
+std::vector<std::string> family_names();
 
 }  // namespace preflight

@@ -6,16 +6,20 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "families.hpp"
+#include "harness/campaign.hpp"
 #include "harness/console_sink.hpp"
-#include "harness/duration.hpp"
 #include "harness/environment.hpp"
 #include "harness/exit_codes.hpp"
 #include "harness/hdf5_sink.hpp"
 #include "harness/runner.hpp"
 #include "harness/usage_error.hpp"
+#include "harness/watchdog.hpp"
 #include "preflight/schema/h5.hpp"
+#include "preflight/schema/layout.hpp"
 
 namespace preflight {
 namespace {
@@ -28,46 +32,143 @@ bool launched_as_rank_zero() {
   return true;
 }
 
-struct CommonOptions {
-  int ranks_per_node = 0;
-  std::string output;
-  std::string budget = "0.2s";
-  TimingOptions timing;
+// What the command line asked for, before MPI starts.
+struct Request {
+  enum class Kind { kEnv, kRun, kFamily } kind = Kind::kRun;
+  std::string config_path;             // run
+  YAML::Node built;                    // family command: the campaign its flags describe
+  ConfigNode::FlagNames flags;         // family command: YAML path -> flag, for messages
+  std::vector<std::string> overrides;  // --set
+  std::string output, resume;
+  int ranks_per_node = 0;  // env
+  RunControls controls;    // test-only fault injection
 };
 
-void add_common_options(CLI::App& cmd, CommonOptions& o) {
-  cmd.add_option("--ranks-per-node", o.ranks_per_node,
-                 "Group every N consecutive ranks into a virtual node (0: group by host)")
-      ->capture_default_str();
-  cmd.add_option("-o,--output", o.output, "Write the results to this HDF5 file (must not exist)");
-  cmd.add_option("-w,--warmup", o.timing.warmup, "Untimed operations per size before timing")
-      ->capture_default_str();
-  cmd.add_option("-n,--iters", o.timing.max_iterations, "Timed iterations per size at most")
-      ->capture_default_str();
-  cmd.add_option("--min-iters", o.timing.min_iterations, "Timed iterations per size at least")
-      ->capture_default_str();
-  cmd.add_option("--budget", o.budget,
-                 "Time for the per-iteration phase of each size (0.5s, 200ms)")
-      ->capture_default_str();
-  cmd.add_option("--batch-blocks", o.timing.batch_blocks, "Back-to-back timed blocks per size")
-      ->capture_default_str();
-  cmd.add_option("--test-corrupt-rank", o.timing.corrupt_rank,
-                 "Testing only: this rank damages its result before the check")
-      ->group("");  // hidden from --help
+const std::vector<std::pair<std::string, std::string>> kTimingFlags = {
+    {"warmup", "-w,--warmup"}, {"min_iters", "--min-iters"}, {"max_iters", "-n,--iters"},
+    {"budget", "--budget"},    {"precision", "--precision"}, {"batch_blocks", "--batch-blocks"},
+    {"timeout", "--timeout"}};
+
+const std::map<std::string, std::string> kTimingHelp = {
+    {"warmup", "Untimed operations per size before timing (5)"},
+    {"min_iters", "Timed iterations per size at least (5)"},
+    {"max_iters", "Timed iterations per size at most (100)"},
+    {"budget", "Time for the per-iteration phase of each size, e.g. 0.5s, 200ms (0.2s)"},
+    {"precision", "Stop a size once the median's 95% CI is within +-this, e.g. 0.01; 0 is off (0)"},
+    {"batch_blocks", "Back-to-back timed blocks per size (5)"},
+    {"timeout", "Watchdog limit for one case, e.g. 60s, 10m (300s)"}};
+
+std::string long_flag(const std::string& flags) {
+  return flags.substr(flags.rfind(',') + 1);
 }
 
-void validate(CommonOptions& o) {
-  o.timing.budget_s = parse_duration(o.budget, "--budget");
-  preflight::validate(o.timing);
-  if (o.ranks_per_node < 0)
-    throw UsageError(
-        fmt::format("--ranks-per-node: expected 0 or more, found {}", o.ranks_per_node));
+void add_output_options(CLI::App& cmd, Request& r) {
+  auto* out = cmd.add_option("-o,--output", r.output,
+                             "Write the results to this HDF5 file (must not exist)");
+  cmd.add_option("--resume", r.resume,
+                 "Complete the campaign in this results file, skipping its finished cases")
+      ->excludes(out);
+  cmd.add_option("--test-corrupt-rank", r.controls.corrupt_rank, "")->group("");
+  cmd.add_option("--test-hang-rank", r.controls.hang_rank, "")->group("");
+  cmd.add_option("--test-hang-case", r.controls.hang_case, "")->group("");
+  cmd.add_option("--test-hang-seconds", r.controls.hang_seconds, "")->group("");
+}
+
+// The family command's flags, stored as text and turned into a one-benchmark campaign.
+struct FamilyFlags {
+  std::map<std::string, std::string> scalars;
+  std::map<std::string, std::vector<std::string>> lists;
+  std::map<std::string, std::string> timing;
+  std::string ranks_per_node;
+};
+
+void add_family_options(CLI::App& cmd, const Family& family, FamilyFlags& f) {
+  for (const auto& o : family.options()) {
+    if (o.list)
+      cmd.add_option(o.flags, f.lists[o.key], o.help)->delimiter(',');
+    else
+      cmd.add_option(o.flags, f.scalars[o.key], o.help);
+  }
+  for (const auto& [key, flags] : kTimingFlags)
+    cmd.add_option(flags, f.timing[key], kTimingHelp.at(key));
+  cmd.add_option("--ranks-per-node", f.ranks_per_node,
+                 "Group every N consecutive ranks into a virtual node; 0 groups by host (0)");
+}
+
+void build_family_campaign(CLI::App& cmd, const Family& family, const FamilyFlags& f, Request& r) {
+  auto flags = std::make_shared<std::map<std::string, std::string>>();
+  YAML::Node entry;
+  entry["name"] = family.name();
+  entry["family"] = family.name();
+  for (const auto& o : family.options()) {
+    if (cmd.count(long_flag(o.flags)) == 0) continue;
+    (*flags)["benchmarks[0]." + o.key] = long_flag(o.flags);
+    if (o.list) {
+      for (const auto& v : f.lists.at(o.key)) entry[o.key].push_back(v);
+      if (f.lists.at(o.key).empty()) entry[o.key] = "";
+    } else {
+      entry[o.key] = f.scalars.at(o.key);
+    }
+  }
+  YAML::Node root;
+  for (const auto& [key, flag] : kTimingFlags) {
+    if (cmd.count(long_flag(flag)) == 0) continue;
+    root["timing"][key] = f.timing.at(key);
+    (*flags)["timing." + key] = long_flag(flag);
+  }
+  if (cmd.count("--ranks-per-node")) {
+    root["campaign"]["ranks_per_node"] = f.ranks_per_node;
+    (*flags)["campaign.ranks_per_node"] = "--ranks-per-node";
+  }
+  root["benchmarks"].push_back(entry);
+  r.built = root;
+  r.flags = flags;
 }
 
 std::string command_line(int argc, char** argv) {
   std::string line;
   for (int i = 0; i < argc; ++i) line += (i ? " " : "") + std::string(argv[i]);
   return line;
+}
+
+// Rank 0 reads the config and shares its text, so every rank parses the very same bytes
+// (the file need not be visible from every node) and meets any error at the same point.
+std::string shared_config_text(const std::string& path, const RankContext& ctx) {
+  std::string text, error;
+  if (ctx.is_root()) {
+    std::ifstream in(path);
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    if (!in) error = fmt::format("{}: cannot read the campaign config; check the path", path);
+    text = error.empty() ? buffer.str() : "\n" + error;
+  }
+  int length = static_cast<int>(text.size());
+  MPI_Bcast(&length, 1, MPI_INT, 0, ctx.world);
+  text.resize(static_cast<std::size_t>(length));
+  MPI_Bcast(text.data(), length, MPI_CHAR, 0, ctx.world);
+  if (!text.empty() && text.front() == '\n') throw UsageError(text.substr(1));
+  return text;
+}
+
+Campaign load_campaign(const Request& r, const RankContext* ctx) {
+  YAML::Node root = r.kind == Request::Kind::kRun
+                        ? parse_yaml(shared_config_text(r.config_path, *ctx), r.config_path)
+                        : YAML::Clone(r.built);
+  auto labels = std::make_shared<std::map<std::string, std::string>>();
+  if (r.flags) *labels = *r.flags;
+  apply_overrides(root, r.overrides, *labels);
+  return read_campaign(root, r.kind == Request::Kind::kRun ? r.config_path : "command line",
+                       make_family, family_names(), labels);
+}
+
+std::vector<PlannedCase> plan_cases(Campaign& campaign, const RankContext& ctx) {
+  std::vector<PlannedCase> plan;
+  for (int rep = 0; rep < campaign.repetitions; ++rep)
+    for (const auto& variant : campaign.variants)
+      for (auto& b : campaign.benchmarks)
+        for (auto& c : b.family->make_cases(ctx))
+          plan.push_back({std::move(c), b.name, variant.name, rep, &variant.env, b.timing});
+  return plan;
 }
 
 void print_environment(const std::vector<RankEnvironment>& env) {
@@ -84,76 +185,118 @@ void print_environment(const std::vector<RankEnvironment>& env) {
   }
 }
 
-// Rank 0 creates the results file; every rank learns whether that worked, so a bad path ends
-// the job cleanly on all ranks before anything runs.
-std::unique_ptr<Hdf5Sink> open_results(const CommonOptions& o, const RunInfo& run,
+// Rank 0 opens the results file (new, or one to resume); every rank learns whether that
+// worked and, on resume, which cases are done, before anything runs.
+std::unique_ptr<Hdf5Sink> open_results(const Request& r, const RunInfo& run,
                                        const std::vector<RankEnvironment>& env,
-                                       const RankContext& ctx) {
+                                       const std::vector<PlannedCase>& plan, const RankContext& ctx,
+                                       RunControls& controls) {
   std::unique_ptr<Hdf5Sink> sink;
   std::string error;
-  if (ctx.is_root() && !o.output.empty()) {
-    const std::filesystem::path path(o.output);
+  ExistingCases existing;
+  if (ctx.is_root() && !r.output.empty()) {
+    const std::filesystem::path path(r.output);
     const auto parent = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
     if (std::filesystem::exists(path))
-      error = fmt::format("'{}' already exists", o.output);
+      error = fmt::format(
+          "--output: '{}' already exists; choose a new file name (preflight never overwrites "
+          "results), or --resume it",
+          r.output);
     else if (!std::filesystem::is_directory(parent))
-      error = fmt::format("directory '{}' does not exist", parent.string());
+      error = fmt::format("--output: directory '{}' does not exist", parent.string());
     else
       try {
-        sink = std::make_unique<Hdf5Sink>(o.output, run, env);
+        sink = Hdf5Sink::create(r.output, run, env);
       } catch (const h5::Error& e) {
-        error = e.what();
+        error = fmt::format("--output: {}", e.what());
       }
+  }
+  if (ctx.is_root() && !r.resume.empty()) {
+    try {
+      sink = Hdf5Sink::resume(r.resume, run, existing);
+      if (existing.config != run.config_json)
+        error = fmt::format(
+            "--resume: '{}' was written by a different campaign (config, --set values or "
+            "flags differ); resume with exactly the same ones",
+            r.resume);
+      for (std::size_t i = 0; error.empty() && i < existing.finished.size(); ++i)
+        if (existing.finished[i] >= plan.size() ||
+            plan[existing.finished[i]].c->name() != existing.names[i])
+          error = fmt::format("--resume: case {} in '{}' is not this campaign's case {}",
+                              existing.names[i], r.resume, existing.finished[i]);
+    } catch (const h5::Error& e) {
+      error = fmt::format("--resume: {}", e.what());
+    }
+    if (!error.empty()) sink.reset();
   }
   int failed = error.empty() ? 0 : 1;
   MPI_Bcast(&failed, 1, MPI_INT, 0, ctx.world);
-  if (failed)
-    throw UsageError(
-        fmt::format("--output: {}; choose a new file name (preflight never overwrites results)",
-                    ctx.is_root() ? error : std::string("cannot create the results file")));
+  if (failed) throw UsageError(ctx.is_root() ? error : "cannot open the results file");
+  std::vector<std::uint64_t> finished(existing.finished.begin(), existing.finished.end());
+  std::uint64_t count = finished.size();
+  MPI_Bcast(&count, 1, MPI_UINT64_T, 0, ctx.world);
+  finished.resize(count);
+  MPI_Bcast(finished.data(), static_cast<int>(count), MPI_UINT64_T, 0, ctx.world);
+  int flags[2] = {existing.any_failed, existing.any_timeout};
+  MPI_Bcast(flags, 2, MPI_INT, 0, ctx.world);
+  controls.skip.insert(finished.begin(), finished.end());
+  controls.earlier_failed = flags[0] != 0;
+  controls.earlier_timeout = flags[1] != 0;
   return sink;
 }
 
-int run_family(Family& family, CommonOptions& o, const std::string& line, const RankContext& ctx) {
-  if (o.timing.corrupt_rank >= ctx.size)
-    throw UsageError(fmt::format("--test-corrupt-rank: expected a rank below {}, found {}",
-                                 ctx.size, o.timing.corrupt_rank));
-  auto cases = family.make_cases(ctx);
+int run_request(const Request& r, Campaign& campaign, const RankContext& ctx,
+                const std::string& line) {
+  RunControls controls = r.controls;
+  controls.time_budget_s = campaign.time_budget_s;
+  if (controls.corrupt_rank >= ctx.size || controls.hang_rank >= ctx.size)
+    throw UsageError(
+        fmt::format("--test-corrupt-rank/--test-hang-rank: expected a rank below {}", ctx.size));
+  auto plan = plan_cases(campaign, ctx);
   const auto env = gather_environment(ctx);
-  const nlohmann::json config = {{"family", family.name()},
-                                 {family.name(), family.config()},
-                                 {"timing",
-                                  {{"warmup", o.timing.warmup},
-                                   {"min_iterations", o.timing.min_iterations},
-                                   {"max_iterations", o.timing.max_iterations},
-                                   {"budget_s", o.timing.budget_s},
-                                   {"batch_blocks", o.timing.batch_blocks}}},
-                                 {"ranks_per_node", o.ranks_per_node}};
-  const RunInfo run{line, config.dump(), utc_timestamp(), ctx.size, ctx.node_count};
-  auto file = open_results(o, run, env, ctx);
+  const RunInfo run{line, campaign.effective.dump(), utc_timestamp(), ctx.size, ctx.node_count};
+  auto file = open_results(r, run, env, plan, ctx, controls);
   ConsoleSink console(stdout);
   std::vector<ResultSink*> sinks;
   if (ctx.is_root()) {
-    fmt::print("# preflight {} · {} ranks on {} node{} · results: {}\n", family.name(), ctx.size,
-               ctx.node_count, ctx.node_count == 1 ? "" : "s",
-               o.output.empty() ? "not written (no -o)" : o.output);
+    const std::string where = !r.output.empty()   ? r.output
+                              : !r.resume.empty() ? r.resume + " (resumed)"
+                                                  : "not written (no -o)";
+    fmt::print("# preflight{} · {} case(s){} · {} ranks on {} node{} · results: {}\n",
+               campaign.name.empty() ? "" : " " + campaign.name, plan.size(),
+               controls.skip.empty() ? "" : fmt::format(", {} already done", controls.skip.size()),
+               ctx.size, ctx.node_count, ctx.node_count == 1 ? "" : "s", where);
     sinks.push_back(&console);
     if (file) sinks.push_back(file.get());
   }
-  return run_cases(cases, ctx, o.timing, sinks);
+  InProgress progress;
+  Watchdog watchdog(ctx, [&](const TimeoutVerdict& verdict) {
+    std::lock_guard lock(progress.mutex);
+    for (auto* sink : sinks) {
+      if (progress.active) sink->case_timed_out(progress.record, verdict);
+      sink->run_finished(std::string(schema::run_status::kTimeout), exit_code::kTimeout,
+                         verdict.message);
+    }
+    file.reset();  // closes the file
+  });
+  return run_campaign(plan, ctx, controls, sinks, &watchdog, progress);
 }
 
-int run_with_mpi(int argc, char** argv, Family* family, CommonOptions& o, bool env_only) {
+int run_with_mpi(int argc, char** argv, Request& r) {
   MPI_Init(&argc, &argv);
   int code = exit_code::kSuccess;
   {
-    const RankContext ctx = make_rank_context(MPI_COMM_WORLD, o.ranks_per_node);
+    const int ranks_per_node = r.kind == Request::Kind::kEnv ? r.ranks_per_node : 0;
+    RankContext ctx = make_rank_context(MPI_COMM_WORLD, ranks_per_node);
     try {
-      if (env_only) {
+      if (r.kind == Request::Kind::kEnv) {
         const auto env = gather_environment(ctx);
         if (ctx.is_root()) print_environment(env);
       } else {
-        code = run_family(*family, o, command_line(argc, argv), ctx);
+        Campaign campaign = load_campaign(r, &ctx);
+        if (campaign.ranks_per_node > 0)
+          ctx = make_rank_context(MPI_COMM_WORLD, campaign.ranks_per_node);
+        code = run_request(r, campaign, ctx, command_line(argc, argv));
       }
     } catch (const UsageError& e) {
       // Every rank meets the same bad input at the same point: all end here together.
@@ -162,7 +305,7 @@ int run_with_mpi(int argc, char** argv, Family* family, CommonOptions& o, bool e
     } catch (const std::exception& e) {
       fmt::print(stderr, "preflight: internal error on rank {} ({}): {}\n", ctx.rank, ctx.host,
                  e.what());
-      std::fflush(stderr);
+      std::fflush(nullptr);
       MPI_Abort(MPI_COMM_WORLD, exit_code::kInternalError);
     }
   }
@@ -173,31 +316,46 @@ int run_with_mpi(int argc, char** argv, Family* family, CommonOptions& o, bool e
 int main_impl(int argc, char** argv) {
   h5::silence_library_errors();
   CLI::App app{
-      "preflight: is this cluster fit for a large training run? Run under mpirun or srun."};
+      "preflight: is this cluster fit for a large training run? Run it under mpirun or srun."};
   app.require_subcommand(1);
   app.set_version_flag("--version",
                        std::string(PREFLIGHT_VERSION) + " (" + PREFLIGHT_GIT_REVISION + ")");
-  CommonOptions common;
+  Request request;
+
   CLI::App* env =
       app.add_subcommand("env", "Print where each rank runs: host, node, CPU, memory, MPI, GPU");
-  env->add_option("--ranks-per-node", common.ranks_per_node,
+  env->add_option("--ranks-per-node", request.ranks_per_node,
                   "Group every N consecutive ranks into a virtual node");
-  auto families = make_families();
-  std::vector<std::pair<CLI::App*, Family*>> commands;
-  for (auto& f : families) {
-    CLI::App* cmd = app.add_subcommand(f->name(), f->summary());
-    f->add_options(*cmd);
-    add_common_options(*cmd, common);
-    commands.emplace_back(cmd, f.get());
+
+  CLI::App* run = app.add_subcommand("run", "Run a campaign from a YAML config (see configs/)");
+  run->add_option("config", request.config_path, "The campaign config, e.g. configs/quick.yaml")
+      ->required();
+  run->add_option("--set", request.overrides,
+                  "Override a config value: TARGET.KEY=VALUE, e.g. comm.sizes=8:1M:x4");
+  add_output_options(*run, request);
+
+  std::vector<std::unique_ptr<Family>> families;
+  std::vector<FamilyFlags> family_flags(family_names().size());
+  std::vector<CLI::App*> family_commands;
+  for (const auto& name : family_names()) {
+    families.push_back(make_family(name));
+    CLI::App* cmd =
+        app.add_subcommand(name, families.back()->summary() + " (one benchmark, from flags)");
+    add_family_options(*cmd, *families.back(), family_flags[families.size() - 1]);
+    add_output_options(*cmd, request);
+    family_commands.push_back(cmd);
   }
+
   const bool rank_zero = launched_as_rank_zero();
-  Family* chosen = nullptr;
   try {
     app.parse(argc, argv);
-    for (auto& [cmd, f] : commands)
-      if (cmd->parsed()) chosen = f;
-    validate(common);
-    if (chosen) chosen->validate();
+    if (env->parsed()) request.kind = Request::Kind::kEnv;
+    for (std::size_t i = 0; i < family_commands.size(); ++i)
+      if (family_commands[i]->parsed()) {
+        request.kind = Request::Kind::kFamily;
+        build_family_campaign(*family_commands[i], *families[i], family_flags[i], request);
+        load_campaign(request, nullptr);  // all input is local: check it before MPI starts
+      }
   } catch (const CLI::CallForHelp& e) {
     return rank_zero ? app.exit(e) : 0;
   } catch (const CLI::CallForVersion& e) {
@@ -210,7 +368,7 @@ int main_impl(int argc, char** argv) {
     if (rank_zero) fmt::print(stderr, "preflight: {}\n", e.what());
     return exit_code::kBadInput;
   }
-  return run_with_mpi(argc, argv, chosen, common, env->parsed());
+  return run_with_mpi(argc, argv, request);
 }
 
 }  // namespace

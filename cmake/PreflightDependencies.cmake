@@ -4,6 +4,7 @@ find_package(fmt 9 REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(nlohmann_json 3 REQUIRED)
 find_package(Threads REQUIRED)
+find_package(yaml-cpp REQUIRED)
 
 # Serial HDF5 on purpose: only rank 0 writes. Never ask for the parallel variant here,
 # FindHDF5 would then mix the openmpi C library with the serial C++ one.

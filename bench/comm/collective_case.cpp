@@ -7,23 +7,25 @@
 
 namespace preflight::comm {
 
-GroupSet::GroupSet(Layout layout, const RankContext& ctx, CommBackend& backend)
-    : layout_(std::move(layout)) {
+GroupSet::GroupSet(Layout layout, const RankContext& ctx, std::shared_ptr<CommBackend> backend)
+    : layout_(std::move(layout)), backend_(std::move(backend)) {
   const auto& groups = layout_.group_of_rank;
   sizes_.assign(static_cast<std::size_t>(1 + *std::max_element(groups.begin(), groups.end())), 0);
   for (int g : groups)
     if (g >= 0) ++sizes_[static_cast<std::size_t>(g)];
   my_group_ = groups[static_cast<std::size_t>(ctx.rank)];
   MPI_Comm_split(ctx.world, my_group_ >= 0 ? my_group_ : MPI_UNDEFINED, ctx.rank, &comm_);
-  if (comm_ != MPI_COMM_NULL) {
-    MPI_Comm_rank(comm_, &my_rank_);
-    channel_ = backend.connect(comm_);
-  }
+  if (comm_ != MPI_COMM_NULL) MPI_Comm_rank(comm_, &my_rank_);
 }
 
 GroupSet::~GroupSet() {
   channel_.reset();
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+}
+
+CommGroup& GroupSet::channel() {
+  if (!channel_) channel_ = backend_->connect(comm_);
+  return *channel_;
 }
 
 int GroupSet::group_size(int group) const {
@@ -36,17 +38,17 @@ bool GroupSet::uniform() const {
 }
 
 CollectiveCase::CollectiveCase(CollectiveSpec spec, std::shared_ptr<GroupSet> groups,
-                               std::vector<std::uint64_t> sizes, CommBackend& backend)
-    : spec_(spec), groups_(std::move(groups)), sizes_(std::move(sizes)), backend_(backend) {}
+                               std::vector<std::uint64_t> sizes,
+                               std::shared_ptr<CommBackend> backend)
+    : spec_(spec),
+      groups_(std::move(groups)),
+      sizes_(std::move(sizes)),
+      backend_(std::move(backend)) {}
 
 std::string CollectiveCase::name() const {
   return fmt::format("{} {}{} {} {}", name_of(spec_.op), name_of(spec_.dtype),
                      reduces(spec_.op) ? fmt::format(" {}", name_of(spec_.redop)) : std::string(),
                      spec_.in_place ? "in-place" : "out-of-place", groups_->layout().label);
-}
-
-std::string CollectiveCase::backend() const {
-  return std::string(backend_.name());
 }
 
 std::vector<Param> CollectiveCase::params() const {
@@ -91,11 +93,11 @@ std::vector<Metric> CollectiveCase::metrics(std::size_t point, int group, double
 }
 
 std::unique_ptr<Operation> CollectiveCase::make_operation(std::size_t point) {
-  if (groups_->channel() == nullptr) return nullptr;
+  if (!groups_->active()) return nullptr;
   const int ranks = groups_->group_size(groups_->my_group());
   CollectivePoint p{spec_, chunk_elements(spec_.op, sizes_[point], spec_.dtype, ranks),
                     groups_->my_rank(), ranks};
-  return backend_.make_operation(p, *groups_->channel());
+  return backend_->make_operation(p, groups_->channel());
 }
 
 }  // namespace preflight::comm

@@ -11,12 +11,12 @@
 
 namespace preflight::comm {
 
-// A layout's groups as MPI and backend communicators; shared by the cases on that layout so
+// A layout's groups as MPI and backend communicators, shared by the cases on that layout so
 // each group is connected once (NCCL communicators are expensive to make).
 class GroupSet {
  public:
   // Collective over ctx.world.
-  GroupSet(Layout layout, const RankContext& ctx, CommBackend& backend);
+  GroupSet(Layout layout, const RankContext& ctx, std::shared_ptr<CommBackend> backend);
   ~GroupSet();
   GroupSet(const GroupSet&) = delete;
   GroupSet& operator=(const GroupSet&) = delete;
@@ -26,7 +26,10 @@ class GroupSet {
   bool uniform() const;             // every group has the same size
   int my_group() const { return my_group_; }
   int my_rank() const { return my_rank_; }
-  CommGroup* channel() const { return channel_.get(); }
+  bool active() const { return comm_ != MPI_COMM_NULL; }
+  // The backend's communicator for this rank's group, connected on first use: collective
+  // over the group, and late so that a variant's environment is in place when it connects.
+  CommGroup& channel();
 
  private:
   Layout layout_;
@@ -34,16 +37,17 @@ class GroupSet {
   int my_group_ = -1;
   int my_rank_ = -1;
   MPI_Comm comm_ = MPI_COMM_NULL;
+  std::shared_ptr<CommBackend> backend_;
   std::unique_ptr<CommGroup> channel_;
 };
 
 class CollectiveCase final : public Case {
  public:
   CollectiveCase(CollectiveSpec spec, std::shared_ptr<GroupSet> groups,
-                 std::vector<std::uint64_t> sizes, CommBackend& backend);
+                 std::vector<std::uint64_t> sizes, std::shared_ptr<CommBackend> backend);
   std::string name() const override;
   std::string family() const override { return "comm"; }
-  std::string backend() const override;
+  std::string backend() const override { return std::string(backend_->name()); }
   std::vector<Param> params() const override;
   const std::vector<int>& group_of_rank() const override { return groups_->layout().group_of_rank; }
   std::size_t point_count() const override { return sizes_.size(); }
@@ -57,7 +61,7 @@ class CollectiveCase final : public Case {
   CollectiveSpec spec_;
   std::shared_ptr<GroupSet> groups_;
   std::vector<std::uint64_t> sizes_;
-  CommBackend& backend_;
+  std::shared_ptr<CommBackend> backend_;
 };
 
 }  // namespace preflight::comm

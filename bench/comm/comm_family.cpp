@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <CLI/CLI.hpp>
 
 #include "comm/backend.hpp"
 #include "comm/collective_case.hpp"
@@ -12,45 +11,57 @@
 namespace preflight::comm {
 namespace {
 
-struct CommOptions {
+// The family's configuration after reading and checking.
+struct CommConfig {
   std::string backend = "mpi";
-  std::vector<std::string> ops = {"allreduce"};
-  std::vector<std::string> dtypes = {"float32"};
-  std::vector<std::string> redops = {"sum"};
-  std::vector<std::string> topologies = {"world"};
-  std::string placement = "out-of-place";
-  std::string sizes;  // a written sweep; when empty, -b/-e/-f/-i
-  std::string min_bytes = "8";
-  std::string max_bytes = "16M";
-  double factor = 2;
-  std::string step = "0";
+  std::vector<Collective> ops = {Collective::kAllReduce};
+  std::vector<DType> dtypes = {DType::kFloat32};
+  std::vector<RedOp> redops = {RedOp::kSum};
+  std::vector<Topology> topologies = {Topology::kWorld};
+  std::vector<bool> placements = {false};
+  std::vector<std::uint64_t> sizes;
 };
 
 template <typename T, typename Lookup>
-std::vector<T> resolve(const std::vector<std::string>& names, Lookup lookup,
-                       std::string_view option, const std::string& allowed) {
+std::vector<T> read_names(const ConfigNode& entry, const std::string& key,
+                          const std::vector<std::string>& fallback, Lookup lookup,
+                          const std::string& allowed) {
   std::vector<T> out;
-  for (const auto& n : names) {
+  for (const auto& n : entry.string_list(key, fallback)) {
     const auto v = lookup(n);
-    if (!v) throw UsageError(fmt::format("{}: expected one of {}, found '{}'", option, allowed, n));
+    if (!v) entry.fail(key, "one of " + allowed, "'" + n + "'");
     if (std::find(out.begin(), out.end(), *v) == out.end()) out.push_back(*v);
   }
-  if (out.empty())
-    throw UsageError(fmt::format("{}: expected at least one of {}, found none", option, allowed));
   return out;
 }
 
-std::vector<Collective> resolve_ops(const std::vector<std::string>& names) {
-  if (names.size() == 1 && names.front() == "all") return all_collectives();
-  return resolve<Collective>(names, collective_named, "--op", names_of_collectives() + " or all");
+std::vector<bool> read_placements(const ConfigNode& entry) {
+  const std::string p = entry.string("placement", "out-of-place");
+  if (p == "out-of-place") return {false};
+  if (p == "in-place") return {true};
+  if (p == "both") return {false, true};
+  entry.fail("placement", "out-of-place, in-place or both", "'" + p + "'");
 }
 
-std::vector<bool> resolve_placements(const std::string& placement) {
-  if (placement == "out-of-place") return {false};
-  if (placement == "in-place") return {true};
-  if (placement == "both") return {false, true};
-  throw UsageError(
-      fmt::format("--placement: expected out-of-place, in-place or both, found '{}'", placement));
+// `sizes` as a sweep or list, or nccl-tests' min_bytes/max_bytes/step_factor/step_bytes.
+std::vector<std::uint64_t> read_sizes(const ConfigNode& entry) {
+  const bool by_range = entry.has("min_bytes") || entry.has("max_bytes") ||
+                        entry.has("step_factor") || entry.has("step_bytes");
+  try {
+    if (entry.has("sizes")) {
+      if (by_range) entry.fail("sizes", "either sizes or min_bytes/max_bytes/step_*", "both");
+      return parse_sweep(entry.string("sizes", ""), entry.where("sizes"));
+    }
+    SweepSpec spec;
+    spec.min_bytes = parse_size(entry.string("min_bytes", "8"), entry.where("min_bytes"));
+    spec.max_bytes = parse_size(entry.string("max_bytes", "16M"), entry.where("max_bytes"));
+    spec.step = parse_size(entry.string("step_bytes", "0"), entry.where("step_bytes"));
+    const double factor = entry.number("step_factor", 2, 1, 1e6);
+    spec.factor = spec.step > 0 ? 0 : factor;  // a step in bytes, when given, wins
+    return expand_sweep(spec, entry.where(entry.has("max_bytes") ? "max_bytes" : "min_bytes"));
+  } catch (const YAML::Exception& e) {
+    throw UsageError(fmt::format("{}: {}", entry.where(), e.what()));
+  }
 }
 
 class CommFamily final : public Family {
@@ -60,105 +71,85 @@ class CommFamily final : public Family {
     return "collectives (all-reduce, all-gather, ...) across topologies";
   }
 
-  void add_options(CLI::App& cmd) override {
-    cmd.add_option("--backend", o_.backend,
-                   fmt::format("Communication library: {}", fmt::join(backend_names(), ", ")))
-        ->capture_default_str();
-    cmd.add_option("--op", o_.ops, "Collectives: " + names_of_collectives() + ", or all")
-        ->delimiter(',')
-        ->capture_default_str();
-    cmd.add_option("-d,--dtype", o_.dtypes, "Element types: " + names_of_dtypes())
-        ->delimiter(',')
-        ->capture_default_str();
-    cmd.add_option("--redop", o_.redops, "Reductions: " + names_of_redops())
-        ->delimiter(',')
-        ->capture_default_str();
-    cmd.add_option("--topology", o_.topologies, "Groupings: " + names_of_topologies())
-        ->delimiter(',')
-        ->capture_default_str();
-    cmd.add_option("--placement", o_.placement, "out-of-place, in-place or both")
-        ->capture_default_str();
-    cmd.add_option(
-        "--sizes", o_.sizes,
-        "Sizes as a sweep (8:1M:x2, 0:64K:+8K) or a list (8,1K,1M); replaces -b/-e/-f/-i");
-    cmd.add_option("-b,--min-bytes", o_.min_bytes, "Smallest size (K/M/G = 1024-based)")
-        ->capture_default_str();
-    cmd.add_option("-e,--max-bytes", o_.max_bytes, "Largest size")->capture_default_str();
-    cmd.add_option("-f,--step-factor", o_.factor, "Multiply the size by this each step")
-        ->capture_default_str();
-    cmd.add_option("-i,--step-bytes", o_.step,
-                   "Add this to the size each step instead of multiplying")
-        ->capture_default_str();
+  std::vector<OptionSpec> options() const override {
+    return {
+        {"backend", "--backend",
+         fmt::format("Communication library: {} (mpi)", fmt::join(backend_names(), ", ")), false},
+        {"ops", "--op", "Collectives: " + names_of_collectives() + ", or all (allreduce)", true},
+        {"dtypes", "-d,--dtype", "Element types: " + names_of_dtypes() + " (float32)", true},
+        {"redops", "--redop", "Reductions: " + names_of_redops() + " (sum)", true},
+        {"topologies", "--topology", "Groupings: " + names_of_topologies() + " (world)", true},
+        {"placement", "--placement", "out-of-place, in-place or both (out-of-place)", false},
+        {"sizes", "--sizes", "Sizes: a sweep 8:1M:x2 or 0:64K:+8K, or a list 8,1K,1M", false},
+        {"min_bytes", "-b,--min-bytes", "Smallest size; K/M/G are powers of 1024 (8)", false},
+        {"max_bytes", "-e,--max-bytes", "Largest size (16M)", false},
+        {"step_factor", "-f,--step-factor", "Multiply the size by this each step (2)", false},
+        {"step_bytes", "-i,--step-bytes", "Add this to the size each step instead", false},
+    };
   }
 
-  void validate() const override {
-    if (!make_backend(o_.backend))
-      throw UsageError(fmt::format("--backend: expected one of {}, found '{}'",
-                                   fmt::join(backend_names(), ", "), o_.backend));
-    resolve_ops(o_.ops);
-    resolve<DType>(o_.dtypes, dtype_named, "--dtype", names_of_dtypes());
-    resolve<RedOp>(o_.redops, redop_named, "--redop", names_of_redops());
-    resolve<Topology>(o_.topologies, topology_named, "--topology", names_of_topologies());
-    resolve_placements(o_.placement);
-    sizes();
+  void configure(const ConfigNode& entry) override {
+    CommConfig c;
+    c.backend = entry.string("backend", "mpi");
+    if (!make_backend(c.backend))
+      entry.fail("backend", fmt::format("one of {}", fmt::join(backend_names(), ", ")),
+                 "'" + c.backend + "'");
+    const auto ops = entry.string_list("ops", {"allreduce"});
+    c.ops = ops.size() == 1 && ops.front() == "all"
+                ? all_collectives()
+                : read_names<Collective>(entry, "ops", {"allreduce"}, collective_named,
+                                         names_of_collectives() + " or all");
+    c.dtypes = read_names<DType>(entry, "dtypes", {"float32"}, dtype_named, names_of_dtypes());
+    c.redops = read_names<RedOp>(entry, "redops", {"sum"}, redop_named, names_of_redops());
+    c.topologies =
+        read_names<Topology>(entry, "topologies", {"world"}, topology_named, names_of_topologies());
+    c.placements = read_placements(entry);
+    c.sizes = read_sizes(entry);
+    config_ = c;
   }
 
   nlohmann::json config() const override {
-    return {{"backend", o_.backend},
-            {"ops", o_.ops},
-            {"dtypes", o_.dtypes},
-            {"redops", o_.redops},
-            {"topologies", o_.topologies},
-            {"placement", o_.placement},
-            {"sizes", sizes()}};
+    auto names = [](const auto& values) {
+      std::vector<std::string> out;
+      for (const auto& v : values) out.emplace_back(name_of(v));
+      return out;
+    };
+    std::vector<std::string> placements;
+    for (bool p : config_.placements) placements.emplace_back(p ? "in-place" : "out-of-place");
+    return {{"backend", config_.backend},
+            {"ops", names(config_.ops)},
+            {"dtypes", names(config_.dtypes)},
+            {"redops", names(config_.redops)},
+            {"topologies", names(config_.topologies)},
+            {"placements", placements},
+            {"sizes", config_.sizes}};
   }
 
   std::vector<std::unique_ptr<Case>> make_cases(const RankContext& ctx) override {
-    backend_ = make_backend(o_.backend);
-    const auto ops = resolve_ops(o_.ops);
-    const auto dtypes = resolve<DType>(o_.dtypes, dtype_named, "--dtype", names_of_dtypes());
-    const auto redops = resolve<RedOp>(o_.redops, redop_named, "--redop", names_of_redops());
-    const auto topologies =
-        resolve<Topology>(o_.topologies, topology_named, "--topology", names_of_topologies());
-    const auto placements = resolve_placements(o_.placement);
-    const auto sweep = sizes();
+    std::shared_ptr<CommBackend> backend = make_backend(config_.backend);
     std::vector<std::unique_ptr<Case>> cases;
-    for (Topology t : topologies)
+    for (Topology t : config_.topologies)
       for (auto& layout :
            make_layouts(t, ctx.node_of_rank, ctx.local_rank_of_rank, ctx.node_count)) {
-        auto groups = std::make_shared<GroupSet>(std::move(layout), ctx, *backend_);
-        for (Collective op : ops)
-          for (DType dtype : dtypes)
-            for (RedOp redop : reduces(op) ? redops : std::vector<RedOp>{RedOp::kSum})
-              for (bool in_place : placements_of(op, placements))
+        auto groups = std::make_shared<GroupSet>(std::move(layout), ctx, backend);
+        for (Collective op : config_.ops)
+          for (DType dtype : config_.dtypes)
+            for (RedOp redop : reduces(op) ? config_.redops : std::vector<RedOp>{RedOp::kSum})
+              for (bool in_place : placements_of(*backend, op))
                 cases.push_back(std::make_unique<CollectiveCase>(
-                    CollectiveSpec{op, dtype, redop, in_place}, groups, sweep, *backend_));
+                    CollectiveSpec{op, dtype, redop, in_place}, groups, config_.sizes, backend));
       }
     return cases;
   }
 
  private:
-  std::vector<std::uint64_t> sizes() const {
-    if (!o_.sizes.empty()) return parse_sweep(o_.sizes, "--sizes");
-    SweepSpec spec;
-    spec.min_bytes = parse_size(o_.min_bytes, "--min-bytes");
-    spec.max_bytes = parse_size(o_.max_bytes, "--max-bytes");
-    spec.step = parse_size(o_.step, "--step-bytes");
-    spec.factor = spec.step > 0 ? 0 : o_.factor;  // -i, when given, wins over -f
-    if (o_.factor < 1)
-      throw UsageError(
-          fmt::format("--step-factor: expected 1 (use -i) or more, found {}", o_.factor));
-    return expand_sweep(spec, "--min-bytes/--max-bytes");
-  }
-
   // A backend without an out-of-place form of a collective runs it in place, once.
-  std::vector<bool> placements_of(Collective op, const std::vector<bool>& wanted) const {
-    if (backend_->supports_out_of_place(op)) return wanted;
+  std::vector<bool> placements_of(const CommBackend& backend, Collective op) const {
+    if (backend.supports_out_of_place(op)) return config_.placements;
     return {true};
   }
 
-  CommOptions o_;
-  std::unique_ptr<CommBackend> backend_;
+  CommConfig config_;
 };
 
 }  // namespace

@@ -2,9 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
 #include <cmath>
+
 #include <string>
 #include <vector>
+#include "harness/watchdog.hpp"
 
 namespace preflight {
 namespace {
@@ -50,6 +53,14 @@ std::vector<Cell> row_cells(const Case& c, const PointResult& p) {
   return cells;
 }
 
+// 75 s -> "1:15", 3725 s -> "1:02:05".
+std::string clock_text(double s) {
+  const auto total = static_cast<long>(std::lround(s));
+  if (total >= 3600)
+    return fmt::format("{}:{:02d}:{:02d}", total / 3600, total / 60 % 60, total % 60);
+  return fmt::format("{}:{:02d}", total / 60, total % 60);
+}
+
 std::string join(const std::vector<Cell>& cells, std::string (*pick)(const Cell&)) {
   std::string line;
   for (const auto& cell : cells) line += fmt::format(" {:>{}}", pick(cell), cell.width);
@@ -58,6 +69,8 @@ std::string join(const std::vector<Cell>& cells, std::string (*pick)(const Cell&
 
 }  // namespace
 
+ConsoleSink::ConsoleSink(std::FILE* out) : out_(out), terminal_(isatty(fileno(out)) != 0) {}
+
 void ConsoleSink::case_started(const CaseHeading& h) {
   const auto& groups = h.c->group_of_rank();
   int active = 0, count = 0;
@@ -65,7 +78,16 @@ void ConsoleSink::case_started(const CaseHeading& h) {
     if (g >= 0) ++active;
     count = std::max(count, g + 1);
   }
-  fmt::print(out_, "\n[case {}/{}] {} · {} group{} · {} of {} ranks active\n", h.index + 1, h.total,
+  if (terminal_) {
+    constexpr int kWidth = 30;
+    const int filled = h.to_run == 0 ? 0 : static_cast<int>(kWidth * h.done / h.to_run);
+    fmt::print(out_, "\n[{}{}] {}/{} run", std::string(static_cast<std::size_t>(filled), '#'),
+               std::string(static_cast<std::size_t>(kWidth - filled), '.'), h.done, h.to_run);
+  }
+  fmt::print(out_,
+             "\n[case {}/{} · {} elapsed · {} left] {} · {} group{} · {} of {} ranks active\n",
+             h.index + 1, h.total, clock_text(h.elapsed_s),
+             std::isnan(h.left_s) ? std::string("?") : fmt::format("~{}", clock_text(h.left_s)),
              h.c->name(), count, count == 1 ? "" : "s", active, groups.size());
   std::fflush(out_);
 }
@@ -86,13 +108,28 @@ void ConsoleSink::case_finished(const CaseRecord& r) {
   ++cases_;
   if (r.wrong_elements == 0) return;
   ++failed_cases_;
-  fmt::print(out_, "FAILED: {}: {} wrong element(s)\n", r.name, r.wrong_elements);
+  std::vector<std::uint64_t> per_rank(r.group_of_rank.size(), 0);
+  for (const auto& p : r.points)
+    for (std::size_t i = 0; i < p.wrong_per_rank.size() && i < per_rank.size(); ++i)
+      per_rank[i] += p.wrong_per_rank[i];
+  std::string ranks;
+  for (std::size_t i = 0; i < per_rank.size(); ++i)
+    if (per_rank[i] > 0)
+      ranks += fmt::format("{}rank {}: {}", ranks.empty() ? "" : ", ", i, per_rank[i]);
+  fmt::print(out_, "FAILED: {}: {} wrong element(s) ({})\n", r.name, r.wrong_elements, ranks);
   std::fflush(out_);
 }
 
-void ConsoleSink::run_finished(const std::string& status, int exit_code) {
+void ConsoleSink::case_timed_out(const CaseRecord& partial, const TimeoutVerdict& verdict) {
+  fmt::print(out_, "TIMEOUT: {}: {} size(s) had finished; {}\n", partial.name,
+             partial.points.size(), verdict.message);
+  std::fflush(out_);
+}
+
+void ConsoleSink::run_finished(const std::string& status, int exit_code, const std::string& note) {
   fmt::print(out_, "\n# {} case(s), {} failed; run {}; exit code {}\n", cases_, failed_cases_,
              status, exit_code);
+  if (!note.empty()) fmt::print(out_, "# {}\n", note);
   std::fflush(out_);
 }
 

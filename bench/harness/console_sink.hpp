@@ -10,14 +10,17 @@ namespace preflight {
 
 class ConsoleSink final : public ResultSink {
  public:
-  explicit ConsoleSink(std::FILE* out) : out_(out) {}
+  // A progress bar is drawn when `out` is a terminal.
+  explicit ConsoleSink(std::FILE* out);
   void case_started(const CaseHeading& heading) override;
   void point_finished(const CaseHeading& heading, const PointResult& point) override;
   void case_finished(const CaseRecord& record) override;
-  void run_finished(const std::string& status, int exit_code) override;
+  void case_timed_out(const CaseRecord& partial, const TimeoutVerdict& verdict) override;
+  void run_finished(const std::string& status, int exit_code, const std::string& note) override;
 
  private:
   std::FILE* out_;
+  bool terminal_ = false;
   std::size_t failed_cases_ = 0;
   std::size_t cases_ = 0;
 };

@@ -1,5 +1,5 @@
-// A benchmark family as the command line sees it: its options, its effective configuration,
-// and the cases it makes. bench/families.cpp lists the families.
+// A benchmark family: the keys it reads from a benchmark entry of a campaign (or from the
+// command line), and the cases it makes. bench/families.cpp lists the families.
 #pragma once
 
 #include <memory>
@@ -8,26 +8,32 @@
 #include <vector>
 
 #include "harness/case.hpp"
+#include "harness/config_node.hpp"
 #include "harness/rank_context.hpp"
 
-namespace CLI {
-class App;
-}
-
 namespace preflight {
+
+// One key of a family's benchmark entry and the command-line flag that sets it.
+struct OptionSpec {
+  std::string key;    // in YAML: benchmarks[i].<key>
+  std::string flags;  // for CLI11, e.g. "-d,--dtype"
+  std::string help;
+  bool list = false;  // a list of names (comma-separated on the command line)
+};
 
 class Family {
  public:
   virtual ~Family() = default;
   virtual std::string name() const = 0;
   virtual std::string summary() const = 0;
-  // Declares its options on the `preflight <name>` subcommand.
-  virtual void add_options(CLI::App& command) = 0;
-  // Checks what can be checked before MPI starts; throws UsageError naming the option.
-  virtual void validate() const = 0;
+  virtual std::vector<OptionSpec> options() const = 0;
+  // Reads and checks the family's keys of one benchmark entry (the keys every entry has,
+  // name, family and timing, are the harness's); throws UsageError at the key's position.
+  virtual void configure(const ConfigNode& entry) = 0;
   // The effective configuration, recorded in the results.
   virtual nlohmann::json config() const = 0;
-  // Collective over ctx.world: every rank makes the same cases in the same order.
+  // Collective over ctx.world: every rank makes the same cases in the same order. May be
+  // called more than once (variants, repetitions); each call makes fresh cases.
   virtual std::vector<std::unique_ptr<Case>> make_cases(const RankContext& ctx) = 0;
 };
 

@@ -3,8 +3,12 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include <signal.h>
 #include <chrono>
 #include <map>
+#include <nlohmann/json.hpp>
+
+#include "harness/watchdog.hpp"
 
 #include "preflight/schema/layout.hpp"
 
@@ -113,6 +117,10 @@ void write_core_stats(hid_t stats, const StatsTable& t) {
   put_i("group", [](const P&, const G& g) { return g.group; });
   put_i("group_ranks", [](const P&, const G& g) { return g.ranks; });
   put_i("iterations", [](const P& p, const G&) { return p.iterations; });
+  std::vector<std::string> reasons;
+  for (const auto* p : t.point_of_row) reasons.push_back(p->stop_reason);
+  h5::write_column(stats, "stop_reason", std::span<const std::string>(reasons),
+                   info_of(item(s::kStatsColumns, "stop_reason")));
   put_d("time_min", [](const P&, const G& g) { return g.per_iteration.min; });
   put_d("time_p5", [](const P&, const G& g) { return g.per_iteration.p5; });
   put_d("time_median", [](const P&, const G& g) { return g.per_iteration.median; });
@@ -120,6 +128,8 @@ void write_core_stats(hid_t stats, const StatsTable& t) {
   put_d("time_max", [](const P&, const G& g) { return g.per_iteration.max; });
   put_d("time_mean", [](const P&, const G& g) { return g.per_iteration.mean; });
   put_d("time_cv", [](const P&, const G& g) { return g.per_iteration.cv; });
+  put_d("median_ci_low", [](const P&, const G& g) { return g.median_ci.low; });
+  put_d("median_ci_high", [](const P&, const G& g) { return g.median_ci.high; });
   put_i("batch_blocks", [](const P& p, const G&) { return p.batch_blocks; });
   put_i("batch_ops", [](const P& p, const G&) { return p.batch_ops; });
   put_d("batched_time_median", [](const P&, const G& g) { return g.batched.median; });
@@ -191,36 +201,38 @@ std::string utc_timestamp() {
                                                   std::chrono::system_clock::now()));
 }
 
-Hdf5Sink::Hdf5Sink(const std::string& path, const RunInfo& run,
-                   const std::vector<RankEnvironment>& environment)
-    : file_(h5::create_file(path)) {
-  const hid_t f = file_.get();
-  h5::set_attribute(f, "schema_version", std::int64_t{s::kVersion});
-  h5::set_attribute(f, "preflight_version", std::string_view(PREFLIGHT_VERSION));
-  h5::set_attribute(f, "git_revision", std::string_view(PREFLIGHT_GIT_REVISION));
-  h5::set_attribute(f, "command_line", std::string_view(run.command_line));
-  h5::set_attribute(f, "config", std::string_view(run.config_json));
-  h5::set_attribute(f, "start_time", std::string_view(run.start_time));
-  h5::set_attribute(f, "end_time", std::string_view(""));
-  h5::set_attribute(f, "status", s::run_status::kRunning);
-  h5::set_attribute(f, "exit_code", std::int64_t{-1});
-  h5::set_attribute(f, "world_size", std::int64_t{run.world_size});
-  h5::set_attribute(f, "node_count", std::int64_t{run.node_count});
-  write_environment(f, environment);
-  h5::create_group(f, s::kCasesGroup);
-  h5::flush(f);
-}
+namespace {
 
-void Hdf5Sink::case_finished(const CaseRecord& r) {
-  h5::Handle cases = h5::open_group(file_.get(), s::kCasesGroup);
+// Signals that end the job (mpirun forwards SIGTERM when a rank dies) wait until a write is
+// whole: the file is consistent between writes, never in the middle of one.
+class SignalsDeferred {
+ public:
+  SignalsDeferred() {
+    sigset_t block;
+    sigemptyset(&block);
+    for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&block, sig);
+    pthread_sigmask(SIG_BLOCK, &block, &previous_);
+  }
+  ~SignalsDeferred() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
+  SignalsDeferred(const SignalsDeferred&) = delete;
+  SignalsDeferred& operator=(const SignalsDeferred&) = delete;
+
+ private:
+  sigset_t previous_{};
+};
+
+void write_case(hid_t file, const CaseRecord& r, const std::string& status) {
+  h5::Handle cases = h5::open_group(file, s::kCasesGroup);
   h5::Handle g = h5::create_group(cases.get(), fmt::format("{:06d}", r.index));
   h5::set_attribute(g.get(), "index", static_cast<std::int64_t>(r.index));
   h5::set_attribute(g.get(), "name", std::string_view(r.name));
   h5::set_attribute(g.get(), "family", std::string_view(r.family));
   h5::set_attribute(g.get(), "backend", std::string_view(r.backend));
-  h5::set_attribute(g.get(), "status", std::string_view(r.status));
+  h5::set_attribute(g.get(), "status", std::string_view(status));
   h5::set_attribute(g.get(), "wrong_elements", r.wrong_elements);
   h5::set_attribute(g.get(), "group_count", std::int64_t{r.group_count});
+  h5::set_attribute(g.get(), "timeout_s", r.timeout_s);
+  h5::set_attribute(g.get(), "timeout_s.units", std::string_view("s"));
   for (const auto& p : r.params) set_param_attribute(g.get(), p);
   std::vector<std::int64_t> group_of_rank(r.group_of_rank.begin(), r.group_of_rank.end());
   h5::write_column(g.get(), s::kGroupOfRank, std::span<const std::int64_t>(group_of_rank),
@@ -233,13 +245,88 @@ void Hdf5Sink::case_finished(const CaseRecord& r) {
     write_metrics(stats.get(), table);
   }
   write_points(g.get(), r);
+}
+
+void write_run_start(hid_t f, const RunInfo& run, const std::vector<RankEnvironment>& environment) {
+  h5::set_attribute(f, "schema_version", std::int64_t{s::kVersion});
+  h5::set_attribute(f, "preflight_version", std::string_view(PREFLIGHT_VERSION));
+  h5::set_attribute(f, "git_revision", std::string_view(PREFLIGHT_GIT_REVISION));
+  h5::set_attribute(f, "command_line", std::string_view(run.command_line));
+  h5::set_attribute(f, "config", std::string_view(run.config_json));
+  h5::set_attribute(f, "start_time", std::string_view(run.start_time));
+  h5::set_attribute(f, "end_time", std::string_view(""));
+  h5::set_attribute(f, "status", s::run_status::kIncomplete);
+  h5::set_attribute(f, "exit_code", std::int64_t{-1});
+  h5::set_attribute(f, "resumes", std::string_view("[]"));
+  h5::set_attribute(f, "world_size", std::int64_t{run.world_size});
+  h5::set_attribute(f, "node_count", std::int64_t{run.node_count});
+  write_environment(f, environment);
+  h5::create_group(f, s::kCasesGroup);
+}
+
+}  // namespace
+
+std::unique_ptr<Hdf5Sink> Hdf5Sink::create(const std::string& path, const RunInfo& run,
+                                           const std::vector<RankEnvironment>& environment) {
+  const SignalsDeferred deferred;
+  std::unique_ptr<Hdf5Sink> sink(new Hdf5Sink(h5::create_file(path)));
+  write_run_start(sink->file_.get(), run, environment);
+  h5::flush(sink->file_.get());
+  return sink;
+}
+
+std::unique_ptr<Hdf5Sink> Hdf5Sink::resume(const std::string& path, const RunInfo& run,
+                                           ExistingCases& existing) {
+  const SignalsDeferred deferred;
+  std::unique_ptr<Hdf5Sink> sink(new Hdf5Sink(h5::open_file_write(path)));
+  const hid_t f = sink->file_.get();
+  if (!h5::has_attribute(f, "schema_version") || !h5::exists(f, s::kCasesGroup))
+    throw h5::Error(fmt::format("{} is no preflight results file", path));
+  if (h5::int_attribute(f, "schema_version") != s::kVersion)
+    throw h5::Error(fmt::format("{} has schema version {}, this preflight writes {}", path,
+                                h5::int_attribute(f, "schema_version"), s::kVersion));
+  existing.config = h5::string_attribute(f, "config");
+  h5::Handle cases = h5::open_group(f, s::kCasesGroup);
+  for (const auto& name : h5::child_names(cases.get())) {
+    h5::Handle c = h5::open_group(cases.get(), name);
+    existing.finished.push_back(static_cast<std::size_t>(h5::int_attribute(c.get(), "index")));
+    existing.names.push_back(h5::string_attribute(c.get(), "name"));
+    const std::string status = h5::string_attribute(c.get(), "status");
+    existing.any_failed = existing.any_failed || status == s::case_status::kFailed;
+    existing.any_timeout = existing.any_timeout || status == s::case_status::kTimeout;
+  }
+  auto resumes = nlohmann::json::parse(h5::string_attribute(f, "resumes"));
+  resumes.push_back({{"start_time", run.start_time}, {"command_line", run.command_line}});
+  h5::set_attribute(f, "resumes", std::string_view(resumes.dump()));
+  h5::set_attribute(f, "status", s::run_status::kIncomplete);
+  h5::set_attribute(f, "exit_code", std::int64_t{-1});
+  h5::flush(f);
+  return sink;
+}
+
+void Hdf5Sink::case_finished(const CaseRecord& r) {
+  const SignalsDeferred deferred;
+  write_case(file_.get(), r, r.status);
   h5::flush(file_.get());
 }
 
-void Hdf5Sink::run_finished(const std::string& status, int exit_code) {
+void Hdf5Sink::case_timed_out(const CaseRecord& partial, const TimeoutVerdict& verdict) {
+  write_case(file_.get(), partial, std::string(s::case_status::kTimeout));
+  h5::Handle cases = h5::open_group(file_.get(), s::kCasesGroup);
+  h5::Handle g = h5::open_group(cases.get(), fmt::format("{:06d}", partial.index));
+  h5::set_attribute(g.get(), "timeout_message", std::string_view(verdict.message));
+  std::vector<std::int64_t> ranks(verdict.not_arrived.begin(), verdict.not_arrived.end());
+  h5::write_column(g.get(), "not_arrived", std::span<const std::int64_t>(ranks),
+                   {"", "ranks that were not waiting inside MPI when the case timed out", ""});
+  h5::flush(file_.get());
+}
+
+void Hdf5Sink::run_finished(const std::string& status, int exit_code, const std::string& note) {
+  const SignalsDeferred deferred;
   h5::set_attribute(file_.get(), "status", std::string_view(status));
   h5::set_attribute(file_.get(), "exit_code", std::int64_t{exit_code});
   h5::set_attribute(file_.get(), "end_time", std::string_view(utc_timestamp()));
+  if (!note.empty()) h5::set_attribute(file_.get(), "status_note", std::string_view(note));
   h5::flush(file_.get());
 }
 

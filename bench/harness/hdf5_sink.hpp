@@ -2,6 +2,7 @@
 // as soon as it ends, so a run that stops early leaves every finished case readable.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,17 +20,32 @@ struct RunInfo {
   int node_count = 0;
 };
 
+// What an earlier run left in a file that --resume completes.
+struct ExistingCases {
+  std::vector<std::size_t> finished;  // case indices present in the file
+  std::vector<std::string> names;     // their names, to check the campaign is the same
+  bool any_failed = false;
+  bool any_timeout = false;
+  std::string config;  // the effective config the file was written with
+};
+
 class Hdf5Sink final : public ResultSink {
  public:
-  // Creates `path`; throws h5::Error if it exists or cannot be created.
-  Hdf5Sink(const std::string& path, const RunInfo& run,
-           const std::vector<RankEnvironment>& environment);
+  // Creates `path`; throws h5::Error if it cannot be created.
+  static std::unique_ptr<Hdf5Sink> create(const std::string& path, const RunInfo& run,
+                                          const std::vector<RankEnvironment>& environment);
+  // Opens a file to complete; throws h5::Error when it is no preflight results file.
+  static std::unique_ptr<Hdf5Sink> resume(const std::string& path, const RunInfo& run,
+                                          ExistingCases& existing);
+
   void case_started(const CaseHeading&) override {}
   void point_finished(const CaseHeading&, const PointResult&) override {}
   void case_finished(const CaseRecord& record) override;
-  void run_finished(const std::string& status, int exit_code) override;
+  void case_timed_out(const CaseRecord& partial, const TimeoutVerdict& verdict) override;
+  void run_finished(const std::string& status, int exit_code, const std::string& note) override;
 
  private:
+  explicit Hdf5Sink(h5::Handle file) : file_(std::move(file)) {}
   h5::Handle file_;
 };
 

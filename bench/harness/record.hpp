@@ -7,6 +7,7 @@
 
 #include "harness/case.hpp"
 #include "harness/stats.hpp"
+#include "harness/timing.hpp"
 
 namespace preflight {
 
@@ -14,8 +15,9 @@ namespace preflight {
 struct GroupResult {
   int group = -1;
   int ranks = 0;
-  Summary per_iteration;  // per iteration: the slowest rank of the group
-  Summary batched;        // per back-to-back block: time per operation, slowest rank
+  Summary per_iteration;     // per iteration: the slowest rank of the group
+  Interval median_ci{0, 0};  // 95% confidence interval of per_iteration.median
+  Summary batched;           // per back-to-back block: time per operation, slowest rank
   std::uint64_t wrong = 0;
   std::vector<Param> columns;
   std::vector<Metric> metrics;          // from the per-iteration median
@@ -25,6 +27,7 @@ struct GroupResult {
 struct PointResult {
   std::size_t index = 0;
   int iterations = 0;
+  std::string stop_reason;  // max_iterations, budget or precision
   int batch_blocks = 0;
   int batch_ops = 0;
   std::vector<double> samples;  // iterations x world size, seconds; NaN for idle ranks
@@ -40,6 +43,7 @@ struct CaseRecord {
   std::vector<int> group_of_rank;
   int group_count = 0;
   std::uint64_t wrong_elements = 0;
+  double timeout_s = 0;
   std::vector<PointResult> points;
 };
 

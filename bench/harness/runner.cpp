@@ -1,9 +1,14 @@
 #include "harness/runner.hpp"
 
+#include <fmt/format.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <thread>
 
 #include "harness/exit_codes.hpp"
 #include "preflight/schema/layout.hpp"
@@ -13,14 +18,21 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr int kPrecisionChunk = 10;  // iterations between collective precision checks
 
 double seconds(Clock::time_point start, Clock::time_point end) {
   return std::chrono::duration<double>(end - start).count();
 }
 
+void set_phase(Watchdog* w, Phase p) {
+  if (w != nullptr) w->set_phase(p);
+}
+
 // One operation started right after a barrier, timed on this rank alone.
-double timed_iteration(Operation* op, MPI_Comm world) {
+double timed_iteration(Operation* op, MPI_Comm world, Watchdog* w) {
+  set_phase(w, Phase::kBarrier);
   MPI_Barrier(world);
+  set_phase(w, Phase::kOperation);
   const auto start = Clock::now();
   if (op != nullptr) op->run();
   const auto end = Clock::now();
@@ -28,8 +40,10 @@ double timed_iteration(Operation* op, MPI_Comm world) {
 }
 
 // `ops` operations back to back after one barrier; time per operation on this rank.
-double timed_block(Operation* op, int ops, MPI_Comm world) {
+double timed_block(Operation* op, int ops, MPI_Comm world, Watchdog* w) {
+  set_phase(w, Phase::kBarrier);
   MPI_Barrier(world);
+  set_phase(w, Phase::kOperation);
   const auto start = Clock::now();
   if (op != nullptr)
     for (int i = 0; i < ops; ++i) op->run();
@@ -37,26 +51,67 @@ double timed_block(Operation* op, int ops, MPI_Comm world) {
   return op != nullptr ? seconds(start, end) / ops : kNaN;
 }
 
-std::uint64_t check_result(Operation* op, const RankContext& ctx, const TimingOptions& options) {
+std::uint64_t check_result(Operation* op, const RankContext& ctx, const RunControls& controls,
+                           Watchdog* w) {
   if (op != nullptr) op->fill();
+  set_phase(w, Phase::kBarrier);
   MPI_Barrier(ctx.world);
+  set_phase(w, Phase::kOperation);
   if (op == nullptr) return 0;
   op->run();
-  if (ctx.rank == options.corrupt_rank) op->corrupt_result();
+  set_phase(w, Phase::kHarness);
+  if (ctx.rank == controls.corrupt_rank) op->corrupt_result();
   return op->count_wrong();
 }
 
-double estimate_cost(Operation* op, const RankContext& ctx, int warmup) {
+double estimate_cost(Operation* op, const RankContext& ctx, int warmup, Watchdog* w) {
   std::vector<double> times;
-  for (int i = 0; i < warmup; ++i) times.push_back(timed_iteration(op, ctx.world));
+  for (int i = 0; i < warmup; ++i) times.push_back(timed_iteration(op, ctx.world, w));
   double local = 0;
   if (op != nullptr && !times.empty()) {
     std::sort(times.begin(), times.end());
     local = times[times.size() / 2];
   }
   double slowest = 0;
+  set_phase(w, Phase::kBarrier);
   MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, ctx.world);
   return slowest;
+}
+
+// The per-iteration phase. Without a precision target it runs the budget's worth of
+// iterations; with one it stops early once the median's 95% interval is narrow enough, a
+// decision every rank takes from the same numbers (the slowest rank's time per iteration).
+std::vector<double> timed_iterations(Operation* op, const RankContext& ctx, const TimingOptions& t,
+                                     int planned, StopReason& reason, Watchdog* w) {
+  std::vector<double> samples;
+  samples.reserve(static_cast<std::size_t>(planned));
+  reason = planned >= t.max_iterations ? StopReason::kMaxIterations : StopReason::kBudget;
+  if (t.precision <= 0) {
+    for (int i = 0; i < planned; ++i) samples.push_back(timed_iteration(op, ctx.world, w));
+    return samples;
+  }
+  std::vector<double> slowest;
+  while (static_cast<int>(samples.size()) < planned) {
+    const int chunk = std::min(kPrecisionChunk, planned - static_cast<int>(samples.size()));
+    std::vector<double> mine;
+    for (int i = 0; i < chunk; ++i) mine.push_back(timed_iteration(op, ctx.world, w));
+    samples.insert(samples.end(), mine.begin(), mine.end());
+    for (double& x : mine) x = std::isnan(x) ? 0 : x;  // idle ranks take no part in the maximum
+    std::vector<double> chunk_slowest(mine.size());
+    set_phase(w, Phase::kBarrier);
+    MPI_Allreduce(mine.data(), chunk_slowest.data(), chunk, MPI_DOUBLE, MPI_MAX, ctx.world);
+    slowest.insert(slowest.end(), chunk_slowest.begin(), chunk_slowest.end());
+    if (static_cast<int>(slowest.size()) < t.min_iterations) continue;
+    std::vector<double> sorted = slowest;
+    std::sort(sorted.begin(), sorted.end());
+    const Interval ci = median_interval(sorted);
+    const double median = sorted[sorted.size() / 2];
+    if (median > 0 && (ci.high - ci.low) / 2 <= t.precision * median) {
+      reason = StopReason::kPrecision;
+      break;
+    }
+  }
+  return samples;
 }
 
 std::vector<double> gather_matrix(const std::vector<double>& mine, const RankContext& ctx) {
@@ -94,7 +149,13 @@ GroupResult group_result(Case& c, const PointResult& p, int group, const std::ve
   GroupResult g;
   g.group = group;
   g.ranks = static_cast<int>(members.size());
-  g.per_iteration = summarize(slowest_per_row(p.samples, ranks, members));
+  const auto per_iteration = slowest_per_row(p.samples, ranks, members);
+  g.per_iteration = summarize(per_iteration);
+  std::vector<double> sorted;
+  for (double x : per_iteration)
+    if (!std::isnan(x)) sorted.push_back(x);
+  std::sort(sorted.begin(), sorted.end());
+  g.median_ci = sorted.empty() ? Interval{kNaN, kNaN} : median_interval(sorted);
   g.batched = summarize(slowest_per_row(p.batched, ranks, members));
   for (int r : members) g.wrong += p.wrong_per_rank[static_cast<std::size_t>(r)];
   g.columns = c.point_columns(p.index, group);
@@ -103,9 +164,14 @@ GroupResult group_result(Case& c, const PointResult& p, int group, const std::ve
   return g;
 }
 
+int group_count(const Case& c) {
+  const auto& g = c.group_of_rank();
+  return 1 + *std::max_element(g.begin(), g.end());
+}
+
 void add_group_results(Case& c, PointResult& p, const RankContext& ctx) {
   const auto& group_of_rank = c.group_of_rank();
-  const int groups = 1 + *std::max_element(group_of_rank.begin(), group_of_rank.end());
+  const int groups = group_count(c);
   std::vector<std::vector<int>> members(static_cast<std::size_t>(groups));
   std::vector<int> everyone;
   for (int r = 0; r < ctx.size; ++r) {
@@ -121,71 +187,172 @@ void add_group_results(Case& c, PointResult& p, const RankContext& ctx) {
       p.groups.push_back(group_result(c, p, g, members[static_cast<std::size_t>(g)], ranks));
 }
 
-int group_count(const Case& c) {
-  const auto& g = c.group_of_rank();
-  return 1 + *std::max_element(g.begin(), g.end());
+CaseRecord start_record(const PlannedCase& planned, std::size_t index) {
+  const Case& c = *planned.c;
+  CaseRecord r;
+  r.index = index;
+  r.name = c.name();
+  r.family = c.family();
+  r.backend = c.backend();
+  r.params = {{"benchmark", planned.benchmark, "", false},
+              {"variant", planned.variant, "", false},
+              {"repetition", std::int64_t{planned.repetition}, "", false}};
+  for (auto& p : c.params()) r.params.push_back(std::move(p));
+  r.group_of_rank = c.group_of_rank();
+  r.group_count = group_count(c);
+  r.timeout_s = planned.timing.timeout_s;
+  return r;
+}
+
+// Sets the variant's environment before its cases run; puts back what was there before.
+class VariantEnvironment {
+ public:
+  void apply(const std::map<std::string, std::string>* env) {
+    if (env == current_) return;
+    restore();
+    current_ = env;
+    if (env == nullptr) return;
+    for (const auto& [name, value] : *env) {
+      const char* old = std::getenv(name.c_str());
+      saved_.emplace_back(name, old ? std::optional<std::string>(old) : std::nullopt);
+      setenv(name.c_str(), value.c_str(), 1);
+    }
+  }
+  ~VariantEnvironment() { restore(); }
+
+ private:
+  void restore() {
+    for (const auto& [name, value] : saved_)
+      value ? setenv(name.c_str(), value->c_str(), 1) : unsetenv(name.c_str());
+    saved_.clear();
+    current_ = nullptr;
+  }
+  const std::map<std::string, std::string>* current_ = nullptr;
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+};
+
+// Rank 0 decides whether the run's time budget allows another case; every rank follows.
+bool within_budget(const RunControls& controls, Clock::time_point start, const RankContext& ctx) {
+  int go = controls.time_budget_s <= 0 || seconds(start, Clock::now()) < controls.time_budget_s;
+  MPI_Bcast(&go, 1, MPI_INT, 0, ctx.world);
+  return go != 0;
+}
+
+void run_case(PlannedCase& planned, CaseRecord& record, const CaseHeading& heading,
+              const RankContext& ctx, const RunControls& controls,
+              const std::vector<ResultSink*>& sinks, Watchdog* watchdog, InProgress& progress) {
+  Case& c = *planned.c;
+  if (ctx.rank == controls.hang_rank && heading.index == controls.hang_case) {
+    set_phase(watchdog, Phase::kTestHang);
+    std::this_thread::sleep_for(std::chrono::duration<double>(controls.hang_seconds));
+  }
+  for (std::size_t p = 0; p < c.point_count(); ++p) {
+    if (watchdog != nullptr) watchdog->set_point(static_cast<std::int64_t>(p));
+    PointResult point = run_point(c, p, ctx, planned.timing, controls, watchdog);
+    if (!ctx.is_root()) continue;
+    std::lock_guard lock(progress.mutex);
+    record.wrong_elements += point.groups.front().wrong;
+    record.points.push_back(std::move(point));
+    progress.record = record;
+    for (auto* sink : sinks) sink->point_finished(heading, record.points.back());
+  }
 }
 
 }  // namespace
 
 PointResult run_point(Case& c, std::size_t point, const RankContext& ctx,
-                      const TimingOptions& options) {
+                      const TimingOptions& timing, const RunControls& controls, Watchdog* w) {
+  set_phase(w, Phase::kHarness);
   auto op = c.make_operation(point);
   PointResult p;
   p.index = point;
-  const std::uint64_t wrong = check_result(op.get(), ctx, options);
+  const std::uint64_t wrong = check_result(op.get(), ctx, controls, w);
 
-  p.iterations = decide_iterations(options, estimate_cost(op.get(), ctx, options.warmup));
-  std::vector<double> samples;
-  samples.reserve(static_cast<std::size_t>(p.iterations));
-  for (int i = 0; i < p.iterations; ++i) samples.push_back(timed_iteration(op.get(), ctx.world));
+  const int planned = decide_iterations(timing, estimate_cost(op.get(), ctx, timing.warmup, w));
+  StopReason reason = StopReason::kMaxIterations;
+  const std::vector<double> samples = timed_iterations(op.get(), ctx, timing, planned, reason, w);
+  p.iterations = static_cast<int>(samples.size());
+  p.stop_reason = name_of(reason);
 
-  p.batch_blocks = options.batch_blocks;
-  p.batch_ops = std::max(1, p.iterations / options.batch_blocks);
+  p.batch_blocks = timing.batch_blocks;
+  p.batch_ops = std::max(1, p.iterations / timing.batch_blocks);
   std::vector<double> batched;
   for (int b = 0; b < p.batch_blocks; ++b)
-    batched.push_back(timed_block(op.get(), p.batch_ops, ctx.world));
+    batched.push_back(timed_block(op.get(), p.batch_ops, ctx.world, w));
 
+  set_phase(w, Phase::kBarrier);
   p.samples = gather_matrix(samples, ctx);
   p.batched = gather_matrix(batched, ctx);
   p.wrong_per_rank.resize(ctx.is_root() ? static_cast<std::size_t>(ctx.size) : 1);
   MPI_Gather(&wrong, 1, MPI_UINT64_T, p.wrong_per_rank.data(), 1, MPI_UINT64_T, 0, ctx.world);
+  set_phase(w, Phase::kHarness);
   if (ctx.is_root()) add_group_results(c, p, ctx);
   return p;
 }
 
-int run_cases(std::vector<std::unique_ptr<Case>>& cases, const RankContext& ctx,
-              const TimingOptions& options, const std::vector<ResultSink*>& sinks) {
-  bool any_failed = false;
-  for (std::size_t k = 0; k < cases.size(); ++k) {
-    Case& c = *cases[k];
-    const CaseHeading heading{k, cases.size(), &c};
-    for (auto* sink : sinks) sink->case_started(heading);
-    CaseRecord record;
-    record.index = k;
-    record.name = c.name();
-    record.family = c.family();
-    record.backend = c.backend();
-    record.params = c.params();
-    record.group_of_rank = c.group_of_rank();
-    record.group_count = group_count(c);
-    for (std::size_t p = 0; p < c.point_count(); ++p) {
-      record.points.push_back(run_point(c, p, ctx, options));
-      if (!ctx.is_root()) continue;
-      for (auto* sink : sinks) sink->point_finished(heading, record.points.back());
-      record.wrong_elements += record.points.back().groups.front().wrong;
+int run_campaign(std::vector<PlannedCase>& plan, const RankContext& ctx,
+                 const RunControls& controls, const std::vector<ResultSink*>& sinks,
+                 Watchdog* watchdog, InProgress& progress) {
+  const auto start = Clock::now();
+  bool any_failed = controls.earlier_failed;
+  std::size_t done = 0, to_run = 0;
+  for (std::size_t k = 0; k < plan.size(); ++k) to_run += controls.skip.count(k) ? 0 : 1;
+  VariantEnvironment environment;
+  bool stopped_early = false;
+  for (std::size_t k = 0; k < plan.size(); ++k) {
+    if (controls.skip.count(k)) continue;
+    if (!within_budget(controls, start, ctx)) {
+      stopped_early = true;
+      break;
     }
+    PlannedCase& planned = plan[k];
+    environment.apply(planned.env);
+    const double elapsed = seconds(start, Clock::now());
+    const double left =
+        done == 0 ? kNaN : elapsed / static_cast<double>(done) * static_cast<double>(to_run - done);
+    const CaseHeading heading{k, plan.size(), planned.c.get(), elapsed, left, done, to_run};
+    CaseRecord record = start_record(planned, k);
+    if (ctx.is_root()) {
+      std::lock_guard lock(progress.mutex);
+      progress.record = record;
+      progress.active = true;
+      for (auto* sink : sinks) sink->case_started(heading);
+    }
+    if (watchdog != nullptr)
+      watchdog->arm(static_cast<std::int64_t>(k), record.name, planned.timing.timeout_s);
+    run_case(planned, record, heading, ctx, controls, sinks, watchdog, progress);
+    if (watchdog != nullptr) watchdog->disarm();
     // Rank 0 alone knows the wrong counts of all ranks; every rank must return the same code.
     std::uint64_t wrong = record.wrong_elements;
     MPI_Bcast(&wrong, 1, MPI_UINT64_T, 0, ctx.world);
     any_failed = any_failed || wrong > 0;
     record.status =
         std::string(wrong > 0 ? schema::case_status::kFailed : schema::case_status::kOk);
+    ++done;
+    if (!ctx.is_root()) continue;
+    std::lock_guard lock(progress.mutex);
+    progress.active = false;
     for (auto* sink : sinks) sink->case_finished(record);
   }
-  const int code = any_failed ? exit_code::kBenchmarkFailed : exit_code::kSuccess;
-  const auto status = any_failed ? schema::run_status::kFailed : schema::run_status::kComplete;
-  for (auto* sink : sinks) sink->run_finished(std::string(status), code);
+  const bool timed_out = controls.earlier_timeout || stopped_early;
+  const int code = timed_out    ? exit_code::kTimeout
+                   : any_failed ? exit_code::kBenchmarkFailed
+                                : exit_code::kSuccess;
+  const auto status = stopped_early ? schema::run_status::kIncomplete
+                      : timed_out   ? schema::run_status::kTimeout
+                      : any_failed  ? schema::run_status::kFailed
+                                    : schema::run_status::kComplete;
+  if (ctx.is_root()) {
+    std::lock_guard lock(progress.mutex);
+    const std::string note =
+        stopped_early
+            ? fmt::format(
+                  "the run's time budget ({:.0f} s) ran out after {} of {} cases; --resume "
+                  "completes it",
+                  controls.time_budget_s, done, to_run)
+            : std::string();
+    for (auto* sink : sinks) sink->run_finished(std::string(status), code, note);
+  }
   return code;
 }
 

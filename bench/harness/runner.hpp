@@ -1,8 +1,12 @@
-// Runs cases: warm-up, correctness check, per-iteration and back-to-back timing on every
-// rank, gathering to rank 0, statistics, and handing results to the sinks.
+// Runs a campaign's cases: correctness check, warm-up, per-iteration and back-to-back timing on
+// every rank, gathering to rank 0, statistics, progress, and handing results to the sinks.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <mutex>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "harness/case.hpp"
@@ -10,16 +14,47 @@
 #include "harness/record.hpp"
 #include "harness/sink.hpp"
 #include "harness/timing.hpp"
+#include "harness/watchdog.hpp"
 
 namespace preflight {
 
-// Collective over ctx.world. On rank 0 the result holds every rank's samples and statistics;
-// elsewhere only this rank's part.
-PointResult run_point(Case& c, std::size_t point, const RankContext& ctx,
-                      const TimingOptions& options);
+// One case of the campaign with where it came from.
+struct PlannedCase {
+  std::unique_ptr<Case> c;
+  std::string benchmark;
+  std::string variant;
+  int repetition = 0;
+  const std::map<std::string, std::string>* env = nullptr;  // the variant's environment
+  TimingOptions timing;
+};
 
-// Runs every case in order and returns preflight's exit code (every rank returns the same).
-int run_cases(std::vector<std::unique_ptr<Case>>& cases, const RankContext& ctx,
-              const TimingOptions& options, const std::vector<ResultSink*>& sinks);
+// What the run as a whole obeys, beyond each case's timing.
+struct RunControls {
+  double time_budget_s = 0;      // stop starting cases after this; 0: no limit
+  std::set<std::size_t> skip;    // cases already in the file (resume)
+  bool earlier_failed = false;   // a skipped case had failed
+  bool earlier_timeout = false;  // a skipped case had timed out
+  // Test-only fault injection.
+  int corrupt_rank = -1;  // damages its result before the check
+  int hang_rank = -1;     // sleeps at the start of case hang_case
+  std::size_t hang_case = 0;
+  double hang_seconds = 3600;
+};
+
+// Rank 0's case in progress, shared with the watchdog so a timeout can record what finished.
+struct InProgress {
+  std::mutex mutex;  // also serialises every sink call (HDF5 is not thread-safe)
+  CaseRecord record;
+  bool active = false;
+};
+
+// Collective over ctx.world. On rank 0 the result holds every rank's samples and statistics.
+PointResult run_point(Case& c, std::size_t point, const RankContext& ctx,
+                      const TimingOptions& timing, const RunControls& controls, Watchdog* watchdog);
+
+// Runs the plan and returns preflight's exit code (every rank returns the same).
+int run_campaign(std::vector<PlannedCase>& plan, const RankContext& ctx,
+                 const RunControls& controls, const std::vector<ResultSink*>& sinks,
+                 Watchdog* watchdog, InProgress& progress);
 
 }  // namespace preflight

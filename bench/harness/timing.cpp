@@ -9,19 +9,25 @@
 
 namespace preflight {
 
-void validate(const TimingOptions& o) {
-  if (o.warmup < 0)
-    throw UsageError(fmt::format("--warmup: expected 0 or more, found {}", o.warmup));
-  if (o.min_iterations < 1)
-    throw UsageError(fmt::format("--min-iters: expected 1 or more, found {}", o.min_iterations));
+TimingOptions read_timing(const ConfigNode& node, const TimingOptions& defaults) {
+  node.expect_map(kTimingKeys);
+  TimingOptions o;
+  o.warmup = static_cast<int>(node.integer("warmup", defaults.warmup, 0, 1000000));
+  o.min_iterations =
+      static_cast<int>(node.integer("min_iters", defaults.min_iterations, 1, 100000000));
+  o.max_iterations =
+      static_cast<int>(node.integer("max_iters", defaults.max_iterations, 1, 100000000));
+  o.budget_s = node.duration("budget", defaults.budget_s);
+  o.precision = node.number("precision", defaults.precision, 0, 1);
+  o.batch_blocks = static_cast<int>(node.integer("batch_blocks", defaults.batch_blocks, 1, 100000));
+  o.timeout_s = node.duration("timeout", defaults.timeout_s);
   if (o.max_iterations < o.min_iterations)
-    throw UsageError(fmt::format("--iters: expected at least --min-iters ({}), found {}",
-                                 o.min_iterations, o.max_iterations));
-  if (!(o.budget_s > 0) || !std::isfinite(o.budget_s))
-    throw UsageError(fmt::format(
-        "--budget: expected a time above 0 such as 0.5s or 200ms, found {}", o.budget_s));
-  if (o.batch_blocks < 1)
-    throw UsageError(fmt::format("--batch-blocks: expected 1 or more, found {}", o.batch_blocks));
+    node.fail("max_iters", fmt::format("at least min_iters ({})", o.min_iterations),
+              fmt::format("{}", o.max_iterations));
+  if (!(o.budget_s > 0))
+    node.fail("budget", "a time above 0 such as 0.5s or 200ms", node.string("budget", "0"));
+  if (!(o.timeout_s >= 1)) node.fail("timeout", "at least 1s", node.string("timeout", "0"));
+  return o;
 }
 
 int decide_iterations(const TimingOptions& o, double estimate_s) {
@@ -29,6 +35,29 @@ int decide_iterations(const TimingOptions& o, double estimate_s) {
   const double fits = std::floor(o.budget_s / estimate_s);
   if (fits >= o.max_iterations) return o.max_iterations;
   return std::max(o.min_iterations, static_cast<int>(fits));
+}
+
+const char* name_of(StopReason reason) {
+  switch (reason) {
+    case StopReason::kBudget:
+      return "budget";
+    case StopReason::kPrecision:
+      return "precision";
+    default:
+      return "max_iterations";
+  }
+}
+
+Interval median_interval(const std::vector<double>& sorted) {
+  const double n = static_cast<double>(sorted.size());
+  const double half_width = 1.96 * std::sqrt(n) / 2;
+  const auto clamp_index = [&](double i) {
+    return static_cast<std::size_t>(std::clamp(i, 0.0, n - 1));
+  };
+  // 1-based ranks floor(n/2 - w) and ceil(1 + n/2 + w), as 0-based indices.
+  const std::size_t low = clamp_index(std::floor(n / 2 - half_width) - 1);
+  const std::size_t high = clamp_index(std::ceil(1 + n / 2 + half_width) - 1);
+  return {sorted[low], sorted[high]};
 }
 
 }  // namespace preflight

@@ -1,22 +1,40 @@
 // How long and how often each point is timed: the same rules for every family.
 #pragma once
 
+#include "harness/config_node.hpp"
+
 namespace preflight {
 
 struct TimingOptions {
   int warmup = 5;            // untimed operations before timing; they also estimate the cost
   int min_iterations = 5;    // timed samples at least ...
-  int max_iterations = 100;  // ... and at most, whatever the budget says
+  int max_iterations = 100;  // ... and at most
   double budget_s = 0.2;     // time for the per-iteration phase of one point
+  double precision = 0;      // stop once the median's 95% CI is within +-this (0.01 = 1%); 0: off
   int batch_blocks = 5;      // back-to-back blocks after the per-iteration phase
-  int corrupt_rank = -1;     // test-only: this rank damages its result before the check
+  double timeout_s = 300;    // the watchdog's limit for one case
 };
 
-// Validates the options; throws UsageError naming the option.
-void validate(const TimingOptions& options);
+// The keys of a `timing:` map.
+inline const std::vector<std::string> kTimingKeys = {
+    "warmup", "min_iters", "max_iters", "budget", "precision", "batch_blocks", "timeout"};
+
+// Reads a `timing:` map over `defaults`; throws UsageError at the key's position.
+TimingOptions read_timing(const ConfigNode& node, const TimingOptions& defaults);
 
 // The number of timed iterations for an operation estimated to take `estimate_s` (the
 // slowest rank's, so every rank decides the same): the budget's worth within the bounds.
 int decide_iterations(const TimingOptions& options, double estimate_s);
+
+// How the per-iteration phase of a point ended.
+enum class StopReason { kMaxIterations, kBudget, kPrecision };
+const char* name_of(StopReason reason);
+
+// The distribution-free 95% confidence interval of the median of `sorted` (order statistics
+// around n/2 +- 1.96 sqrt(n)/2); {low, high}. Needs at least one value.
+struct Interval {
+  double low, high;
+};
+Interval median_interval(const std::vector<double>& sorted);
 
 }  // namespace preflight

@@ -4,6 +4,8 @@
 
 #include "harness/usage_error.hpp"
 
+#include <yaml-cpp/yaml.h>
+
 namespace preflight {
 namespace {
 
@@ -19,22 +21,47 @@ TEST(DecideIterations, FitsTheBudgetWithinBounds) {
   EXPECT_EQ(decide_iterations(o, 0.0), 100);  // no estimate: the maximum
 }
 
-TEST(ValidateTiming, NamesTheOption) {
-  TimingOptions o;
-  o.max_iterations = 2;
-  o.min_iterations = 3;
+TimingOptions timing_from(const std::string& yaml) {
+  return read_timing(ConfigNode(YAML::Load(yaml), "t.yaml", "timing"), TimingOptions{});
+}
+
+TEST(ReadTiming, ReadsEveryKey) {
+  const TimingOptions o = timing_from(
+      "{warmup: 2, min_iters: 3, max_iters: 40, budget: 50ms, precision: 0.02, batch_blocks: 4, "
+      "timeout: 2m}");
+  EXPECT_EQ(o.warmup, 2);
+  EXPECT_EQ(o.min_iterations, 3);
+  EXPECT_EQ(o.max_iterations, 40);
+  EXPECT_DOUBLE_EQ(o.budget_s, 0.05);
+  EXPECT_DOUBLE_EQ(o.precision, 0.02);
+  EXPECT_EQ(o.batch_blocks, 4);
+  EXPECT_DOUBLE_EQ(o.timeout_s, 120);
+}
+
+TEST(ReadTiming, NamesTheKeyAndItsLine) {
   try {
-    validate(o);
+    timing_from("warmup: 2\nmax_iters: 2\nmin_iters: 5\n");
     FAIL();
   } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("--iters"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("t.yaml:2:12: timing.max_iters"), std::string::npos)
+        << e.what();
   }
-  o = TimingOptions{};
-  o.batch_blocks = 0;
-  EXPECT_THROW(validate(o), UsageError);
-  o = TimingOptions{};
-  o.budget_s = 0;
-  EXPECT_THROW(validate(o), UsageError);
+  EXPECT_THROW(timing_from("{batch_blocks: 0}"), UsageError);
+  EXPECT_THROW(timing_from("{budget: 0s}"), UsageError);
+  EXPECT_THROW(timing_from("{warmpu: 3}"), UsageError);
+  EXPECT_THROW(timing_from("{precision: 2}"), UsageError);
+}
+
+TEST(MedianInterval, BracketsTheMedian) {
+  std::vector<double> v;
+  for (int i = 1; i <= 100; ++i) v.push_back(i);
+  const Interval ci = median_interval(v);
+  // n = 100: ranks 40 and 61 (1-based)
+  EXPECT_DOUBLE_EQ(ci.low, 40);
+  EXPECT_DOUBLE_EQ(ci.high, 61);
+  const Interval one = median_interval({7});
+  EXPECT_DOUBLE_EQ(one.low, 7);
+  EXPECT_DOUBLE_EQ(one.high, 7);
 }
 
 }  // namespace

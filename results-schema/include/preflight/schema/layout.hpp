@@ -38,14 +38,16 @@ inline constexpr std::string_view kDescriptionAttribute = "description";
 
 // Status strings.
 namespace run_status {
-inline constexpr std::string_view kRunning = "running";
+inline constexpr std::string_view kIncomplete =
+    "incomplete";  // not ended: running, killed, or out of time
 inline constexpr std::string_view kComplete = "complete";
 inline constexpr std::string_view kFailed = "failed";
-inline constexpr std::string_view kIncomplete = "incomplete";
+inline constexpr std::string_view kTimeout = "timeout";
 }  // namespace run_status
 namespace case_status {
 inline constexpr std::string_view kOk = "ok";
 inline constexpr std::string_view kFailed = "failed";
+inline constexpr std::string_view kTimeout = "timeout";
 }  // namespace case_status
 
 inline constexpr std::array kRunAttributes = {
@@ -56,8 +58,10 @@ inline constexpr std::array kRunAttributes = {
     Item{"config", Type::kString, "", "the effective configuration, JSON"},
     Item{"start_time", Type::kString, "", "UTC start of the run, ISO 8601"},
     Item{"end_time", Type::kString, "", "UTC end of the run, ISO 8601; empty while running"},
-    Item{"status", Type::kString, "", "running, complete, failed or incomplete"},
+    Item{"status", Type::kString, "", "incomplete, complete, failed or timeout"},
     Item{"exit_code", Type::kInt64, "", "the exit code preflight ended with; -1 while running"},
+    Item{"resumes", Type::kString, "",
+         "JSON list of the runs that completed this file with --resume"},
     Item{"world_size", Type::kInt64, "ranks", "number of MPI ranks"},
     Item{"node_count", Type::kInt64, "nodes", "number of nodes (virtual nodes when grouped)"},
 };
@@ -86,10 +90,14 @@ inline constexpr std::array kCaseAttributes = {
     Item{"name", Type::kString, "", "human-readable case name"},
     Item{"family", Type::kString, "", "benchmark family, e.g. comm"},
     Item{"backend", Type::kString, "", "backend within the family, e.g. mpi"},
-    Item{"status", Type::kString, "", "ok or failed"},
+    Item{"status", Type::kString, "", "ok, failed or timeout"},
     Item{"wrong_elements", Type::kUInt64, "elements",
          "wrong result elements, all points and ranks"},
     Item{"group_count", Type::kInt64, "groups", "rank groups that ran at the same time"},
+    Item{"benchmark", Type::kString, "", "name of the campaign's benchmark entry"},
+    Item{"variant", Type::kString, "", "name of the variant (environment) it ran under"},
+    Item{"repetition", Type::kInt64, "", "repetition of the campaign, 0-based"},
+    Item{"timeout_s", Type::kFloat64, "s", "the watchdog's limit for this case"},
 };
 
 // Columns of cases/<id>/stats every family writes: one row per point and group.
@@ -99,6 +107,8 @@ inline constexpr std::array kStatsColumns = {
     Item{"group_ranks", Type::kInt64, "ranks",
          "ranks in the group; in the all-groups row, ranks in all groups"},
     Item{"iterations", Type::kInt64, "iterations", "timed per-iteration samples"},
+    Item{"stop_reason", Type::kString, "",
+         "why timing stopped: max_iterations, budget or precision"},
     Item{"time_min", Type::kFloat64, "s", "per-iteration time, minimum"},
     Item{"time_p5", Type::kFloat64, "s", "per-iteration time, 5th percentile"},
     Item{"time_median", Type::kFloat64, "s", "per-iteration time, median"},
@@ -106,6 +116,8 @@ inline constexpr std::array kStatsColumns = {
     Item{"time_max", Type::kFloat64, "s", "per-iteration time, maximum"},
     Item{"time_mean", Type::kFloat64, "s", "per-iteration time, mean"},
     Item{"time_cv", Type::kFloat64, "", "per-iteration time, coefficient of variation"},
+    Item{"median_ci_low", Type::kFloat64, "s", "95% confidence interval of the median, low end"},
+    Item{"median_ci_high", Type::kFloat64, "s", "95% confidence interval of the median, high end"},
     Item{"batch_blocks", Type::kInt64, "blocks", "timed back-to-back blocks"},
     Item{"batch_ops", Type::kInt64, "operations", "operations in each back-to-back block"},
     Item{"batched_time_median", Type::kFloat64, "s", "back-to-back time per operation, median"},

@@ -1,0 +1,208 @@
+#include "harness/config_node.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "harness/duration.hpp"
+#include "harness/usage_error.hpp"
+
+namespace preflight {
+namespace {
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string join_path(const std::string& path, const std::string& key) {
+  if (key.empty()) return path;
+  return path.empty() ? key : path + "." + key;
+}
+
+}  // namespace
+
+std::string describe(const YAML::Node& node) {
+  if (!node.IsDefined() || node.IsNull()) return "nothing";
+  if (node.IsMap()) return "a map";
+  if (node.IsSequence()) return "a list";
+  return "'" + node.Scalar() + "'";
+}
+
+std::string closest_key(const std::string& key, const std::vector<std::string>& allowed) {
+  std::string best;
+  std::size_t best_distance = 3;  // at most two edits away
+  for (const auto& a : allowed) {
+    const std::size_t d = edit_distance(key, a);
+    if (d < best_distance) {
+      best_distance = d;
+      best = a;
+    }
+  }
+  return best;
+}
+
+std::string ConfigNode::label_without_position(const std::string& path) const {
+  if (flags_) {
+    const auto it = flags_->find(path);
+    if (it != flags_->end()) return it->second;
+  }
+  return fmt::format("--set {}", path);
+}
+
+std::string ConfigNode::where(const std::string& key) const {
+  const YAML::Node at = !key.empty() && node_.IsMap() && node_[key] ? node_[key] : node_;
+  const YAML::Mark mark = at.Mark();
+  const std::string path = join_path(path_, key);
+  if (mark.is_null() || (flags_ && flags_->count(path))) return label_without_position(path);
+  return fmt::format("{}:{}:{}: {}", file_, mark.line + 1, mark.column + 1, path);
+}
+
+void ConfigNode::fail(const std::string& key, const std::string& expected,
+                      const std::string& found) const {
+  throw UsageError(fmt::format("{}: expected {}, found {}", where(key), expected, found));
+}
+
+void ConfigNode::expect_map(const std::vector<std::string>& allowed) const {
+  if (!node_.IsMap())
+    fail("", fmt::format("a map with keys {}", fmt::join(allowed, ", ")), describe(node_));
+  for (const auto& entry : node_) {
+    const std::string key = entry.first.Scalar();
+    if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+    const std::string hint = closest_key(key, allowed);
+    const YAML::Mark mark = entry.first.Mark();
+    const std::string at = mark.is_null() || (flags_ && flags_->count(join_path(path_, key)))
+                               ? label_without_position(join_path(path_, key))
+                               : fmt::format("{}:{}:{}: {}", file_, mark.line + 1, mark.column + 1,
+                                             join_path(path_, key));
+    throw UsageError(fmt::format("{}: unknown key '{}'{}; expected one of {}", at, key,
+                                 hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint),
+                                 fmt::join(allowed, ", ")));
+  }
+}
+
+bool ConfigNode::has(const std::string& key) const {
+  return node_.IsMap() && node_[key].IsDefined();
+}
+
+ConfigNode ConfigNode::child(const std::string& key) const {
+  if (!has(key)) fail(key, "this key", "nothing (it is required)");
+  return {node_[key], file_, join_path(path_, key), flags_};
+}
+
+std::vector<ConfigNode> ConfigNode::sequence(const std::string& key) const {
+  std::vector<ConfigNode> out;
+  if (!has(key)) return out;
+  const YAML::Node list = node_[key];
+  if (!list.IsSequence()) fail(key, "a list", describe(list));
+  for (std::size_t i = 0; i < list.size(); ++i)
+    out.emplace_back(list[i], file_, fmt::format("{}[{}]", join_path(path_, key), i), flags_);
+  return out;
+}
+
+std::string ConfigNode::scalar(const std::string& key, const std::string& expected) const {
+  const YAML::Node v = node_[key];
+  if (!v.IsScalar()) fail(key, expected, describe(v));
+  return v.Scalar();
+}
+
+std::string ConfigNode::string(const std::string& key, const std::string& fallback) const {
+  return has(key) ? scalar(key, "a string") : fallback;
+}
+
+std::optional<std::string> ConfigNode::optional_string(const std::string& key) const {
+  if (!has(key)) return std::nullopt;
+  return scalar(key, "a string");
+}
+
+std::int64_t ConfigNode::integer(const std::string& key, std::int64_t fallback, std::int64_t min,
+                                 std::int64_t max) const {
+  if (!has(key)) return fallback;
+  const std::string expected = fmt::format("a whole number from {} to {}", min, max);
+  const std::string text = scalar(key, expected);
+  std::int64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value < min || value > max)
+    fail(key, expected, "'" + text + "'");
+  return value;
+}
+
+double ConfigNode::number(const std::string& key, double fallback, double min, double max) const {
+  if (!has(key)) return fallback;
+  const std::string expected = fmt::format("a number from {} to {}", min, max);
+  const std::string text = scalar(key, expected);
+  double value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value) ||
+      value < min || value > max)
+    fail(key, expected, "'" + text + "'");
+  return value;
+}
+
+double ConfigNode::duration(const std::string& key, double fallback_s) const {
+  if (!has(key)) return fallback_s;
+  const std::string text = scalar(key, "a duration such as 0.5s, 200ms or 2m");
+  try {
+    return parse_duration(text, key);
+  } catch (const UsageError&) {
+    fail(key, "a duration such as 0.5s, 200ms or 2m", "'" + text + "'");
+  }
+}
+
+std::vector<std::string> ConfigNode::string_list(const std::string& key,
+                                                 const std::vector<std::string>& fallback) const {
+  if (!has(key)) return fallback;
+  const YAML::Node v = node_[key];
+  std::vector<std::string> out;
+  if (v.IsScalar()) {
+    std::string text = v.Scalar();
+    std::size_t start = 0;
+    while (start <= text.size()) {
+      const std::size_t comma = std::min(text.find(',', start), text.size());
+      std::string item = text.substr(start, comma - start);
+      item.erase(0, item.find_first_not_of(' '));
+      item.erase(item.find_last_not_of(' ') + 1);
+      out.push_back(item);
+      start = comma + 1;
+    }
+  } else if (v.IsSequence()) {
+    for (const auto& item : v) {
+      if (!item.IsScalar()) fail(key, "a list of names", "a list holding " + describe(item));
+      out.push_back(item.Scalar());
+    }
+  } else {
+    fail(key, "a list of names", describe(v));
+  }
+  for (const auto& item : out)
+    if (item.empty()) fail(key, "a list of names", "an empty name");
+  return out;
+}
+
+std::map<std::string, std::string> ConfigNode::string_map(const std::string& key) const {
+  std::map<std::string, std::string> out;
+  if (!has(key)) return out;
+  const YAML::Node v = node_[key];
+  if (v.IsNull()) return out;
+  if (!v.IsMap()) fail(key, "a map of NAME: value", describe(v));
+  for (const auto& entry : v) {
+    if (!entry.second.IsScalar())
+      fail(key, "a plain value for " + entry.first.Scalar(), describe(entry.second));
+    out[entry.first.Scalar()] = entry.second.Scalar();
+  }
+  return out;
+}
+
+}  // namespace preflight

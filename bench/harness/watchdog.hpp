@@ -1,0 +1,91 @@
+// Detects a case that runs past its timeout and names the ranks that did not arrive.
+//
+// The watchdog makes no MPI calls from its thread: MPI_THREAD_MULTIPLE slows small collectives
+// by 15-70% with Open MPI, which would falsify the figures it guards. Instead every rank keeps
+// its own state in atomics (case, point, phase: waiting in MPI, in the operation, elsewhere).
+// When a rank's deadline passes, its watchdog thread reports that state over a TCP connection
+// to rank 0's watchdog (rank 0's addresses are shared once, through MPI, at start). Rank 0
+// waits a few seconds for every rank's report, names the ranks that are not waiting inside
+// MPI (or did not report at all), lets the results file record the case as a timeout, and
+// ends the job with exit code 3. Ranks on rank 0's host use the loopback address.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "harness/rank_context.hpp"
+
+namespace preflight {
+
+enum class Phase : int { kHarness, kBarrier, kOperation, kTestHang };
+const char* name_of(Phase phase);
+
+struct RankReport {
+  int rank = -1;
+  std::int64_t case_index = -1;
+  std::int64_t point = -1;
+  Phase phase = Phase::kHarness;
+  double seconds_in_phase = 0;
+};
+
+struct TimeoutVerdict {
+  std::int64_t case_index = -1;
+  double timeout_s = 0;
+  std::vector<int> not_arrived;  // ranks that were not waiting inside MPI, or did not report
+  std::string message;           // names ranks, hosts and what each was doing
+};
+
+// Pure: the verdict from the reports rank 0 collected (missing ranks have rank -1).
+TimeoutVerdict judge(std::int64_t case_index, double timeout_s,
+                     const std::vector<RankReport>& reports, const RankContext& ctx,
+                     const std::string& case_name);
+
+class Watchdog {
+ public:
+  // Rank 0 only: records the timeout (writes the results file); the job ends right after.
+  using OnTimeout = std::function<void(const TimeoutVerdict&)>;
+
+  // Collective over ctx.world.
+  Watchdog(const RankContext& ctx, OnTimeout on_timeout);
+  ~Watchdog();
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+
+  // Cheap (atomic stores): called by the harness around its steps.
+  void arm(std::int64_t case_index, const std::string& case_name, double timeout_s);
+  void disarm();
+  void set_phase(Phase phase) {
+    phase_.store(static_cast<int>(phase), std::memory_order_relaxed);
+    phase_since_ns_.store(now_ns(), std::memory_order_relaxed);
+  }
+  void set_point(std::int64_t point) { point_.store(point, std::memory_order_relaxed); }
+
+ private:
+  static std::int64_t now_ns();
+  void run();
+  void report_to_root();
+  void collect_and_judge();
+  RankReport own_report() const;
+
+  const RankContext& ctx_;
+  OnTimeout on_timeout_;
+  int listen_fd_ = -1;
+  std::uint16_t port_ = 0;
+  std::vector<std::string> root_addresses_;
+  std::atomic<std::int64_t> case_{-1};
+  std::atomic<std::int64_t> point_{-1};
+  std::atomic<int> phase_{0};
+  std::atomic<std::int64_t> phase_since_ns_{0};
+  std::atomic<std::int64_t> deadline_ns_{0};  // 0: disarmed
+  std::atomic<double> timeout_s_{0};
+  std::atomic<bool> stop_{false};
+  std::string case_name_;  // read by the thread only after a deadline, written under arm()
+  std::thread thread_;
+};
+
+}  // namespace preflight
