@@ -72,6 +72,7 @@ void add_output_options(CLI::App& cmd, Request& r) {
   cmd.add_option("--test-hang-rank", r.controls.hang_rank, "")->group("");
   cmd.add_option("--test-hang-case", r.controls.hang_case, "")->group("");
   cmd.add_option("--test-hang-seconds", r.controls.hang_seconds, "")->group("");
+  cmd.add_option("--test-internal-error-rank", r.controls.internal_error_rank, "")->group("");
 }
 
 // The family command's flags, stored as text and turned into a one-benchmark campaign.

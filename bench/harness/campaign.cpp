@@ -44,10 +44,12 @@ std::vector<std::string> split_path(const std::string& path) {
 
 void set_path(YAML::Node node, const std::vector<std::string>& parts, std::size_t from,
               const YAML::Node& value) {
+  // yaml-cpp: `node = child` would overwrite node's content with the child's; reset() rebinds.
   for (std::size_t i = from; i + 1 < parts.size(); ++i) {
     if (!node[parts[i]] || !node[parts[i]].IsMap())
       node[parts[i]] = YAML::Node(YAML::NodeType::Map);
-    node = node[parts[i]];
+    YAML::Node child = node[parts[i]];
+    node.reset(child);
   }
   node[parts.back()] = value;
 }

@@ -29,7 +29,7 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
 }
 
 std::string join_path(const std::string& path, const std::string& key) {
-  if (key.empty()) return path;
+  if (key.empty()) return path.empty() ? std::string("(top level)") : path;
   return path.empty() ? key : path + "." + key;
 }
 

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <stdexcept>
 #include <thread>
 
 #include "harness/exit_codes.hpp"
@@ -242,6 +243,8 @@ void run_case(PlannedCase& planned, CaseRecord& record, const CaseHeading& headi
               const RankContext& ctx, const RunControls& controls,
               const std::vector<ResultSink*>& sinks, Watchdog* watchdog, InProgress& progress) {
   Case& c = *planned.c;
+  if (ctx.rank == controls.internal_error_rank && heading.index == controls.hang_case)
+    throw std::runtime_error("test-only internal error (--test-internal-error-rank)");
   if (ctx.rank == controls.hang_rank && heading.index == controls.hang_case) {
     set_phase(watchdog, Phase::kTestHang);
     std::this_thread::sleep_for(std::chrono::duration<double>(controls.hang_seconds));
@@ -345,12 +348,11 @@ int run_campaign(std::vector<PlannedCase>& plan, const RankContext& ctx,
   if (ctx.is_root()) {
     std::lock_guard lock(progress.mutex);
     const std::string note =
-        stopped_early
-            ? fmt::format(
-                  "the run's time budget ({:.0f} s) ran out after {} of {} cases; --resume "
-                  "completes it",
-                  controls.time_budget_s, done, to_run)
-            : std::string();
+        stopped_early ? fmt::format(
+                            "the run's time budget ({:g} s) ran out after {} of {} cases; --resume "
+                            "completes it",
+                            controls.time_budget_s, done, to_run)
+                      : std::string();
     for (auto* sink : sinks) sink->run_finished(std::string(status), code, note);
   }
   return code;

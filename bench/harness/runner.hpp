@@ -35,9 +35,10 @@ struct RunControls {
   bool earlier_failed = false;   // a skipped case had failed
   bool earlier_timeout = false;  // a skipped case had timed out
   // Test-only fault injection.
-  int corrupt_rank = -1;  // damages its result before the check
-  int hang_rank = -1;     // sleeps at the start of case hang_case
-  std::size_t hang_case = 0;
+  int corrupt_rank = -1;         // damages its result before the check
+  int hang_rank = -1;            // sleeps at the start of case hang_case
+  std::size_t hang_case = 0;     // also the case where internal_error_rank fails
+  int internal_error_rank = -1;  // throws as preflight would on an internal error
   double hang_seconds = 3600;
 };
 

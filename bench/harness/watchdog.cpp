@@ -155,13 +155,13 @@ TimeoutVerdict judge(std::int64_t case_index, double timeout_s,
   }
   if (v.not_arrived.empty()) {
     v.message = fmt::format(
-        "case {} '{}' ran past its {:.0f} s timeout with every rank waiting inside MPI: the "
+        "case {:06d} '{}' ran past its {:g} s timeout with every rank waiting inside MPI: the "
         "operation itself "
         "hung (network, driver or library), no rank stayed away",
         case_index, case_name, timeout_s);
   } else {
     v.message = fmt::format(
-        "case {} '{}' ran past its {:.0f} s timeout: rank(s) {} did not arrive{}{}", case_index,
+        "case {:06d} '{}' ran past its {:g} s timeout: rank(s) {} did not arrive{}{}", case_index,
         case_name, timeout_s, rank_list(v.not_arrived, ctx), details,
         waiting.empty()
             ? ""

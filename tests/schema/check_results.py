@@ -180,6 +180,9 @@ def main():
     parser.add_argument("--nodes", type=int, help="expected node_count")
     parser.add_argument("--failed-rank", type=int, help="every case failed, wrong elements on this rank alone")
     parser.add_argument("--min-cases", type=int, default=1)
+    parser.add_argument("--timeout-case", type=int, help="this case timed out; the others ran")
+    parser.add_argument("--not-arrived", help="comma list of ranks the timed-out case names")
+    parser.add_argument("--stop-reason", help="at least one point stopped for this reason")
     args = parser.parse_args()
 
     spec = parse_spec(args.spec)
@@ -202,8 +205,13 @@ def main():
         if len(cases) < args.min_cases:
             problem(f"{len(cases)} cases, expected at least {args.min_cases}")
         seen = {"collective": set(), "topology": set(), "placement": set(), "dtype": set()}
+        reasons = set()
         for case in cases:
             where = case.name
+            if text(case.attrs.get("status", "")) == "timeout":
+                check_timeout_case(case, where, args)
+                continue
+            reasons.update(text(r) for r in case["stats"]["stop_reason"][:])
             check_attributes(case, spec["Case attributes (on `/cases/<NNNNNN>`)"][0]["rows"], where)
             if text(case.attrs.get("family", "")) == "comm":
                 check_attributes(case, comm_tables[0]["rows"], where)
@@ -220,7 +228,24 @@ def main():
             check_recomputed_stats(case, where, world)
             check_correctness(case, where, args.failed_rank)
         check_coverage(seen, args)
+        if args.stop_reason and args.stop_reason not in reasons:
+            problem(f"no point stopped for '{args.stop_reason}' (found {sorted(reasons)})")
+        if args.timeout_case is not None and f"{args.timeout_case:06d}" not in f["cases"]:
+            problem(f"case {args.timeout_case} is not in the file")
     return report()
+
+
+def check_timeout_case(case, where, args):
+    if args.timeout_case is None or int(case.attrs["index"]) != args.timeout_case:
+        problem(f"{where}: status timeout, but no timeout was expected here")
+        return
+    for name in ("timeout_message", "timeout_s"):
+        if name not in case.attrs:
+            problem(f"{where}: timeout case without '{name}'")
+    ranks = sorted(int(r) for r in case["not_arrived"][:]) if "not_arrived" in case else None
+    wanted = sorted(int(r) for r in args.not_arrived.split(",")) if args.not_arrived else None
+    if wanted is not None and ranks != wanted:
+        problem(f"{where}: not_arrived {ranks}, expected {wanted}")
 
 
 def check_correctness(case, where, failed_rank):

@@ -1,0 +1,15 @@
+# Shared by the fault-injection tests: mpirun settings and small assertions.
+source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/mpi-env.sh"
+failures=0 checks=0
+pass() { checks=$((checks + 1)); echo "ok:   $*"; }
+fail() { checks=$((checks + 1)); failures=$((failures + 1)); echo "FAIL: $*"; }
+expect() {  # expect DESCRIPTION COMMAND...: passes when the command succeeds
+  local what=$1; shift
+  if "$@"; then pass "$what"; else fail "$what"; fi
+}
+finish() {
+  echo "$((checks - failures)) passed, $failures failed"
+  [[ $failures -eq 0 ]]
+}
+# Runs python3 with h5py on a results file: h5 FILE 'python expression printing something'
+h5() { /usr/bin/python3 -c "import h5py, sys; f = h5py.File(sys.argv[1], 'r'); $2" "$1"; }

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# kill -9 of a rank, of rank 0, or of mpirun in the middle of a campaign: the file must open,
+# hold the cases finished before the kill, and say the run is incomplete. --resume then
+# completes the campaign into the same file, which passes the schema check.
+# kill_resume_test.sh PREFLIGHT WORKDIR CONFIG CHECKER...
+set -uo pipefail
+bin=$1 work=$2 config=$3; shift 3
+check=("$@")
+source "$(dirname "$0")/common.sh"
+rm -rf "$work" && mkdir -p "$work"
+total=$(grep -c . <<<"$(printf '%s\n' allreduce allgather reducescatter broadcast reduce alltoall sendrecv)")
+total=$((total * 5))  # 7 collectives x (world, intra, inter, ladder 1, ladder 2)
+
+rank_pid() {  # the pid of world rank $1 of preflight
+  local pid
+  for pid in $(pgrep -f "preflight run $config"); do
+    [[ $(tr '\0' '\n' </proc/$pid/environ 2>/dev/null | grep '^OMPI_COMM_WORLD_RANK=') == "OMPI_COMM_WORLD_RANK=$1" ]] && { echo "$pid"; return; }
+  done
+}
+
+cases_in() { h5 "$1" 'print(len(f["cases"]))' 2>/dev/null || echo unreadable; }
+
+for victim in rank1 rank0 mpirun; do
+  out=$work/$victim.h5
+  mpirun -np 4 "$bin" run "$config" -o "$out" >"$work/$victim.log" 2>&1 &
+  launcher=$!
+  # Kill once a few cases are done, well before the end. (The file cannot be read meanwhile:
+  # HDF5 locks a file open for writing.)
+  for _ in $(seq 1 400); do
+    grep -q '^\[case 6/' "$work/$victim.log" 2>/dev/null && break
+    sleep 0.02
+  done
+  case $victim in
+    rank1) kill -9 "$(rank_pid 1)" ;;
+    rank0) kill -9 "$(rank_pid 0)" ;;
+    mpirun) kill -9 "$launcher" ;;
+  esac
+  wait "$launcher" 2>/dev/null
+  # Ranks orphaned by a killed mpirun end on their own; give them a moment, then make sure.
+  for _ in $(seq 1 100); do pgrep -f "preflight run $config" >/dev/null || break; sleep 0.1; done
+  pkill -9 -f "preflight run $config" 2>/dev/null
+  n=$(cases_in "$out")
+  status=$(h5 "$out" 'print(f.attrs["status"])' 2>/dev/null)
+  if [[ $n =~ ^[0-9]+$ && $n -ge 3 && $n -lt $total && $status == incomplete ]]; then
+    pass "kill -9 $victim: file opens, $n of $total cases, status incomplete"
+  else
+    fail "kill -9 $victim: file has '$n' cases of $total, status '$status'"
+    tail -5 "$work/$victim.log"
+  fi
+  "${check[@]}" --status incomplete "$out" >/dev/null && pass "kill -9 $victim: finished cases pass the schema check" ||
+    fail "kill -9 $victim: schema check"
+done
+
+# Resume the file left by the killed rank: the same campaign completes into the same file.
+out=$work/rank1.h5
+before=$(cases_in "$out")
+mpirun -np 4 "$bin" run "$config" --resume "$out" >"$work/resume.log" 2>&1
+rc=$?
+[[ $rc -eq 0 ]] && pass "--resume exit code 0" || { fail "--resume exit code $rc"; tail -5 "$work/resume.log"; }
+grep -q "$before already done" "$work/resume.log" && pass "--resume skipped the $before finished cases" ||
+  fail "--resume did not report skipping $before cases"
+got=$(h5 "$out" 'import json; print(len(f["cases"]), f.attrs["status"], len(json.loads(f.attrs["resumes"])))')
+[[ $got == "$total complete 1" ]] && pass "resumed file: $total cases, complete, one resume recorded" || fail "resumed file: $got"
+"${check[@]}" --status complete --min-cases "$total" "$out" && pass "resumed file passes the schema check" ||
+  fail "resumed file fails the schema check"
+# A different campaign must not be resumed into this file.
+mpirun -np 4 "$bin" run "$config" --set comm.sizes=8 --resume "$work/rank0.h5" >"$work/wrong.log" 2>&1
+rc=$?
+[[ $rc -eq 2 ]] && grep -q "different campaign" "$work/wrong.log" && pass "--resume with another config: exit 2" ||
+  fail "--resume with another config: exit $rc"
+finish
