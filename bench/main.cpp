@@ -40,6 +40,7 @@ struct Request {
   ConfigNode::FlagNames flags;         // family command: YAML path -> flag, for messages
   std::vector<std::string> overrides;  // --set
   std::string output, resume;
+  bool dry_run = false;
   int ranks_per_node = 0;  // env
   RunControls controls;    // test-only fault injection
 };
@@ -68,6 +69,7 @@ void add_output_options(CLI::App& cmd, Request& r) {
   cmd.add_option("--resume", r.resume,
                  "Complete the campaign in this results file, skipping its finished cases")
       ->excludes(out);
+  cmd.add_flag("--dry-run", r.dry_run, "Check the config and list the cases it makes; run nothing");
   cmd.add_option("--test-corrupt-rank", r.controls.corrupt_rank, "")->group("");
   cmd.add_option("--test-hang-rank", r.controls.hang_rank, "")->group("");
   cmd.add_option("--test-hang-case", r.controls.hang_case, "")->group("");
@@ -172,6 +174,20 @@ std::vector<PlannedCase> plan_cases(Campaign& campaign, const RankContext& ctx) 
   return plan;
 }
 
+void print_plan(const std::vector<PlannedCase>& plan, const RankContext& ctx) {
+  std::size_t points = 0;
+  for (const auto& p : plan) {
+    const auto& groups = p.c->group_of_rank();
+    const long active = std::count_if(groups.begin(), groups.end(), [](int g) { return g >= 0; });
+    fmt::print("{:6d}  {:<52} {:>3} sizes  {:>4} of {} ranks  benchmark {} · variant {} · repetition {}\n",
+               &p - plan.data(), p.c->name(), p.c->point_count(), active, ctx.size, p.benchmark, p.variant,
+               p.repetition);
+    points += p.c->point_count();
+  }
+  fmt::print("# dry run: {} case(s), {} size points, {} ranks on {} node(s); nothing was run\n", plan.size(), points,
+             ctx.size, ctx.node_count);
+}
+
 void print_environment(const std::vector<RankEnvironment>& env) {
   fmt::print("{:>5} {:<20} {:>4} {:>5} {:<28} {:>5} {:>8} {:<22} {:<16} {}\n", "rank", "host",
              "node", "local", "cpu", "cores", "mem(GiB)", "kernel", "mpi", "gpu");
@@ -254,6 +270,10 @@ int run_request(const Request& r, Campaign& campaign, const RankContext& ctx,
     throw UsageError(
         fmt::format("--test-corrupt-rank/--test-hang-rank: expected a rank below {}", ctx.size));
   auto plan = plan_cases(campaign, ctx);
+  if (r.dry_run) {
+    if (ctx.is_root()) print_plan(plan, ctx);
+    return exit_code::kSuccess;
+  }
   const auto env = gather_environment(ctx);
   const RunInfo run{line, campaign.effective.dump(), utc_timestamp(), ctx.size, ctx.node_count};
   auto file = open_results(r, run, env, plan, ctx, controls);

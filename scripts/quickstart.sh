@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs what is needed, builds preflight, and runs a short campaign on this machine:
-# 4 ranks as 2 virtual nodes, every collective across the topologies, into results.h5.
+# Installs what is needed, builds preflight, and runs the quick campaign (configs/quick.yaml)
+# on this machine: 4 ranks as 2 virtual nodes, every collective on four topologies, into
+# results.h5.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -13,6 +14,5 @@ if [[ -e $out ]]; then  # keep earlier results: never overwrite
   mv "$out" "$kept"
   echo "quickstart: kept the earlier $out as $kept"
 fi
-mpirun -np 4 build/default/bench/preflight comm --ranks-per-node 2 \
-  --op all --topology world,intra,inter,ladder --sizes 8:16M:x16 --budget 100ms -o "$out"
+mpirun -np 4 build/default/bench/preflight run configs/quick.yaml -o "$out"
 echo "quickstart: results in $out (read it with h5dump, h5py or pandas; layout in results-schema/SPEC.md)"
