@@ -179,13 +179,14 @@ void print_plan(const std::vector<PlannedCase>& plan, const RankContext& ctx) {
   for (const auto& p : plan) {
     const auto& groups = p.c->group_of_rank();
     const long active = std::count_if(groups.begin(), groups.end(), [](int g) { return g >= 0; });
-    fmt::print("{:6d}  {:<52} {:>3} sizes  {:>4} of {} ranks  benchmark {} · variant {} · repetition {}\n",
-               &p - plan.data(), p.c->name(), p.c->point_count(), active, ctx.size, p.benchmark, p.variant,
-               p.repetition);
+    fmt::print(
+        "{:6d}  {:<52} {:>3} sizes  {:>4} of {} ranks  benchmark {} · variant {} · repetition {}\n",
+        &p - plan.data(), p.c->name(), p.c->point_count(), active, ctx.size, p.benchmark, p.variant,
+        p.repetition);
     points += p.c->point_count();
   }
-  fmt::print("# dry run: {} case(s), {} size points, {} ranks on {} node(s); nothing was run\n", plan.size(), points,
-             ctx.size, ctx.node_count);
+  fmt::print("# dry run: {} case(s), {} size points, {} ranks on {} node(s); nothing was run\n",
+             plan.size(), points, ctx.size, ctx.node_count);
 }
 
 void print_environment(const std::vector<RankEnvironment>& env) {
