@@ -207,7 +207,10 @@ Watchdog::~Watchdog() {
 
 void Watchdog::arm(std::int64_t case_index, const std::string& case_name, double timeout_s) {
   disarm();
-  case_name_ = case_name;
+  {
+    std::lock_guard lock(name_mutex_);
+    case_name_ = case_name;
+  }
   case_.store(case_index);
   point_.store(-1);
   timeout_s_.store(timeout_s);
@@ -288,7 +291,12 @@ void Watchdog::collect_and_judge() {
       partial.erase(fds[i].fd);
     }
   }
-  const TimeoutVerdict verdict = judge(case_.load(), timeout_s_.load(), reports, ctx_, case_name_);
+  std::string name;
+  {
+    std::lock_guard lock(name_mutex_);
+    name = case_name_;
+  }
+  const TimeoutVerdict verdict = judge(case_.load(), timeout_s_.load(), reports, ctx_, name);
   std::fprintf(stderr, "preflight: timeout: %s\n", verdict.message.c_str());
   std::fflush(stderr);
   if (on_timeout_) on_timeout_(verdict);

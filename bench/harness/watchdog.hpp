@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -84,7 +85,8 @@ class Watchdog {
   std::atomic<std::int64_t> deadline_ns_{0};  // 0: disarmed
   std::atomic<double> timeout_s_{0};
   std::atomic<bool> stop_{false};
-  std::string case_name_;  // read by the thread only after a deadline, written under arm()
+  mutable std::mutex name_mutex_;  // guards case_name_, which the thread reads after a deadline
+  std::string case_name_;
   std::thread thread_;
 };
 

@@ -3,7 +3,8 @@
 # built here), at 8 B, 64 KiB, 1 MiB and 16 MiB on 2 and 4 ranks. Both take the same number of
 # iterations, warm-up and back-to-back blocks; runs alternate, and each figure is the median over
 # REPS runs, so drift on a shared machine hits both alike. Prints a ratio table
-# (preflight / raw: 1.00 is parity; the targets are within 3% at >= 64 KiB, within 10% at 8 B).
+# (preflight / raw: 1.00 is parity; the targets are within 3% at >= 64 KiB, within 10% at 8 B)
+# with the spread of the ratio, so a reader can tell a real gap from the machine's noise.
 #   scripts/parity/comm-vs-raw.sh [BUILD_DIR]       env: REPS (9), ITERS (200), NPS ("2 4")
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,22 +32,42 @@ PY
   rm -f "$out"
 }
 
-median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+# Per (ranks, size): runs alternate preflight, raw, preflight, raw, ...; each preflight run is
+# paired with the raw run after it. The table shows the median of the paired ratios and their
+# interquartile range (the spread a shared machine puts on one ratio), plus how much the raw
+# loop alone varied between runs (its CV): a ratio whose IQR straddles 1 is within the noise.
+summary() {  # file with lines "pf_iter pf_b2b raw_iter raw_b2b" -> the table's numbers
+  /usr/bin/python3 - "$1" <<'PY'
+import sys, statistics as st
+rows = [list(map(float, l.split())) for l in open(sys.argv[1]) if l.strip()]
+def q(v, p):
+    v = sorted(v); i = p * (len(v) - 1); lo = int(i); hi = min(lo + 1, len(v) - 1)
+    return v[lo] + (i - lo) * (v[hi] - v[lo])
+out = []
+for pf, raw in ((0, 2), (1, 3)):
+    ratios = [r[pf] / r[raw] for r in rows]
+    raws = [r[raw] for r in rows]
+    cv = st.stdev(raws) / st.mean(raws) if len(raws) > 1 else 0
+    out.append(f"{st.median(r[pf] for r in rows)*1e6:10.2f} {st.median(raws)*1e6:10.2f} "
+               f"{st.median(ratios):6.3f} [{q(ratios,.25):5.3f},{q(ratios,.75):5.3f}] {cv*100:4.0f}%")
+print(" | ".join(out))
+PY
+}
 
-printf '%-5s %-9s | %12s %12s %7s | %12s %12s %7s | %s\n' ranks size "pf iter(us)" "raw iter(us)" ratio \
-  "pf b2b(us)" "raw b2b(us)" ratio target
+printf '%-5s %-5s | %10s %10s %6s %13s %5s | %10s %10s %6s %13s %5s | %s\n' ranks size "pf iter" "raw iter" ratio \
+  "ratio IQR" "rawCV" "pf b2b" "raw b2b" ratio "ratio IQR" "rawCV" target
 for np in ${NPS:-2 4}; do
   for size in 8 64K 1M 16M; do
     bytes=$(numfmt --from=iec "$size")
-    : >"$work/pf" && : >"$work/raw"
+    : >"$work/pairs"
     for ((r = 0; r < reps; r++)); do
-      preflight_times "$np" "$size" >>"$work/pf"
-      mpirun -np "$np" "$work/raw_allreduce" "$bytes" "$iters" $warmup $blocks >>"$work/raw"
+      pf=$(preflight_times "$np" "$size")
+      raw=$(mpirun -np "$np" "$work/raw_allreduce" "$bytes" "$iters" $warmup $blocks)
+      echo "$pf $raw" >>"$work/pairs"
     done
-    pf_i=$(cut -d' ' -f1 "$work/pf" | median); pf_b=$(cut -d' ' -f2 "$work/pf" | median)
-    raw_i=$(cut -d' ' -f1 "$work/raw" | median); raw_b=$(cut -d' ' -f2 "$work/raw" | median)
     target=$([[ $bytes -ge 65536 ]] && echo "±3%" || echo "±10%")
-    awk -v np="$np" -v s="$size" -v a="$pf_i" -v b="$raw_i" -v c="$pf_b" -v d="$raw_b" -v t="$target" \
-      'BEGIN {printf "%-5s %-9s | %12.2f %12.2f %7.3f | %12.2f %12.2f %7.3f | %s\n", np, s, a*1e6, b*1e6, a/b, c*1e6, d*1e6, c/d, t}'
+    printf '%-5s %-5s | %s | %s\n' "$np" "$size" "$(summary "$work/pairs")" "$target"
   done
 done
+echo "times in microseconds; ratio = preflight / raw (median of paired runs); IQR of the paired ratios; rawCV = run-to-run"
+echo "variation of the raw loop alone, i.e. the machine's noise"
