@@ -2,7 +2,9 @@
 #include <mpi.h>
 
 #include <fmt/format.h>
+#include <unistd.h>
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -73,6 +75,7 @@ void add_output_options(CLI::App& cmd, Request& r) {
   cmd.add_option("--test-corrupt-rank", r.controls.corrupt_rank, "")->group("");
   cmd.add_option("--test-hang-rank", r.controls.hang_rank, "")->group("");
   cmd.add_option("--test-hang-case", r.controls.hang_case, "")->group("");
+  cmd.add_option("--test-hang-point", r.controls.hang_point, "")->group("");
   cmd.add_option("--test-hang-seconds", r.controls.hang_seconds, "")->group("");
   cmd.add_option("--test-internal-error-rank", r.controls.internal_error_rank, "")->group("");
 }
@@ -164,13 +167,20 @@ Campaign load_campaign(const Request& r, const RankContext* ctx) {
                        make_family, family_names(), labels);
 }
 
+// Cases are made once per variant and benchmark (a variant's environment may change how a
+// backend connects) and shared by the repetitions, so communicators are not multiplied.
 std::vector<PlannedCase> plan_cases(Campaign& campaign, const RankContext& ctx) {
+  std::vector<PlannedCase> once;
+  for (const auto& variant : campaign.variants)
+    for (auto& b : campaign.benchmarks)
+      for (auto& c : b.family->make_cases(ctx))
+        once.push_back({std::move(c), b.name, variant.name, 0, &variant.env, b.timing});
   std::vector<PlannedCase> plan;
   for (int rep = 0; rep < campaign.repetitions; ++rep)
-    for (const auto& variant : campaign.variants)
-      for (auto& b : campaign.benchmarks)
-        for (auto& c : b.family->make_cases(ctx))
-          plan.push_back({std::move(c), b.name, variant.name, rep, &variant.env, b.timing});
+    for (const auto& p : once) {
+      plan.push_back(p);
+      plan.back().repetition = rep;
+    }
   return plan;
 }
 
@@ -203,6 +213,27 @@ void print_environment(const std::vector<RankEnvironment>& env) {
   }
 }
 
+// Why a file cannot be resumed by this campaign on this job, or "" when it can.
+std::string resume_mismatch(const std::string& path, const ExistingCases& existing,
+                            const RunInfo& run, const std::vector<PlannedCase>& plan) {
+  if (existing.config != run.config_json)
+    return fmt::format(
+        "--resume: '{}' was written by a different campaign (config, --set values or "
+        "flags differ); resume with exactly the same ones",
+        path);
+  if (existing.world_size != run.world_size || existing.node_count != run.node_count)
+    return fmt::format(
+        "--resume: '{}' was written by {} ranks on {} nodes, this job has {} on {}; "
+        "resume with the same layout",
+        path, existing.world_size, existing.node_count, run.world_size, run.node_count);
+  for (std::size_t i = 0; i < existing.finished.size(); ++i)
+    if (existing.finished[i] >= plan.size() ||
+        plan[existing.finished[i]].c->name() != existing.names[i])
+      return fmt::format("--resume: case {} in '{}' is not this campaign's case {}",
+                         existing.names[i], path, existing.finished[i]);
+  return {};
+}
+
 // Rank 0 opens the results file (new, or one to resume); every rank learns whether that
 // worked and, on resume, which cases are done, before anything runs.
 std::unique_ptr<Hdf5Sink> open_results(const Request& r, const RunInfo& run,
@@ -231,21 +262,13 @@ std::unique_ptr<Hdf5Sink> open_results(const Request& r, const RunInfo& run,
   }
   if (ctx.is_root() && !r.resume.empty()) {
     try {
-      sink = Hdf5Sink::resume(r.resume, run, existing);
-      if (existing.config != run.config_json)
-        error = fmt::format(
-            "--resume: '{}' was written by a different campaign (config, --set values or "
-            "flags differ); resume with exactly the same ones",
-            r.resume);
-      for (std::size_t i = 0; error.empty() && i < existing.finished.size(); ++i)
-        if (existing.finished[i] >= plan.size() ||
-            plan[existing.finished[i]].c->name() != existing.names[i])
-          error = fmt::format("--resume: case {} in '{}' is not this campaign's case {}",
-                              existing.names[i], r.resume, existing.finished[i]);
+      existing =
+          Hdf5Sink::inspect(r.resume);  // changes nothing: a refused resume leaves the file be
+      error = resume_mismatch(r.resume, existing, run, plan);
+      if (error.empty()) sink = Hdf5Sink::resume(r.resume, run, existing);
     } catch (const h5::Error& e) {
       error = fmt::format("--resume: {}", e.what());
     }
-    if (!error.empty()) sink.reset();
   }
   int failed = error.empty() ? 0 : 1;
   MPI_Bcast(&failed, 1, MPI_INT, 0, ctx.world);
@@ -255,11 +278,10 @@ std::unique_ptr<Hdf5Sink> open_results(const Request& r, const RunInfo& run,
   MPI_Bcast(&count, 1, MPI_UINT64_T, 0, ctx.world);
   finished.resize(count);
   MPI_Bcast(finished.data(), static_cast<int>(count), MPI_UINT64_T, 0, ctx.world);
-  int flags[2] = {existing.any_failed, existing.any_timeout};
-  MPI_Bcast(flags, 2, MPI_INT, 0, ctx.world);
+  int any_failed = existing.any_failed;
+  MPI_Bcast(&any_failed, 1, MPI_INT, 0, ctx.world);
   controls.skip.insert(finished.begin(), finished.end());
-  controls.earlier_failed = flags[0] != 0;
-  controls.earlier_timeout = flags[1] != 0;
+  controls.earlier_failed = any_failed != 0;
   return sink;
 }
 
@@ -292,20 +314,34 @@ int run_request(const Request& r, Campaign& campaign, const RankContext& ctx,
     if (file) sinks.push_back(file.get());
   }
   InProgress progress;
+  // Runs on rank 0's watchdog thread; ends the process itself, holding the lock, so nothing
+  // can touch the sinks after the file is closed. A writer stuck on a hung file system gets
+  // 10 s, then the job ends without the last write.
   Watchdog watchdog(ctx, [&](const TimeoutVerdict& verdict) {
-    std::lock_guard lock(progress.mutex);
-    for (auto* sink : sinks) {
-      if (progress.active) sink->case_timed_out(progress.record, verdict);
-      sink->run_finished(std::string(schema::run_status::kTimeout), exit_code::kTimeout,
-                         verdict.message);
-    }
-    file.reset();  // closes the file
+    std::unique_lock lock(progress.mutex, std::defer_lock);
+    if (lock.try_lock_for(std::chrono::seconds(10))) try {
+        const bool same_case = progress.active && progress.record.index ==
+                                                      static_cast<std::size_t>(verdict.case_index);
+        for (auto* sink : sinks) {
+          if (same_case) sink->case_timed_out(progress.record, verdict);
+          sink->run_finished(std::string(schema::run_status::kTimeout), exit_code::kTimeout,
+                             verdict.message);
+        }
+        file.reset();  // closes the file
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "preflight: could not record the timeout in the results file: %s\n",
+                     e.what());
+      }
+    std::fflush(nullptr);
+    _exit(exit_code::kTimeout);
   });
   return run_campaign(plan, ctx, controls, sinks, &watchdog, progress);
 }
 
 int run_with_mpi(int argc, char** argv, Request& r) {
-  MPI_Init(&argc, &argv);
+  // The watchdog's thread makes no MPI calls; the main thread makes them all.
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   int code = exit_code::kSuccess;
   {
     const int ranks_per_node = r.kind == Request::Kind::kEnv ? r.ranks_per_node : 0;

@@ -40,6 +40,8 @@ class CommBackend {
  public:
   virtual ~CommBackend() = default;
   virtual std::string_view name() const = 0;
+  // The most elements one call takes (MPI counts are int).
+  virtual std::uint64_t max_elements() const = 0;
   // MPI's broadcast has one buffer, so it has no out-of-place form.
   virtual bool supports_out_of_place(Collective c) const = 0;
   // Collective over `group`, an MPI communicator of the group's ranks.

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <map>
+
 #include "comm/backend.hpp"
 #include "comm/collective_case.hpp"
 #include "harness/sizes.hpp"
@@ -131,6 +133,7 @@ class CommFamily final : public Family {
     for (Topology t : config_.topologies)
       for (auto& layout :
            make_layouts(t, ctx.node_of_rank, ctx.local_rank_of_rank, ctx.node_count)) {
+        check_fits(*backend, layout);
         auto groups = std::make_shared<GroupSet>(std::move(layout), ctx, backend);
         for (Collective op : config_.ops)
           for (DType dtype : config_.dtypes)
@@ -143,6 +146,27 @@ class CommFamily final : public Family {
   }
 
  private:
+  // Every rank checks every group's buffers before any case runs, so a size too large for
+  // the backend is bad input (exit 2, nothing run), not a failure hours into the run.
+  void check_fits(const CommBackend& backend, const Layout& layout) const {
+    std::map<int, int> group_sizes;
+    for (int g : layout.group_of_rank)
+      if (g >= 0) ++group_sizes[g];
+    for (const auto& [group, n] : group_sizes)
+      for (Collective op : config_.ops)
+        for (DType dtype : config_.dtypes)
+          for (std::uint64_t bytes : config_.sizes) {
+            const std::uint64_t elements =
+                reported_bytes(op, chunk_elements(op, bytes, dtype, n), dtype, n) / size_of(dtype);
+            if (elements > backend.max_elements())
+              throw UsageError(fmt::format(
+                  "sizes: {} of {} on {} ranks needs {} elements in one buffer, more than the {} "
+                  "backend takes in one call ({}); use a smaller largest size or a wider dtype",
+                  format_bytes(bytes), name_of(op), n, elements, backend.name(),
+                  backend.max_elements()));
+          }
+  }
+
   // A backend without an out-of-place form of a collective runs it in place, once.
   std::vector<bool> placements_of(const CommBackend& backend, Collective op) const {
     if (backend.supports_out_of_place(op)) return config_.placements;

@@ -153,6 +153,7 @@ class MpiCollective final : public Operation {
 class MpiBackend final : public CommBackend {
  public:
   std::string_view name() const override { return "mpi"; }
+  std::uint64_t max_elements() const override { return static_cast<std::uint64_t>(INT_MAX); }
   bool supports_out_of_place(Collective c) const override { return c != Collective::kBroadcast; }
   std::unique_ptr<CommGroup> connect(MPI_Comm group) override {
     return std::make_unique<MpiGroup>(group);

@@ -146,6 +146,8 @@ Campaign read_campaign(const YAML::Node& yaml, const std::string& file, FamilyMa
     meta.expect_map(kCampaignKeys);
     c.name = meta.string("name", "");
     c.time_budget_s = meta.duration("time_budget", 0);
+    if (c.time_budget_s > 365.0 * 24 * 3600)
+      meta.fail("time_budget", "at most a year (or none)", meta.string("time_budget", ""));
     c.ranks_per_node = static_cast<int>(meta.integer("ranks_per_node", 0, 0, 1 << 20));
     c.repetitions = static_cast<int>(meta.integer("repetitions", 1, 1, 10000));
   }

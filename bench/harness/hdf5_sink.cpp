@@ -228,7 +228,6 @@ void write_case(hid_t file, const CaseRecord& r, const std::string& status) {
   h5::set_attribute(g.get(), "name", std::string_view(r.name));
   h5::set_attribute(g.get(), "family", std::string_view(r.family));
   h5::set_attribute(g.get(), "backend", std::string_view(r.backend));
-  h5::set_attribute(g.get(), "status", std::string_view(status));
   h5::set_attribute(g.get(), "wrong_elements", r.wrong_elements);
   h5::set_attribute(g.get(), "group_count", std::int64_t{r.group_count});
   h5::set_attribute(g.get(), "timeout_s", r.timeout_s);
@@ -245,6 +244,8 @@ void write_case(hid_t file, const CaseRecord& r, const std::string& status) {
     write_metrics(stats.get(), table);
   }
   write_points(g.get(), r);
+  // Last: a case whose write was cut short has no status, and --resume runs it again.
+  h5::set_attribute(g.get(), "status", std::string_view(status));
 }
 
 void write_run_start(hid_t f, const RunInfo& run, const std::vector<RankEnvironment>& environment) {
@@ -275,31 +276,50 @@ std::unique_ptr<Hdf5Sink> Hdf5Sink::create(const std::string& path, const RunInf
   return sink;
 }
 
-std::unique_ptr<Hdf5Sink> Hdf5Sink::resume(const std::string& path, const RunInfo& run,
-                                           ExistingCases& existing) {
-  const SignalsDeferred deferred;
-  std::unique_ptr<Hdf5Sink> sink(new Hdf5Sink(h5::open_file_write(path)));
-  const hid_t f = sink->file_.get();
+ExistingCases Hdf5Sink::inspect(const std::string& path) {
+  h5::Handle file = h5::open_file_read(path);
+  const hid_t f = file.get();
   if (!h5::has_attribute(f, "schema_version") || !h5::exists(f, s::kCasesGroup))
     throw h5::Error(fmt::format("{} is no preflight results file", path));
   if (h5::int_attribute(f, "schema_version") != s::kVersion)
     throw h5::Error(fmt::format("{} has schema version {}, this preflight writes {}", path,
                                 h5::int_attribute(f, "schema_version"), s::kVersion));
+  ExistingCases existing;
   existing.config = h5::string_attribute(f, "config");
+  existing.world_size = h5::int_attribute(f, "world_size");
+  existing.node_count = h5::int_attribute(f, "node_count");
   h5::Handle cases = h5::open_group(f, s::kCasesGroup);
   for (const auto& name : h5::child_names(cases.get())) {
     h5::Handle c = h5::open_group(cases.get(), name);
+    const std::string status =
+        h5::has_attribute(c.get(), "status") ? h5::string_attribute(c.get(), "status") : "";
+    if (status != s::case_status::kOk && status != s::case_status::kFailed) {
+      existing.unfinished.push_back(name);
+      continue;
+    }
     existing.finished.push_back(static_cast<std::size_t>(h5::int_attribute(c.get(), "index")));
     existing.names.push_back(h5::string_attribute(c.get(), "name"));
-    const std::string status = h5::string_attribute(c.get(), "status");
     existing.any_failed = existing.any_failed || status == s::case_status::kFailed;
-    existing.any_timeout = existing.any_timeout || status == s::case_status::kTimeout;
   }
+  return existing;
+}
+
+std::unique_ptr<Hdf5Sink> Hdf5Sink::resume(const std::string& path, const RunInfo& run,
+                                           const ExistingCases& existing) {
+  const SignalsDeferred deferred;
+  std::unique_ptr<Hdf5Sink> sink(new Hdf5Sink(h5::open_file_write(path)));
+  const hid_t f = sink->file_.get();
+  h5::Handle cases = h5::open_group(f, s::kCasesGroup);
+  for (const auto& name : existing.unfinished)
+    if (H5Ldelete(cases.get(), name.c_str(), H5P_DEFAULT) < 0)
+      throw h5::Error(
+          fmt::format("HDF5: cannot remove the unfinished case {} from {}", name, path));
   auto resumes = nlohmann::json::parse(h5::string_attribute(f, "resumes"));
   resumes.push_back({{"start_time", run.start_time}, {"command_line", run.command_line}});
   h5::set_attribute(f, "resumes", std::string_view(resumes.dump()));
   h5::set_attribute(f, "status", s::run_status::kIncomplete);
   h5::set_attribute(f, "exit_code", std::int64_t{-1});
+  h5::set_attribute(f, "end_time", std::string_view(""));
   h5::flush(f);
   return sink;
 }

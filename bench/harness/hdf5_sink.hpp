@@ -21,12 +21,16 @@ struct RunInfo {
 };
 
 // What an earlier run left in a file that --resume completes.
+// Finished means status ok or failed; a case that timed out, or whose write was cut short,
+// is run again.
 struct ExistingCases {
-  std::vector<std::size_t> finished;  // case indices present in the file
-  std::vector<std::string> names;     // their names, to check the campaign is the same
+  std::vector<std::size_t> finished;    // indices of the finished cases
+  std::vector<std::string> names;       // their names, to check the campaign is the same
+  std::vector<std::string> unfinished;  // groups of the cases to run again
   bool any_failed = false;
-  bool any_timeout = false;
   std::string config;  // the effective config the file was written with
+  std::int64_t world_size = 0;
+  std::int64_t node_count = 0;
 };
 
 class Hdf5Sink final : public ResultSink {
@@ -34,9 +38,12 @@ class Hdf5Sink final : public ResultSink {
   // Creates `path`; throws h5::Error if it cannot be created.
   static std::unique_ptr<Hdf5Sink> create(const std::string& path, const RunInfo& run,
                                           const std::vector<RankEnvironment>& environment);
-  // Opens a file to complete; throws h5::Error when it is no preflight results file.
+  // Reads what a file to complete holds, changing nothing; throws h5::Error when it is no
+  // preflight results file of this schema version.
+  static ExistingCases inspect(const std::string& path);
+  // Opens it to complete: drops the unfinished cases and records this resume.
   static std::unique_ptr<Hdf5Sink> resume(const std::string& path, const RunInfo& run,
-                                          ExistingCases& existing);
+                                          const ExistingCases& existing);
 
   void case_started(const CaseHeading&) override {}
   void point_finished(const CaseHeading&, const PointResult&) override {}

@@ -239,25 +239,26 @@ bool within_budget(const RunControls& controls, Clock::time_point start, const R
   return go != 0;
 }
 
-void run_case(PlannedCase& planned, CaseRecord& record, const CaseHeading& heading,
-              const RankContext& ctx, const RunControls& controls,
-              const std::vector<ResultSink*>& sinks, Watchdog* watchdog, InProgress& progress) {
+// Runs the points of one case into progress.record (rank 0's copy is the one that counts).
+void run_case(PlannedCase& planned, const CaseHeading& heading, const RankContext& ctx,
+              const RunControls& controls, const std::vector<ResultSink*>& sinks,
+              Watchdog* watchdog, InProgress& progress) {
   Case& c = *planned.c;
-  if (ctx.rank == controls.internal_error_rank && heading.index == controls.hang_case)
+  const bool faulty_case = heading.index == controls.hang_case;
+  if (ctx.rank == controls.internal_error_rank && faulty_case)
     throw std::runtime_error("test-only internal error (--test-internal-error-rank)");
-  if (ctx.rank == controls.hang_rank && heading.index == controls.hang_case) {
-    set_phase(watchdog, Phase::kTestHang);
-    std::this_thread::sleep_for(std::chrono::duration<double>(controls.hang_seconds));
-  }
   for (std::size_t p = 0; p < c.point_count(); ++p) {
     if (watchdog != nullptr) watchdog->set_point(static_cast<std::int64_t>(p));
+    if (ctx.rank == controls.hang_rank && faulty_case && p == controls.hang_point) {
+      set_phase(watchdog, Phase::kTestHang);
+      std::this_thread::sleep_for(std::chrono::duration<double>(controls.hang_seconds));
+    }
     PointResult point = run_point(c, p, ctx, planned.timing, controls, watchdog);
     if (!ctx.is_root()) continue;
     std::lock_guard lock(progress.mutex);
-    record.wrong_elements += point.groups.front().wrong;
-    record.points.push_back(std::move(point));
-    progress.record = record;
-    for (auto* sink : sinks) sink->point_finished(heading, record.points.back());
+    progress.record.wrong_elements += point.groups.front().wrong;
+    progress.record.points.push_back(std::move(point));
+    for (auto* sink : sinks) sink->point_finished(heading, progress.record.points.back());
   }
 }
 
@@ -304,40 +305,41 @@ int run_campaign(std::vector<PlannedCase>& plan, const RankContext& ctx,
   bool stopped_early = false;
   for (std::size_t k = 0; k < plan.size(); ++k) {
     if (controls.skip.count(k)) continue;
+    PlannedCase& planned = plan[k];
+    // Armed from before the budget check to after the last broadcast: no gap between cases.
+    if (watchdog != nullptr)
+      watchdog->arm(static_cast<std::int64_t>(k), planned.c->name(), planned.timing.timeout_s);
     if (!within_budget(controls, start, ctx)) {
       stopped_early = true;
       break;
     }
-    PlannedCase& planned = plan[k];
     environment.apply(planned.env);
     const double elapsed = seconds(start, Clock::now());
     const double left =
         done == 0 ? kNaN : elapsed / static_cast<double>(done) * static_cast<double>(to_run - done);
     const CaseHeading heading{k, plan.size(), planned.c.get(), elapsed, left, done, to_run};
-    CaseRecord record = start_record(planned, k);
-    if (ctx.is_root()) {
+    {
       std::lock_guard lock(progress.mutex);
-      progress.record = record;
+      progress.record = start_record(planned, k);
       progress.active = true;
       for (auto* sink : sinks) sink->case_started(heading);
     }
-    if (watchdog != nullptr)
-      watchdog->arm(static_cast<std::int64_t>(k), record.name, planned.timing.timeout_s);
-    run_case(planned, record, heading, ctx, controls, sinks, watchdog, progress);
-    if (watchdog != nullptr) watchdog->disarm();
+    run_case(planned, heading, ctx, controls, sinks, watchdog, progress);
     // Rank 0 alone knows the wrong counts of all ranks; every rank must return the same code.
-    std::uint64_t wrong = record.wrong_elements;
+    std::uint64_t wrong = progress.record.wrong_elements;
     MPI_Bcast(&wrong, 1, MPI_UINT64_T, 0, ctx.world);
+    if (watchdog != nullptr) watchdog->disarm();
     any_failed = any_failed || wrong > 0;
-    record.status =
-        std::string(wrong > 0 ? schema::case_status::kFailed : schema::case_status::kOk);
     ++done;
-    if (!ctx.is_root()) continue;
     std::lock_guard lock(progress.mutex);
+    progress.record.status =
+        std::string(wrong > 0 ? schema::case_status::kFailed : schema::case_status::kOk);
     progress.active = false;
-    for (auto* sink : sinks) sink->case_finished(record);
+    for (auto* sink : sinks) sink->case_finished(progress.record);
+    progress.record.points.clear();  // rank 0 keeps no finished case's samples
   }
-  const bool timed_out = controls.earlier_timeout || stopped_early;
+  if (watchdog != nullptr) watchdog->disarm();
+  const bool timed_out = stopped_early;
   const int code = timed_out    ? exit_code::kTimeout
                    : any_failed ? exit_code::kBenchmarkFailed
                                 : exit_code::kSuccess;

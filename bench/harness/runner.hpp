@@ -20,7 +20,7 @@ namespace preflight {
 
 // One case of the campaign with where it came from.
 struct PlannedCase {
-  std::unique_ptr<Case> c;
+  std::shared_ptr<Case> c;  // shared by the repetitions of a case
   std::string benchmark;
   std::string variant;
   int repetition = 0;
@@ -30,21 +30,23 @@ struct PlannedCase {
 
 // What the run as a whole obeys, beyond each case's timing.
 struct RunControls {
-  double time_budget_s = 0;      // stop starting cases after this; 0: no limit
-  std::set<std::size_t> skip;    // cases already in the file (resume)
-  bool earlier_failed = false;   // a skipped case had failed
-  bool earlier_timeout = false;  // a skipped case had timed out
+  double time_budget_s = 0;     // stop starting cases after this; 0: no limit
+  std::set<std::size_t> skip;   // cases already in the file (resume)
+  bool earlier_failed = false;  // a skipped case had failed
   // Test-only fault injection.
-  int corrupt_rank = -1;         // damages its result before the check
-  int hang_rank = -1;            // sleeps at the start of case hang_case
-  std::size_t hang_case = 0;     // also the case where internal_error_rank fails
+  int corrupt_rank = -1;  // damages its result before the check
+  int hang_rank = -1;     // sleeps at the start of size hang_point of case hang_case
+  std::size_t hang_case = 0;
+  std::size_t hang_point = 0;    // also the case where internal_error_rank fails
   int internal_error_rank = -1;  // throws as preflight would on an internal error
   double hang_seconds = 3600;
 };
 
 // Rank 0's case in progress, shared with the watchdog so a timeout can record what finished.
 struct InProgress {
-  std::mutex mutex;  // also serialises every sink call (HDF5 is not thread-safe)
+  // Also serialises every sink call (HDF5 is not thread-safe). Timed, so that the watchdog
+  // can give up on a writer stuck on a hung file system and still end the job.
+  std::timed_mutex mutex;
   CaseRecord record;
   bool active = false;
 };

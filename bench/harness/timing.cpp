@@ -26,7 +26,9 @@ TimingOptions read_timing(const ConfigNode& node, const TimingOptions& defaults)
               fmt::format("{}", o.max_iterations));
   if (!(o.budget_s > 0))
     node.fail("budget", "a time above 0 such as 0.5s or 200ms", node.string("budget", "0"));
-  if (!(o.timeout_s >= 1)) node.fail("timeout", "at least 1s", node.string("timeout", "0"));
+  constexpr double kWeek = 7 * 24 * 3600;
+  if (!(o.timeout_s >= 1) || o.timeout_s > kWeek)
+    node.fail("timeout", "from 1s to 7 days (168h)", node.string("timeout", "0"));
   return o;
 }
 

@@ -235,7 +235,9 @@ void Watchdog::run() {
       collect_and_judge();  // does not return
     } else {
       report_to_root();
-      deadline_ns_.store(0);
+      // Only this deadline is spent: arm() may already have set the next case's.
+      std::int64_t expected = deadline;
+      deadline_ns_.compare_exchange_strong(expected, 0);
     }
   }
 }
@@ -260,6 +262,13 @@ void Watchdog::report_to_root() {
 }
 
 void Watchdog::collect_and_judge() {
+  // The case as it was when its deadline passed; the main thread may move on meanwhile.
+  const std::int64_t judged_case = case_.load();
+  std::string name;
+  {
+    std::lock_guard lock(name_mutex_);
+    name = case_name_;
+  }
   std::vector<RankReport> reports;
   reports.push_back(own_report());
   reports.resize(static_cast<std::size_t>(ctx_.size));
@@ -282,8 +291,10 @@ void Watchdog::collect_and_judge() {
         if (partial[fds[i].fd].find('\n') == std::string::npos) continue;
       }
       RankReport r;
+      // A report about another case is stale (its rank's deadline passed on a case that then
+      // finished); that rank reports this case when its own deadline for it passes.
       if (decode(partial[fds[i].fd], r) && r.rank > 0 && r.rank < ctx_.size &&
-          reports[static_cast<std::size_t>(r.rank)].rank < 0) {
+          r.case_index == judged_case && reports[static_cast<std::size_t>(r.rank)].rank < 0) {
         reports[static_cast<std::size_t>(r.rank)] = r;
         ++received;
       }
@@ -291,12 +302,7 @@ void Watchdog::collect_and_judge() {
       partial.erase(fds[i].fd);
     }
   }
-  std::string name;
-  {
-    std::lock_guard lock(name_mutex_);
-    name = case_name_;
-  }
-  const TimeoutVerdict verdict = judge(case_.load(), timeout_s_.load(), reports, ctx_, name);
+  const TimeoutVerdict verdict = judge(judged_case, timeout_s_.load(), reports, ctx_, name);
   std::fprintf(stderr, "preflight: timeout: %s\n", verdict.message.c_str());
   std::fflush(stderr);
   if (on_timeout_) on_timeout_(verdict);

@@ -63,9 +63,17 @@ got=$(h5 "$out" 'import json; print(len(f["cases"]), f.attrs["status"], len(json
 [[ $got == "$total complete 1" ]] && pass "resumed file: $total cases, complete, one resume recorded" || fail "resumed file: $got"
 "${check[@]}" --status complete --min-cases "$total" "$out" && pass "resumed file passes the schema check" ||
   fail "resumed file fails the schema check"
-# A different campaign must not be resumed into this file.
+# A different campaign, or another job layout, must not be resumed into a file, and trying
+# must leave the file exactly as it was.
+before=$(sha256sum <"$work/rank0.h5")
 mpirun -np 4 "$bin" run "$config" --set comm.sizes=8 --resume "$work/rank0.h5" >"$work/wrong.log" 2>&1
 rc=$?
 [[ $rc -eq 2 ]] && grep -q "different campaign" "$work/wrong.log" && pass "--resume with another config: exit 2" ||
   fail "--resume with another config: exit $rc"
+mpirun -np 2 "$bin" run "$config" --resume "$work/rank0.h5" >"$work/layout.log" 2>&1
+rc=$?
+[[ $rc -eq 2 ]] && grep -q "written by 4 ranks on 2 nodes, this job has 2" "$work/layout.log" &&
+  pass "--resume with 2 ranks instead of 4: exit 2" || { fail "--resume with another layout: exit $rc"; tail -3 "$work/layout.log"; }
+[[ $(sha256sum <"$work/rank0.h5") == "$before" ]] && pass "refused resumes left the file unchanged" ||
+  fail "a refused resume changed the file"
 finish

@@ -15,6 +15,7 @@ import h5py
 import numpy as np
 
 TYPES = {"int64": np.integer, "uint64": np.unsignedinteger, "float64": np.floating, "string": str}
+REQUESTED_SIZES = None
 ALL_COLLECTIVES = ["allreduce", "allgather", "reducescatter", "broadcast", "reduce", "alltoall", "sendrecv"]
 problems = []
 
@@ -116,6 +117,18 @@ def check_recomputed_stats(case, where, world):
                               ("time_p5", np.percentile(slowest, 5)), ("time_mean", slowest.mean())]:
             if not close(float(stats[column][row]), float(value)):
                 problem(f"{here}: {column} {stats[column][row]} but the samples give {value}")
+        if len(slowest) > 1:
+            cv = np.std(slowest, ddof=1) / np.mean(slowest)
+            if not close(float(stats["time_cv"][row]), float(cv)):
+                problem(f"{here}: time_cv {stats['time_cv'][row]} but the samples give {cv}")
+        ordered, n = np.sort(slowest), len(slowest)
+        width = 1.96 * np.sqrt(n) / 2
+        low = ordered[int(np.clip(np.floor(n / 2 - width) - 1, 0, n - 1))]
+        high = ordered[int(np.clip(np.ceil(1 + n / 2 + width) - 1, 0, n - 1))]
+        if not (close(float(stats["median_ci_low"][row]), float(low)) and
+                close(float(stats["median_ci_high"][row]), float(high))):
+            problem(f"{here}: median CI [{stats['median_ci_low'][row]}, {stats['median_ci_high'][row]}], "
+                    f"order statistics give [{low}, {high}]")
         batched = np.nanmax(pg["batched"][:][:, members], axis=1)
         if not close(float(stats["batched_time_median"][row]), float(np.median(batched))):
             problem(f"{here}: batched_time_median does not follow from the batched samples")
@@ -125,6 +138,25 @@ def check_recomputed_stats(case, where, world):
             problem(f"{here}: wrong does not match wrong_per_rank")
         if text(case.attrs.get("family", "")) == "comm":
             check_bandwidth(case, stats, row, here)
+            check_size(case, stats, row, here, REQUESTED_SIZES)
+
+
+DTYPE_BYTES = {"float32": 4, "float64": 8, "int32": 4, "int64": 8, "uint32": 4, "uint64": 8}
+
+
+def check_size(case, stats, row, here, requested):
+    """size_bytes must follow from the requested size by nccl-tests' rule."""
+    if requested is None:
+        return
+    groups, group = case["group_of_rank"][:], int(stats["group"][row])
+    n = int(np.count_nonzero(groups == group)) if group >= 0 else max(
+        int(np.count_nonzero(groups == g)) for g in set(groups[groups >= 0].tolist()))
+    t = DTYPE_BYTES[text(case.attrs["dtype"])]
+    split = n if text(case.attrs["collective"]) in ("allgather", "reducescatter", "alltoall") else 1
+    asked = requested[int(stats["point"][row])]
+    chunk = 0 if asked == 0 else max(1, asked // (t * split))
+    if int(stats["size_bytes"][row]) != chunk * t * split:
+        problem(f"{here}: size_bytes {stats['size_bytes'][row]} for {asked} B asked, expected {chunk * t * split}")
 
 
 def check_bandwidth(case, stats, row, here):
@@ -183,7 +215,11 @@ def main():
     parser.add_argument("--timeout-case", type=int, help="this case timed out; the others ran")
     parser.add_argument("--not-arrived", help="comma list of ranks the timed-out case names")
     parser.add_argument("--stop-reason", help="at least one point stopped for this reason")
+    parser.add_argument("--timeout-points", type=int, help="sizes the timed-out case finished")
+    parser.add_argument("--sizes", help="comma list of the requested sizes in bytes, to check size_bytes")
     args = parser.parse_args()
+    global REQUESTED_SIZES
+    REQUESTED_SIZES = [int(x) for x in args.sizes.split(",")] if args.sizes else None
 
     spec = parse_spec(args.spec)
     comm_tables = spec["The comm family"]
@@ -242,6 +278,12 @@ def check_timeout_case(case, where, args):
     for name in ("timeout_message", "timeout_s"):
         if name not in case.attrs:
             problem(f"{where}: timeout case without '{name}'")
+    finished = len(case["points"]) if "points" in case else 0
+    if args.timeout_points is not None and finished != args.timeout_points:
+        problem(f"{where}: {finished} sizes kept from before the hang, expected {args.timeout_points}")
+    if finished:  # the sizes that finished before the hang must be whole
+        check_points(case, where, int(case["group_of_rank"].shape[0]))
+        check_recomputed_stats(case, where, int(case["group_of_rank"].shape[0]))
     ranks = sorted(int(r) for r in case["not_arrived"][:]) if "not_arrived" in case else None
     wanted = sorted(int(r) for r in args.not_arrived.split(",")) if args.not_arrived else None
     if wanted is not None and ranks != wanted:
