@@ -37,6 +37,7 @@ class GroupSet {
   int my_group_ = -1;
   int my_rank_ = -1;
   MPI_Comm comm_ = MPI_COMM_NULL;
+  bool owns_comm_ = true;  // false when the group is the whole world
   std::shared_ptr<CommBackend> backend_;
   std::unique_ptr<CommGroup> channel_;
 };

@@ -5,7 +5,7 @@
 # REPS runs, so drift on a shared machine hits both alike. Prints a ratio table
 # (preflight / raw: 1.00 is parity; the targets are within 3% at >= 64 KiB, within 10% at 8 B)
 # with the spread of the ratio, so a reader can tell a real gap from the machine's noise.
-#   scripts/parity/comm-vs-raw.sh [BUILD_DIR]       env: REPS (9), ITERS (200), NPS ("2 4")
+#   scripts/parity/comm-vs-raw.sh [BUILD_DIR]   env: REPS (9), ITERS (200), NPS ("2 4"), SIZES ("8 64K 1M 16M")
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -57,7 +57,7 @@ PY
 printf '%-5s %-5s | %10s %10s %6s %13s %5s | %10s %10s %6s %13s %5s | %s\n' ranks size "pf iter" "raw iter" ratio \
   "ratio IQR" "rawCV" "pf b2b" "raw b2b" ratio "ratio IQR" "rawCV" target
 for np in ${NPS:-2 4}; do
-  for size in 8 64K 1M 16M; do
+  for size in ${SIZES:-8 64K 1M 16M}; do
     bytes=$(numfmt --from=iec "$size")
     : >"$work/pairs"
     for ((r = 0; r < reps; r++)); do
