@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is needed, builds preflight, and runs the quick campaign (configs/quick.yaml)
 # on this machine: 4 ranks as 2 virtual nodes, every collective on four topologies, into
-# results.h5.
+# results.h5, then summarises it with preflight-report into results-report.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -15,4 +15,7 @@ if [[ -e $out ]]; then  # keep earlier results: never overwrite
   echo "quickstart: kept the earlier $out as $kept"
 fi
 mpirun -np 4 build/default/bench/preflight run configs/quick.yaml -o "$out"
-echo "quickstart: results in $out (read it with h5dump, h5py or pandas; layout in results-schema/SPEC.md)"
+report=${out%.h5}-report.txt
+build/default/reports/preflight-report "$out" >"$report"
+echo "quickstart: results in $out (h5dump, h5py or pandas read it; layout in results-schema/SPEC.md)"
+echo "quickstart: summary in $report (build/default/reports/preflight-report $out)"

@@ -1,0 +1,160 @@
+#include "reader/results_reader.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "preflight/schema/h5.hpp"
+#include "preflight/schema/layout.hpp"
+
+namespace preflight::report {
+namespace {
+
+namespace s = schema;
+
+std::string missing(const std::string& path, const std::string& what) {
+  return fmt::format("{}: not a complete preflight results file: {} is missing", path, what);
+}
+
+template <std::size_t N>
+void require_attributes(hid_t object, const std::array<s::Item, N>& items, const std::string& path,
+                        const std::string& where) {
+  for (const auto& item : items)
+    if (!h5::has_attribute(object, item.name))
+      throw ReadError(missing(path, fmt::format("attribute '{}' of {}", item.name, where)));
+}
+
+// Attribute as text, whatever its type.
+std::string attribute_text(hid_t object, const std::string& name) {
+  try {
+    return h5::string_attribute(object, name);
+  } catch (const h5::Error&) {
+  }
+  try {
+    const double v = h5::double_attribute(object, name);
+    return v == static_cast<double>(static_cast<std::int64_t>(v))
+               ? fmt::format("{}", static_cast<std::int64_t>(v))
+               : fmt::format("{:g}", v);
+  } catch (const h5::Error&) {
+    return "";
+  }
+}
+
+Column read_column(hid_t group, const std::string& name) {
+  Column c;
+  h5::Handle set(H5Dopen2(group, name.c_str(), H5P_DEFAULT), H5Dclose);
+  if (!set) throw h5::Error("cannot open dataset " + name);
+  if (h5::has_attribute(set.get(), s::kUnitAttribute))
+    c.unit = h5::string_attribute(set.get(), s::kUnitAttribute);
+  if (h5::has_attribute(set.get(), s::kBetterAttribute))
+    c.better = h5::string_attribute(set.get(), s::kBetterAttribute);
+  h5::Handle type(H5Dget_type(set.get()), H5Tclose);
+  if (H5Tget_class(type.get()) == H5T_STRING)
+    c.strings = h5::read_string_column(group, name);
+  else
+    c.numbers = h5::read_double_column(group, name);
+  return c;
+}
+
+CaseData read_case(hid_t cases, const std::string& group_name, const std::string& path) {
+  h5::Handle g = h5::open_group(cases, group_name);
+  const std::string where = "case " + group_name;
+  CaseData c;
+  c.group_name = group_name;
+  if (!h5::has_attribute(g.get(), "status"))
+    throw ReadError(
+        fmt::format("{}: case {} was cut short while being written (no status); "
+                    "'preflight run ... --resume {}' runs it again",
+                    path, group_name, path));
+  require_attributes(g.get(), s::kCaseAttributes, path, where);
+  c.index = h5::int_attribute(g.get(), "index");
+  c.name = h5::string_attribute(g.get(), "name");
+  c.family = h5::string_attribute(g.get(), "family");
+  c.backend = h5::string_attribute(g.get(), "backend");
+  c.status = h5::string_attribute(g.get(), "status");
+  const int count = static_cast<int>(H5Aget_num_attrs(g.get()));
+  for (int i = 0; i < count; ++i) {
+    char name[256] = {};
+    h5::Handle attr(H5Aopen_by_idx(g.get(), ".", H5_INDEX_NAME, H5_ITER_INC,
+                                   static_cast<hsize_t>(i), H5P_DEFAULT, H5P_DEFAULT),
+                    H5Aclose);
+    if (!attr || H5Aget_name(attr.get(), sizeof name, name) < 0) continue;
+    c.params[name] = attribute_text(g.get(), name);
+  }
+  if (!h5::exists(g.get(), s::kStatsGroup)) {
+    if (c.status != s::case_status::kTimeout) throw ReadError(missing(path, where + "'s stats"));
+    return c;
+  }
+  h5::Handle stats = h5::open_group(g.get(), s::kStatsGroup);
+  for (const auto& item : s::kStatsColumns)
+    if (!h5::exists(stats.get(), item.name))
+      throw ReadError(missing(path, fmt::format("column '{}' of {}'s stats", item.name, where)));
+  for (const auto& name : h5::child_names(stats.get()))
+    c.stats[name] = read_column(stats.get(), name);
+  for (const auto& [name, column] : c.stats)
+    if (std::max(column.numbers.size(), column.strings.size()) != c.rows())
+      throw ReadError(fmt::format(
+          "{}: {}'s stats column '{}' has a different length from the others", path, where, name));
+  return c;
+}
+
+}  // namespace
+
+std::size_t CaseData::rows() const {
+  const auto it = stats.find("point");
+  return it == stats.end() ? 0 : it->second.numbers.size();
+}
+
+RunData read_run(const std::string& path) {
+  if (access(path.c_str(), R_OK) != 0)
+    throw ReadError(fmt::format("{}: cannot read the file", path));
+  if (H5Fis_hdf5(path.c_str()) <= 0)
+    throw ReadError(
+        fmt::format("{}: not an HDF5 file (or truncated before its first block)", path));
+  try {
+    h5::Handle file = h5::open_file_read(path);
+    const hid_t f = file.get();
+    RunData run;
+    run.path = path;
+    if (!h5::has_attribute(f, "schema_version"))
+      throw ReadError(missing(path, "the attribute schema_version"));
+    run.schema_version = h5::int_attribute(f, "schema_version");
+    if (run.schema_version != s::kVersion)
+      throw ReadError(fmt::format(
+          "{}: results schema version {}, this preflight-report reads version {}; use the "
+          "preflight-report of the release that wrote it",
+          path, run.schema_version, s::kVersion));
+    require_attributes(f, s::kRunAttributes, path, "the run");
+    run.status = h5::string_attribute(f, "status");
+    run.git_revision = h5::string_attribute(f, "git_revision");
+    run.command_line = h5::string_attribute(f, "command_line");
+    run.config = h5::string_attribute(f, "config");
+    run.start_time = h5::string_attribute(f, "start_time");
+    run.end_time = h5::string_attribute(f, "end_time");
+    run.exit_code = h5::int_attribute(f, "exit_code");
+    run.world_size = h5::int_attribute(f, "world_size");
+    run.node_count = h5::int_attribute(f, "node_count");
+    if (!h5::exists(f, s::kEnvironmentGroup))
+      throw ReadError(missing(path, "the group /environment"));
+    h5::Handle env = h5::open_group(f, s::kEnvironmentGroup);
+    for (const auto& item : s::kEnvironmentColumns) {
+      if (!h5::exists(env.get(), item.name))
+        throw ReadError(missing(path, fmt::format("column '{}' of /environment", item.name)));
+      const Column c = read_column(env.get(), std::string(item.name));
+      auto& out = run.environment[std::string(item.name)];
+      if (!c.strings.empty()) out = c.strings;
+      for (double v : c.numbers) out.push_back(fmt::format("{}", static_cast<std::int64_t>(v)));
+      if (out.size() != static_cast<std::size_t>(run.world_size))
+        throw ReadError(fmt::format("{}: /environment/{} has {} rows for {} ranks", path, item.name,
+                                    out.size(), run.world_size));
+    }
+    if (!h5::exists(f, s::kCasesGroup)) throw ReadError(missing(path, "the group /cases"));
+    h5::Handle cases = h5::open_group(f, s::kCasesGroup);
+    for (const auto& name : h5::child_names(cases.get()))
+      run.cases.push_back(read_case(cases.get(), name, path));
+    return run;
+  } catch (const h5::Error& e) {
+    throw ReadError(fmt::format("{}: damaged or truncated results file ({})", path, e.what()));
+  }
+}
+
+}  // namespace preflight::report

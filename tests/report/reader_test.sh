@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# preflight-report reads what preflight wrote, and answers every damaged or foreign file with a
+# message naming the file and the problem, exit 2, never a crash.
+# reader_test.sh PREFLIGHT PREFLIGHT_REPORT WORKDIR
+set -uo pipefail
+bin=$1 report=$2 work=$3
+source "$(dirname "$0")/../faults/common.sh"
+rm -rf "$work" && mkdir -p "$work"
+good=$work/good.h5
+mpirun -np 2 "$bin" comm --op allreduce,allgather --topology world,intra --ranks-per-node 1 --sizes 8,64K \
+  --iters 5 --budget 1ms -o "$good" >/dev/null 2>&1 || fail "preflight could not write $good"
+
+"$report" "$good" >"$work/out" 2>&1
+rc=$?
+[[ $rc -eq 0 ]] && grep -q "run complete (exit 0), 2 ranks on 2 nodes, 4 case(s)" "$work/out" &&
+  grep -q "000003 allgather float32 out-of-place intra \[ok\]" "$work/out" && grep -q "busbw(GB/s)" "$work/out" &&
+  pass "reads a good file and lists its 4 cases" || { fail "good file: exit $rc"; head -5 "$work/out"; }
+
+# Damaged copies, each made with h5py (a writer that is not ours).
+damage() {  # damage NAME 'python using f (h5py.File, writable)'
+  cp "$good" "$work/$1.h5"
+  /usr/bin/python3 -c "import h5py, sys; f = h5py.File(sys.argv[1], 'r+'); $2; f.close()" "$work/$1.h5"
+}
+damage version 'f.attrs["schema_version"] = 99'
+damage no_environment 'del f["environment"]'
+damage no_column 'del f["cases/000000/stats/time_median"]'
+damage no_status 'del f["cases/000001"].attrs["status"]'
+damage short_column 'd = f["cases/000002/stats/busbw"]; v = d[:-1]; del f["cases/000002/stats/busbw"]; f["cases/000002/stats/busbw"] = v'
+damage no_world_size 'del f.attrs["world_size"]'
+head -c 3000 "$good" >"$work/truncated.h5"
+head -c $(($(stat -c %s "$good") / 2)) "$good" >"$work/half.h5"
+echo "not results" >"$work/text.h5"
+
+while IFS='|' read -r file expect; do
+  [[ -z $file ]] && continue
+  "$report" $file >"$work/out" 2>&1
+  rc=$?
+  if [[ $rc -eq 2 ]] && grep -qF -- "$expect" "$work/out"; then
+    pass "$(basename "${file%% *}"): exit 2, '$(head -1 "$work/out" | cut -c1-110)'"
+  else
+    fail "$file: exit $rc, expected 2 and '$expect'"
+    head -3 "$work/out"
+  fi
+done <<EOF2
+$work/version.h5|results schema version 99, this preflight-report reads version 1
+$work/no_environment.h5|the group /environment is missing
+$work/no_column.h5|column 'time_median' of case 000000's stats is missing
+$work/no_status.h5|case 000001 was cut short while being written
+$work/short_column.h5|stats column 'busbw' has a different length
+$work/no_world_size.h5|attribute 'world_size' of the run is missing
+$work/truncated.h5|$work/truncated.h5:
+$work/half.h5|$work/half.h5:
+$work/text.h5|not an HDF5 file
+$work/missing.h5|cannot read the file
+$good $work/version.h5|version.h5: results schema version 99
+EOF2
+"$report" >"$work/out" 2>&1
+[[ $? -eq 2 ]] && pass "no file: exit 2" || fail "no file: expected exit 2"
+finish
