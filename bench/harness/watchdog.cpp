@@ -146,10 +146,12 @@ TimeoutVerdict judge(std::int64_t case_index, double timeout_s,
       continue;
     }
     v.not_arrived.push_back(r);
+    const std::string at = report.point < 0 ? std::string("before its first size")
+                                            : fmt::format("at size {}", report.point);
     details +=
-        reported ? fmt::format("; rank {} ({}) was {} for {:.1f} s at case {} point {}", r,
+        reported ? fmt::format("; rank {} ({}) was {} for {:.1f} s in case {:06d} {}", r,
                                ctx.host_of_rank[static_cast<std::size_t>(r)], name_of(report.phase),
-                               report.seconds_in_phase, report.case_index, report.point)
+                               report.seconds_in_phase, report.case_index, at)
                  : fmt::format("; rank {} ({}) did not report (dead, or its host unreachable)", r,
                                ctx.host_of_rank[static_cast<std::size_t>(r)]);
   }
