@@ -78,6 +78,8 @@ void add_output_options(CLI::App& cmd, Request& r) {
   cmd.add_option("--test-hang-point", r.controls.hang_point, "")->group("");
   cmd.add_option("--test-hang-seconds", r.controls.hang_seconds, "")->group("");
   cmd.add_option("--test-internal-error-rank", r.controls.internal_error_rank, "")->group("");
+  cmd.add_option("--test-slow-node", r.controls.slow_node, "")->group("");
+  cmd.add_option("--test-slow-factor", r.controls.slow_factor, "")->group("");
 }
 
 // The family command's flags, stored as text and turned into a one-benchmark campaign.

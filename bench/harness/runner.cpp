@@ -29,25 +29,36 @@ void set_phase(Watchdog* w, Phase p) {
   if (w != nullptr) w->set_phase(p);
 }
 
+// Test-only: a planted slow node spins after each operation for `factor` times its duration,
+// as a rank with a slower GPU, memory or link would take longer.
+void plant_slowness(Clock::time_point start, double factor) {
+  if (factor <= 0) return;
+  const auto until = Clock::now() + (Clock::now() - start) * factor;
+  while (Clock::now() < until) {
+  }
+}
+
 // One operation started right after a barrier, timed on this rank alone.
-double timed_iteration(Operation* op, MPI_Comm world, Watchdog* w) {
+double timed_iteration(Operation* op, MPI_Comm world, Watchdog* w, double slow) {
   set_phase(w, Phase::kBarrier);
   MPI_Barrier(world);
   set_phase(w, Phase::kOperation);
   const auto start = Clock::now();
   if (op != nullptr) op->run();
+  plant_slowness(start, slow);
   const auto end = Clock::now();
   return op != nullptr ? seconds(start, end) : kNaN;
 }
 
 // `ops` operations back to back after one barrier; time per operation on this rank.
-double timed_block(Operation* op, int ops, MPI_Comm world, Watchdog* w) {
+double timed_block(Operation* op, int ops, MPI_Comm world, Watchdog* w, double slow) {
   set_phase(w, Phase::kBarrier);
   MPI_Barrier(world);
   set_phase(w, Phase::kOperation);
   const auto start = Clock::now();
   if (op != nullptr)
     for (int i = 0; i < ops; ++i) op->run();
+  plant_slowness(start, slow);
   const auto end = Clock::now();
   return op != nullptr ? seconds(start, end) / ops : kNaN;
 }
@@ -65,9 +76,9 @@ std::uint64_t check_result(Operation* op, const RankContext& ctx, const RunContr
   return op->count_wrong();
 }
 
-double estimate_cost(Operation* op, const RankContext& ctx, int warmup, Watchdog* w) {
+double estimate_cost(Operation* op, const RankContext& ctx, int warmup, Watchdog* w, double slow) {
   std::vector<double> times;
-  for (int i = 0; i < warmup; ++i) times.push_back(timed_iteration(op, ctx.world, w));
+  for (int i = 0; i < warmup; ++i) times.push_back(timed_iteration(op, ctx.world, w, slow));
   double local = 0;
   if (op != nullptr && !times.empty()) {
     std::sort(times.begin(), times.end());
@@ -83,19 +94,19 @@ double estimate_cost(Operation* op, const RankContext& ctx, int warmup, Watchdog
 // iterations; with one it stops early once the median's 95% interval is narrow enough, a
 // decision every rank takes from the same numbers (the slowest rank's time per iteration).
 std::vector<double> timed_iterations(Operation* op, const RankContext& ctx, const TimingOptions& t,
-                                     int planned, StopReason& reason, Watchdog* w) {
+                                     int planned, StopReason& reason, Watchdog* w, double slow) {
   std::vector<double> samples;
   samples.reserve(static_cast<std::size_t>(planned));
   reason = planned >= t.max_iterations ? StopReason::kMaxIterations : StopReason::kBudget;
   if (t.precision <= 0) {
-    for (int i = 0; i < planned; ++i) samples.push_back(timed_iteration(op, ctx.world, w));
+    for (int i = 0; i < planned; ++i) samples.push_back(timed_iteration(op, ctx.world, w, slow));
     return samples;
   }
   std::vector<double> slowest;
   while (static_cast<int>(samples.size()) < planned) {
     const int chunk = std::min(kPrecisionChunk, planned - static_cast<int>(samples.size()));
     std::vector<double> mine;
-    for (int i = 0; i < chunk; ++i) mine.push_back(timed_iteration(op, ctx.world, w));
+    for (int i = 0; i < chunk; ++i) mine.push_back(timed_iteration(op, ctx.world, w, slow));
     samples.insert(samples.end(), mine.begin(), mine.end());
     for (double& x : mine) x = std::isnan(x) ? 0 : x;  // idle ranks take no part in the maximum
     std::vector<double> chunk_slowest(mine.size());
@@ -267,14 +278,17 @@ void run_case(PlannedCase& planned, const CaseHeading& heading, const RankContex
 PointResult run_point(Case& c, std::size_t point, const RankContext& ctx,
                       const TimingOptions& timing, const RunControls& controls, Watchdog* w) {
   set_phase(w, Phase::kHarness);
+  const double slow = ctx.node == controls.slow_node ? controls.slow_factor : 0;
   auto op = c.make_operation(point);
   PointResult p;
   p.index = point;
   const std::uint64_t wrong = check_result(op.get(), ctx, controls, w);
 
-  const int planned = decide_iterations(timing, estimate_cost(op.get(), ctx, timing.warmup, w));
+  const int planned =
+      decide_iterations(timing, estimate_cost(op.get(), ctx, timing.warmup, w, slow));
   StopReason reason = StopReason::kMaxIterations;
-  const std::vector<double> samples = timed_iterations(op.get(), ctx, timing, planned, reason, w);
+  const std::vector<double> samples =
+      timed_iterations(op.get(), ctx, timing, planned, reason, w, slow);
   p.iterations = static_cast<int>(samples.size());
   p.stop_reason = name_of(reason);
 
@@ -282,7 +296,7 @@ PointResult run_point(Case& c, std::size_t point, const RankContext& ctx,
   p.batch_ops = std::max(1, p.iterations / timing.batch_blocks);
   std::vector<double> batched;
   for (int b = 0; b < p.batch_blocks; ++b)
-    batched.push_back(timed_block(op.get(), p.batch_ops, ctx.world, w));
+    batched.push_back(timed_block(op.get(), p.batch_ops, ctx.world, w, slow));
 
   set_phase(w, Phase::kBarrier);
   p.samples = gather_matrix(samples, ctx);

@@ -37,8 +37,10 @@ struct RunControls {
   int corrupt_rank = -1;  // damages its result before the check
   int hang_rank = -1;     // sleeps at the start of size hang_point of case hang_case
   std::size_t hang_case = 0;
-  std::size_t hang_point = 0;    // also the case where internal_error_rank fails
-  int internal_error_rank = -1;  // throws as preflight would on an internal error
+  std::size_t hang_point = 0;  // also the case where internal_error_rank fails
+  int internal_error_rank = -1;
+  int slow_node = -1;        // this node's ranks take slow_factor longer per operation
+  double slow_factor = 0.3;  // throws as preflight would on an internal error
   double hang_seconds = 3600;
 };
 
