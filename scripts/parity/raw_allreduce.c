@@ -49,7 +49,8 @@ int main(int argc, char** argv) {
   for (int b = 0; b < blocks; ++b) {
     MPI_Barrier(MPI_COMM_WORLD);
     const double start = MPI_Wtime();
-    for (int k = 0; k < ops; ++k) MPI_Allreduce(send, recv, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    for (int k = 0; k < ops; ++k)
+      MPI_Allreduce(send, recv, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
     mine[iterations + b] = (MPI_Wtime() - start) / ops;
   }
   MPI_Reduce(mine, slowest, iterations + blocks, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
