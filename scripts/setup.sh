@@ -11,6 +11,7 @@ packages=(
   libfabric-dev libfabric-bin libhwloc-dev liburing-dev libopenblas-dev
   libturbojpeg0-dev libpng-dev
   fio gnuplot-nox python3 python3-h5py python3-numpy
+  bc iproute2 procps util-linux  # used by the test scripts (emulated hosts, timing checks)
 )
 missing=()
 for p in "${packages[@]}"; do
