@@ -55,6 +55,46 @@ Column read_column(hid_t group, const std::string& name) {
   return c;
 }
 
+// A matrix dataset (rows x cols of doubles).
+std::vector<double> read_matrix(hid_t group, const std::string& name, std::size_t& rows,
+                                std::size_t& cols) {
+  h5::Handle set(H5Dopen2(group, name.c_str(), H5P_DEFAULT), H5Dclose);
+  if (!set) throw h5::Error("cannot open dataset " + name);
+  h5::Handle space(H5Dget_space(set.get()), H5Sclose);
+  hsize_t dims[2] = {0, 0};
+  if (H5Sget_simple_extent_ndims(space.get()) != 2 ||
+      H5Sget_simple_extent_dims(space.get(), dims, nullptr) != 2)
+    throw h5::Error(name + " is not a matrix");
+  rows = dims[0];
+  cols = dims[1];
+  std::vector<double> values(rows * cols);
+  if (!values.empty() &&
+      H5Dread(set.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0)
+    throw h5::Error("cannot read " + name);
+  return values;
+}
+
+void read_iteration_times(hid_t case_group, CaseData& c, const std::string& path) {
+  const auto groups = h5::read_int_column(case_group, s::kGroupOfRank);
+  h5::Handle points = h5::open_group(case_group, s::kPointsGroup);
+  for (const auto& name : h5::child_names(points.get())) {
+    h5::Handle point = h5::open_group(points.get(), name);
+    std::size_t rows = 0, cols = 0;
+    const auto samples = read_matrix(point.get(), std::string(s::kSamples), rows, cols);
+    if (cols != groups.size())
+      throw ReadError(fmt::format("{}: case {} size {}: samples have {} ranks, group_of_rank {}",
+                                  path, c.group_name, name, cols, groups.size()));
+    std::vector<double> slowest;
+    for (std::size_t i = 0; i < rows; ++i) {
+      double t = -1;
+      for (std::size_t r = 0; r < cols; ++r)
+        if (groups[r] >= 0 && samples[i * cols + r] > t) t = samples[i * cols + r];
+      if (t >= 0) slowest.push_back(t);
+    }
+    c.iteration_times.push_back(std::move(slowest));
+  }
+}
+
 CaseData read_case(hid_t cases, const std::string& group_name, const std::string& path) {
   h5::Handle g = h5::open_group(cases, group_name);
   const std::string where = "case " + group_name;
@@ -90,6 +130,7 @@ CaseData read_case(hid_t cases, const std::string& group_name, const std::string
       throw ReadError(missing(path, fmt::format("column '{}' of {}'s stats", item.name, where)));
   for (const auto& name : h5::child_names(stats.get()))
     c.stats[name] = read_column(stats.get(), name);
+  read_iteration_times(g.get(), c, path);
   for (const auto& [name, column] : c.stats)
     if (std::max(column.numbers.size(), column.strings.size()) != c.rows())
       throw ReadError(fmt::format(

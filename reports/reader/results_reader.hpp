@@ -29,6 +29,8 @@ struct CaseData {
   std::string name, family, backend, status;
   std::map<std::string, std::string> params;  // every other string or number attribute, as text
   std::map<std::string, Column> stats;        // empty for a case that timed out before a size ended
+  // Per point (size): each timed iteration's time, the slowest rank's, from the raw samples.
+  std::vector<std::vector<double>> iteration_times;
   std::size_t rows() const;
 };
 

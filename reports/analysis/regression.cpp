@@ -1,0 +1,122 @@
+#include "analysis/regression.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "analysis/mann_whitney.hpp"
+
+namespace preflight::report {
+namespace {
+
+std::string param(const CaseData& c, const char* name) {
+  const auto it = c.params.find(name);
+  return it == c.params.end() ? std::string() : it->second;
+}
+
+// A case is the same case in two runs when its name, benchmark, variant and repetition match.
+std::string case_key(const CaseData& c) {
+  return fmt::format("{} | {} | {} | {}", c.name, param(c, "benchmark"), param(c, "variant"),
+                     param(c, "repetition"));
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n == 0 ? std::nan("") : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+std::string joined_values(const std::vector<std::string>& values) {
+  std::set<std::string> unique(values.begin(), values.end());
+  std::string out;
+  for (const auto& v : unique)
+    out += (out.empty() ? "" : ", ") + (v.empty() ? std::string("(none)") : v);
+  return out;
+}
+
+std::vector<EnvironmentChange> environment_changes(const RunData& a, const RunData& b) {
+  std::vector<EnvironmentChange> changes;
+  auto compare = [&](const std::string& what, const std::string& x, const std::string& y) {
+    if (x != y) changes.push_back({what, x, y});
+  };
+  compare("preflight revision", a.git_revision, b.git_revision);
+  compare("ranks", std::to_string(a.world_size), std::to_string(b.world_size));
+  compare("nodes", std::to_string(a.node_count), std::to_string(b.node_count));
+  compare("config", a.config, b.config);
+  for (const char* column : {"host", "cpu_model", "kernel", "mpi_library", "gpu_model",
+                             "gpu_driver", "cuda_runtime", "nccl_version"}) {
+    const auto ia = a.environment.find(column), ib = b.environment.find(column);
+    if (ia == a.environment.end() || ib == b.environment.end()) continue;
+    compare(column, joined_values(ia->second), joined_values(ib->second));
+  }
+  return changes;
+}
+
+PointComparison compare_point(const CaseData& base, const CaseData& now, std::size_t point,
+                              const RegressionOptions& options) {
+  PointComparison p;
+  p.case_name = case_key(now);
+  const auto size = now.stats.find("size_bytes");
+  p.size = size != now.stats.end() && point < size->second.numbers.size()
+               ? fmt::format("{:.0f}", size->second.numbers[point])
+               : fmt::format("point {}", point);
+  const auto& a = base.iteration_times[point];
+  const auto& b = now.iteration_times[point];
+  p.baseline_samples = a.size();
+  p.current_samples = b.size();
+  p.baseline_median = median(a);
+  p.current_median = median(b);
+  if (a.empty() || b.empty() || !(p.baseline_median > 0)) return p;
+  p.change = p.current_median / p.baseline_median - 1;
+  p.p_value = mann_whitney(a, b).p_value;
+  if (p.p_value < options.alpha && std::abs(p.change) >= options.min_change)
+    p.verdict = p.change > 0 ? Verdict::kSlower : Verdict::kFaster;
+  return p;
+}
+
+}  // namespace
+
+const char* name_of(Verdict v) {
+  switch (v) {
+    case Verdict::kSlower:
+      return "slower";
+    case Verdict::kFaster:
+      return "faster";
+    default:
+      return "same";
+  }
+}
+
+std::size_t RegressionReport::count(Verdict v) const {
+  return static_cast<std::size_t>(std::count_if(
+      points.begin(), points.end(), [v](const PointComparison& p) { return p.verdict == v; }));
+}
+
+RegressionReport compare_runs(const RunData& baseline, const RunData& current,
+                              const RegressionOptions& options) {
+  RegressionReport report;
+  report.environment = environment_changes(baseline, current);
+  std::map<std::string, const CaseData*> base_cases;
+  for (const auto& c : baseline.cases) base_cases[case_key(c)] = &c;
+  std::set<std::string> matched;
+  for (const auto& c : current.cases) {
+    const auto it = base_cases.find(case_key(c));
+    if (it == base_cases.end()) {
+      report.unmatched.push_back("only in " + current.path + ": " + case_key(c));
+      continue;
+    }
+    matched.insert(it->first);
+    const std::size_t points =
+        std::min(c.iteration_times.size(), it->second->iteration_times.size());
+    for (std::size_t p = 0; p < points; ++p)
+      report.points.push_back(compare_point(*it->second, c, p, options));
+  }
+  for (const auto& [key, c] : base_cases)
+    if (!matched.count(key)) report.unmatched.push_back("only in " + baseline.path + ": " + key);
+  return report;
+}
+
+}  // namespace preflight::report
