@@ -29,13 +29,13 @@ void set_phase(Watchdog* w, Phase p) {
   if (w != nullptr) w->set_phase(p);
 }
 
-// Test-only: a planted slow node spins after each operation for `factor` times its duration,
-// as a rank with a slower GPU, memory or link would take longer.
+// Test-only: a planted slow node waits after each operation for `factor` times its duration,
+// as a rank with a slower GPU, memory or link would take longer. It yields while it waits, so
+// on an oversubscribed machine it does not slow the other ranks too.
 void plant_slowness(Clock::time_point start, double factor) {
   if (factor <= 0) return;
   const auto until = Clock::now() + (Clock::now() - start) * factor;
-  while (Clock::now() < until) {
-  }
+  while (Clock::now() < until) std::this_thread::yield();  // leave the core to other ranks
 }
 
 // One operation started right after a barrier, timed on this rank alone.

@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "preflight/schema/h5.hpp"
 #include "preflight/schema/layout.hpp"
 
@@ -92,6 +95,15 @@ void read_iteration_times(hid_t case_group, CaseData& c, const std::string& path
       if (t >= 0) slowest.push_back(t);
     }
     c.iteration_times.push_back(std::move(slowest));
+    std::vector<double> medians(cols, std::nan(""));
+    for (std::size_t r = 0; r < cols && rows > 0; ++r) {
+      if (groups[r] < 0) continue;
+      std::vector<double> own(rows);
+      for (std::size_t i = 0; i < rows; ++i) own[i] = samples[i * cols + r];
+      std::nth_element(own.begin(), own.begin() + static_cast<std::ptrdiff_t>(rows / 2), own.end());
+      medians[r] = own[rows / 2];
+    }
+    c.rank_medians.push_back(std::move(medians));
   }
 }
 

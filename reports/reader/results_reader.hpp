@@ -31,6 +31,8 @@ struct CaseData {
   std::map<std::string, Column> stats;        // empty for a case that timed out before a size ended
   // Per point (size): each timed iteration's time, the slowest rank's, from the raw samples.
   std::vector<std::vector<double>> iteration_times;
+  // Per point: each rank's median time over the iterations (NaN where it idled).
+  std::vector<std::vector<double>> rank_medians;
   std::size_t rows() const;
 };
 

@@ -1,5 +1,7 @@
 #include "render/terminal.hpp"
 
+#include "analysis/outliers.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -59,6 +61,16 @@ void print_summary(std::FILE* out, const RunData& run) {
              failed, timed_out);
   fmt::print(out, "# preflight {} · started {} · {}\n", run.git_revision, run.start_time,
              run.command_line);
+  const auto outliers = find_outliers(run);
+  if (outliers.empty()) fmt::print(out, "# slow nodes or ranks: none found\n");
+  for (const auto& o : outliers) {
+    std::string ranks;
+    for (int r : o.ranks) ranks += fmt::format("{}{}", ranks.empty() ? "" : ",", r);
+    fmt::print(out,
+               "# slow {}: {} (ranks {}): {:.2f}x its peers' typical time (robust z {:.1f}) over "
+               "{} sizes\n",
+               o.kind, o.name, ranks, o.ratio, o.z, o.sizes);
+  }
   for (const auto& c : run.cases) print_case(out, c);
 }
 

@@ -1,0 +1,31 @@
+// Slow ranks and nodes, found without a baseline: each rank's time per size against the median
+// of the ranks that ran the same operation, summarised over every size of every case, then
+// judged against its peers with the median and the median absolute deviation (robust to the
+// outlier itself).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "reader/results_reader.hpp"
+
+namespace preflight::report {
+
+struct OutlierOptions {
+  double min_ratio = 1.15;  // at least this much slower than the typical peer ...
+  double min_z = 3.0;       // ... and this many robust deviations away
+};
+
+struct Outlier {
+  std::string kind;  // "node" or "rank"
+  std::string name;  // node name, or "rank N"
+  std::vector<int> ranks;
+  double ratio = 1;       // its typical time / the peers' typical time
+  double z = 0;           // robust z-score among its peers
+  std::size_t sizes = 0;  // sizes it was compared over
+};
+
+// Needs at least 3 ranks (3 nodes for nodes) to judge; fewer gives no outliers.
+std::vector<Outlier> find_outliers(const RunData& run, const OutlierOptions& options = {});
+
+}  // namespace preflight::report
