@@ -52,14 +52,26 @@ const std::vector<std::pair<std::string, std::string>> kTimingFlags = {
     {"budget", "--budget"},    {"precision", "--precision"}, {"batch_blocks", "--batch-blocks"},
     {"timeout", "--timeout"}};
 
-const std::map<std::string, std::string> kTimingHelp = {
-    {"warmup", "Untimed operations per size before timing (5)"},
-    {"min_iters", "Timed iterations per size at least (5)"},
-    {"max_iters", "Timed iterations per size at most (100)"},
-    {"budget", "Time for the per-iteration phase of each size, e.g. 0.5s, 200ms (0.2s)"},
-    {"precision", "Stop a size once the median's 95% CI is within +-this, e.g. 0.01; 0 is off (0)"},
-    {"batch_blocks", "Back-to-back timed blocks per size (5)"},
-    {"timeout", "Watchdog limit for one case, e.g. 60s, 10m (300s)"}};
+// Help for the timing flags, with the defaults TimingOptions actually has.
+std::string timing_help(const std::string& key) {
+  const TimingOptions d;
+  if (key == "warmup")
+    return fmt::format("Untimed operations per size before timing ({})", d.warmup);
+  if (key == "min_iters")
+    return fmt::format("Timed iterations per size at least ({})", d.min_iterations);
+  if (key == "max_iters")
+    return fmt::format("Timed iterations per size at most ({})", d.max_iterations);
+  if (key == "budget")
+    return fmt::format("Time for the per-iteration phase of each size, e.g. 0.5s, 200ms ({:g}s)",
+                       d.budget_s);
+  if (key == "precision")
+    return fmt::format(
+        "Stop a size once the median's 95% CI is within +-this, e.g. 0.01; 0 is off ({:g})",
+        d.precision);
+  if (key == "batch_blocks")
+    return fmt::format("Back-to-back timed blocks per size ({})", d.batch_blocks);
+  return fmt::format("Watchdog limit for one case, e.g. 60s, 10m ({:g}s)", d.timeout_s);
+}
 
 std::string long_flag(const std::string& flags) {
   return flags.substr(flags.rfind(',') + 1);
@@ -98,7 +110,7 @@ void add_family_options(CLI::App& cmd, const Family& family, FamilyFlags& f) {
       cmd.add_option(o.flags, f.scalars[o.key], o.help);
   }
   for (const auto& [key, flags] : kTimingFlags)
-    cmd.add_option(flags, f.timing[key], kTimingHelp.at(key));
+    cmd.add_option(flags, f.timing[key], timing_help(key));
   cmd.add_option("--ranks-per-node", f.ranks_per_node,
                  "Group every N consecutive ranks into a virtual node; 0 groups by host (0)");
 }

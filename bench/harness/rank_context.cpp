@@ -38,13 +38,6 @@ int physical_node_leader(MPI_Comm world, int rank, const std::vector<std::string
 
 }  // namespace
 
-std::vector<int> RankContext::ranks_of_node(int n) const {
-  std::vector<int> ranks;
-  for (int r = 0; r < size; ++r)
-    if (node_of_rank[static_cast<std::size_t>(r)] == n) ranks.push_back(r);
-  return ranks;
-}
-
 RankContext make_rank_context(MPI_Comm world, int ranks_per_node) {
   RankContext ctx;
   ctx.world = world;

@@ -22,8 +22,6 @@ struct RankContext {
   std::vector<std::string> node_names;    // node index -> label (host, or host/vN)
 
   bool is_root() const { return rank == 0; }
-  // World ranks of node `n`, ascending.
-  std::vector<int> ranks_of_node(int n) const;
 };
 
 // Collective over `world`. ranks_per_node == 0 groups ranks by the node they share memory

@@ -6,15 +6,10 @@
 #include <cmath>
 #include <map>
 
+#include "analysis/median.hpp"
+
 namespace preflight::report {
 namespace {
-
-double median(std::vector<double> v) {
-  if (v.empty()) return std::nan("");
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 // Members whose value is min_ratio above the median and min_z robust deviations away. The MAD
 // has a floor of 2% of the median, so tightly agreeing peers do not make noise look significant.

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+
 #include <set>
+#include "analysis/median.hpp"
 
 #include "analysis/mann_whitney.hpp"
 
@@ -21,12 +23,6 @@ std::string param(const CaseData& c, const char* name) {
 std::string case_key(const CaseData& c) {
   return fmt::format("{} | {} | {} | {}", c.name, param(c, "benchmark"), param(c, "variant"),
                      param(c, "repetition"));
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n == 0 ? std::nan("") : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 std::string joined_values(const std::vector<std::string>& values) {

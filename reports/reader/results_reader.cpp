@@ -1,5 +1,7 @@
 #include "reader/results_reader.hpp"
 
+#include "analysis/median.hpp"
+
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -100,8 +102,7 @@ void read_iteration_times(hid_t case_group, CaseData& c, const std::string& path
       if (groups[r] < 0) continue;
       std::vector<double> own(rows);
       for (std::size_t i = 0; i < rows; ++i) own[i] = samples[i * cols + r];
-      std::nth_element(own.begin(), own.begin() + static_cast<std::ptrdiff_t>(rows / 2), own.end());
-      medians[r] = own[rows / 2];
+      medians[r] = median(std::move(own));
     }
     c.rank_medians.push_back(std::move(medians));
   }

@@ -4,6 +4,8 @@
 #include <array>
 #include <utility>
 
+#include "preflight/schema/layout.hpp"
+
 namespace preflight::h5 {
 namespace {
 
@@ -52,9 +54,10 @@ void set_numeric_attribute(hid_t object, std::string_view name, hid_t type, T va
 }
 
 void annotate(hid_t dataset, const ColumnInfo& info) {
-  set_attribute(dataset, "units", info.unit);
-  if (!info.description.empty()) set_attribute(dataset, "description", info.description);
-  if (!info.better.empty()) set_attribute(dataset, "better", info.better);
+  set_attribute(dataset, schema::kUnitAttribute, info.unit);
+  if (!info.description.empty())
+    set_attribute(dataset, schema::kDescriptionAttribute, info.description);
+  if (!info.better.empty()) set_attribute(dataset, schema::kBetterAttribute, info.better);
 }
 
 template <typename T>

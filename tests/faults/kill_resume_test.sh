@@ -8,8 +8,7 @@ bin=$1 work=$2 config=$3; shift 3
 check=("$@")
 source "$(dirname "$0")/common.sh"
 rm -rf "$work" && mkdir -p "$work"
-total=$(grep -c . <<<"$(printf '%s\n' allreduce allgather reducescatter broadcast reduce alltoall sendrecv)")
-total=$((total * 5))  # 7 collectives x (world, intra, inter, ladder 1, ladder 2)
+total=35  # configs/quick.yaml: 7 collectives x (world, intra, inter, ladder 1 node, ladder 2 nodes)
 
 rank_pid() {  # the pid of world rank $1 of preflight
   local pid
