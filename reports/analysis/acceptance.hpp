@@ -1,0 +1,57 @@
+// Acceptance rules (YAML, docs/report.md): per metric an expected value or the baseline's, a
+// tolerance, and whether higher or lower is better. Each matching case and size is one check:
+// pass, fail, or inconclusive when the measurement is too noisy (its median's 95% confidence
+// interval straddles the threshold, or too few samples) to say.
+#pragma once
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "reader/results_reader.hpp"
+
+namespace preflight::report {
+
+// A rules file that cannot be used: names the file, line, key and the fix.
+struct RulesError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+enum class CheckVerdict { kPass, kFail, kInconclusive };
+const char* name_of(CheckVerdict v);
+
+struct Check {
+  std::string rule;       // the rule's name
+  std::string run_label;  // the run it judged
+  std::string case_name;  // group name and case name, e.g. "000003 allreduce ..."
+  std::string size;       // size_bytes, point index, or "" for a whole-case check
+  std::string metric, unit, better;
+  double value = 0;                 // measured (per-iteration median)
+  double ci_low = 0, ci_high = 0;   // the metric's 95% interval from the median's
+  double expected = 0;              // the rule's value, or the baseline's
+  double threshold = 0;             // expected with the tolerance applied
+  std::size_t samples = 0;
+  CheckVerdict verdict = CheckVerdict::kInconclusive;
+  std::string reason;  // one line: why this verdict
+};
+
+struct RuleSet;  // parsed rules; defined in acceptance.cpp
+
+struct Rules {
+  std::string path;
+  std::vector<std::string> names;
+  std::shared_ptr<const RuleSet> set;
+};
+
+// Throws RulesError.
+Rules read_rules(const std::string& path);
+
+// `baseline` may be null; a rule relative to a baseline then fails to load (RulesError).
+std::vector<Check> evaluate(const Rules& rules, const RunData& run, const std::string& label,
+                            const RunData* baseline);
+
+// Checks that hold without rules: every case ran and its results were right, the run completed.
+std::vector<Check> builtin_checks(const RunData& run, const std::string& label);
+
+}  // namespace preflight::report

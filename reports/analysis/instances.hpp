@@ -1,0 +1,60 @@
+// Instance-type comparison: several results files side by side, each with a label and an hourly
+// price from a catalogue (configs/instances.yaml): each throughput per dollar, and a winner per
+// metric.
+#pragma once
+
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "reader/results_reader.hpp"
+
+namespace preflight::report {
+
+struct CatalogueError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Instance {
+  std::string name;
+  double price_per_hour = 0;  // in `currency`
+  std::string note;
+};
+
+struct Catalogue {
+  std::string path, currency = "USD";
+  std::map<std::string, Instance> instances;
+};
+
+// Throws CatalogueError.
+Catalogue read_catalogue(const std::string& path);
+
+struct InstanceCell {
+  double value = 0;          // the metric's per-iteration median, NaN when the run lacks it
+  double per_dollar = 0;     // value / price per hour
+  double p_value = 1;        // against the runner-up (Mann-Whitney on per-iteration times)
+};
+
+struct InstanceRow {
+  std::string subject;  // case and size
+  std::string metric, unit;
+  std::vector<InstanceCell> cells;  // one per instance, in file order
+  int winner = -1;                  // best per dollar; -1 when no run has it
+  bool clear = false;               // winner's times differ from the runner-up's beyond noise
+};
+
+struct InstanceComparison {
+  std::string currency;
+  std::vector<std::string> labels;
+  std::vector<double> prices;
+  std::vector<InstanceRow> rows;
+  std::vector<int> wins;  // rows won per instance
+};
+
+// Throws CatalogueError when a label has no price.
+InstanceComparison compare_instances(const std::vector<const RunData*>& runs,
+                                     const std::vector<std::string>& labels,
+                                     const Catalogue& catalogue, double alpha);
+
+}  // namespace preflight::report

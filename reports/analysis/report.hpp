@@ -1,0 +1,48 @@
+// Everything the analyses found in a set of results files: what every renderer (terminal,
+// Markdown, HTML, JSON, JUnit) shows, so that they never disagree. Built once by build_report().
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/acceptance.hpp"
+#include "analysis/bottlenecks.hpp"
+#include "analysis/instances.hpp"
+#include "analysis/outliers.hpp"
+#include "analysis/regression.hpp"
+#include "analysis/scaling.hpp"
+#include "reader/results_reader.hpp"
+
+namespace preflight::report {
+
+// One results file and what was found in it alone.
+struct RunReport {
+  const RunData* run = nullptr;
+  std::string label;              // the instance label, or the file's name without .h5
+  std::vector<Outlier> outliers;  // slow (and late) nodes and ranks
+};
+
+// A regression comparison of one run against the baseline.
+struct RegressionSection {
+  const RunData* baseline = nullptr;
+  const RunData* current = nullptr;
+  RegressionReport result;
+};
+
+struct Report {
+  std::vector<RunReport> runs;
+  std::vector<ScalingSeries> scaling;  // every run's series, in run order
+  std::vector<AlphaBetaFit> fits;
+  std::vector<Finding> findings;  // ranked, most important first
+  std::vector<Check> checks;      // acceptance checks, in rule order
+  RegressionOptions regression_options;
+  std::vector<RegressionSection> regressions;  // empty without --baseline
+  std::optional<InstanceComparison> instances;  // with --prices and two or more files
+
+  // The report's exit code (docs/report.md): 1 when a check failed or a run got slower, else 3
+  // when a check was inconclusive, else 0.
+  int exit_code() const;
+};
+
+}  // namespace preflight::report
