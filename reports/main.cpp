@@ -1,36 +1,118 @@
-// preflight-report: turns results files into summaries. Links HDF5, not MPI: runs anywhere.
+// preflight-report: turns results files into reports and verdicts. Links HDF5, not MPI: runs
+// anywhere.
 #include <fmt/format.h>
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
 
+#include "analysis/report.hpp"
 #include "preflight/schema/h5.hpp"
-#include "reader/results_reader.hpp"
+#include "render/json.hpp"
+#include "render/junit.hpp"
+#include "render/markdown.hpp"
 #include "render/terminal.hpp"
 
 namespace {
 
-// The report's exit codes (docs/report.md): 0 all read (and no regression), 1 a regression was
-// found, 2 bad input.
-constexpr int kOk = 0;
-constexpr int kCheckFailed = 1;
+namespace fs = std::filesystem;
+using namespace preflight::report;
+
+// The report's exit codes (docs/report.md): 0 all accepted, 1 a check failed or a run got
+// slower, 2 bad input, 3 a check was inconclusive.
 constexpr int kBadInput = 2;
+
+struct BadInput : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Outputs {
+  std::string html, markdown, json, junit;
+};
+
+// An output must not replace an input: a slip of --html results.h5 would lose the results.
+void check_outputs(const Outputs& o, const std::vector<std::string>& inputs) {
+  std::set<fs::path> in;
+  for (const auto& i : inputs)
+    if (fs::exists(i)) in.insert(fs::weakly_canonical(i));
+  const std::pair<const char*, const std::string*> all[] = {
+      {"--html", &o.html}, {"--md", &o.markdown}, {"--json", &o.json}, {"--junit", &o.junit}};
+  std::set<fs::path> seen;
+  for (const auto& [flag, path] : all) {
+    if (path->empty()) continue;
+    const auto canonical = fs::weakly_canonical(*path);
+    if (in.count(canonical))
+      throw BadInput(fmt::format("{} {}: that is an input file; give another path", flag, *path));
+    if (!seen.insert(canonical).second)
+      throw BadInput(fmt::format("{} {}: another output goes there too", flag, *path));
+    const auto dir = canonical.parent_path();
+    if (!fs::is_directory(dir))
+      throw BadInput(fmt::format("{} {}: the directory {} does not exist", flag, *path, dir.string()));
+    if (fs::is_directory(canonical))
+      throw BadInput(fmt::format("{} {}: that is a directory; give a file name", flag, *path));
+  }
+}
+
+// Written whole or not at all: a temporary file in the same directory, then renamed.
+void write_file(const std::string& path, const std::string& text) {
+  const std::string temp = path + ".tmp-preflight-report";
+  {
+    std::ofstream f(temp, std::ios::binary | std::ios::trunc);
+    f << text;
+    f.close();
+    if (!f) {
+      std::remove(temp.c_str());
+      throw std::runtime_error(fmt::format("cannot write {}", path));
+    }
+  }
+  fs::rename(temp, path);
+}
+
+std::vector<std::string> labels_for(const std::vector<std::string>& files,
+                                    const std::vector<std::string>& given) {
+  if (!given.empty() && given.size() != files.size())
+    throw BadInput(fmt::format("--label: {} label(s) for {} file(s); give one per file, in order",
+                               given.size(), files.size()));
+  std::vector<std::string> labels = given;
+  if (labels.empty())
+    for (const auto& f : files) labels.push_back(fs::path(f).stem().string());
+  std::set<std::string> unique(labels.begin(), labels.end());
+  if (unique.size() != labels.size())
+    throw BadInput("two files have the same label; name them with --label A --label B ...");
+  return labels;
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
   preflight::h5::silence_library_errors();
-  CLI::App app{"preflight-report: summaries of preflight results files"};
-  std::vector<std::string> files;
+  CLI::App app{"preflight-report: reports, verdicts and comparisons from preflight results files"};
+  std::vector<std::string> files, given_labels;
+  std::string baseline_path, rules_path, prices_path;
+  Outputs outputs;
+  ReportInputs inputs;
+  bool no_colour = false;
   app.add_option("files", files, "Results files written by preflight")->required();
-  std::string baseline_path;
-  preflight::report::RegressionOptions regression;
-  app.add_option("--baseline", baseline_path,
-                 "Compare each file with this earlier run (regression)");
-  app.add_option("--alpha", regression.alpha, "Significance level of the comparison (0.01)")
+  app.add_option("--baseline", baseline_path, "Compare each file with this earlier run (regression)");
+  app.add_option("--rules", rules_path, "Acceptance rules (YAML), e.g. configs/rules/acceptance.yaml");
+  app.add_option("--prices", prices_path,
+                 "Instance price catalogue (YAML), e.g. configs/instances.yaml: compares the files "
+                 "as instance types");
+  app.add_option("--label", given_labels,
+                 "A label per file, in order (instance types: their names in --prices); default: "
+                 "the file name without .h5");
+  app.add_option("--alpha", inputs.regression.alpha, "Significance level of comparisons (0.01)")
       ->check(CLI::Range(1e-9, 0.5));
-  app.add_option("--min-change", regression.min_change,
+  app.add_option("--min-change", inputs.regression.min_change,
                  "Smallest relative change flagged, e.g. 0.05 for 5% (0.05)")
       ->check(CLI::Range(0.0, 10.0));
+  app.add_option("--md", outputs.markdown, "Write the Markdown summary here");
+  app.add_option("--json", outputs.json, "Write the JSON verdict here");
+  app.add_option("--junit", outputs.junit, "Write JUnit XML here, one test case per check");
+  app.add_flag("--no-color", no_colour, "No colour on the terminal");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -40,32 +122,59 @@ int main(int argc, char** argv) {
                e.what());
     return kBadInput;
   }
-  // Every file is read before anything is printed: one bad file stops the report with its reason.
-  std::vector<preflight::report::RunData> runs;
-  for (const auto& path : files) {
-    try {
-      runs.push_back(preflight::report::read_run(path));
-    } catch (const preflight::report::ReadError& e) {
-      fmt::print(stderr, "preflight-report: {}\n", e.what());
-      return kBadInput;
-    }
-  }
-  if (baseline_path.empty()) {
-    for (const auto& run : runs) preflight::report::print_summary(stdout, run);
-    return kOk;
-  }
-  preflight::report::RunData baseline;
+  // Everything is read and checked before anything is printed or written: one bad input stops
+  // the report with its reason, and no half-written output.
+  std::vector<RunData> runs;
+  RunData baseline;
+  Rules rules;
+  Catalogue catalogue;
+  Report report;
   try {
-    baseline = preflight::report::read_run(baseline_path);
-  } catch (const preflight::report::ReadError& e) {
-    fmt::print(stderr, "preflight-report: --baseline: {}\n", e.what());
+    auto all_inputs = files;
+    if (!baseline_path.empty()) all_inputs.push_back(baseline_path);
+    check_outputs(outputs, all_inputs);
+    inputs.labels = labels_for(files, given_labels);
+    for (const auto& path : files) runs.push_back(read_run(path));
+    inputs.runs = &runs;
+    if (!baseline_path.empty()) {
+      try {
+        baseline = read_run(baseline_path);
+      } catch (const ReadError& e) {
+        throw BadInput(fmt::format("--baseline: {}", e.what()));
+      }
+      inputs.baseline = &baseline;
+    }
+    if (!rules_path.empty()) {
+      rules = read_rules(rules_path);
+      inputs.rules = &rules;
+    }
+    if (!prices_path.empty()) {
+      if (files.size() < 2) throw BadInput("--prices compares instances: give two or more files");
+      catalogue = read_catalogue(prices_path);
+      inputs.catalogue = &catalogue;
+    }
+    report = build_report(inputs);
+  } catch (const ReadError& e) {
+    fmt::print(stderr, "preflight-report: {}\n", e.what());
+    return kBadInput;
+  } catch (const RulesError& e) {
+    fmt::print(stderr, "preflight-report: --rules: {}\n", e.what());
+    return kBadInput;
+  } catch (const CatalogueError& e) {
+    fmt::print(stderr, "preflight-report: --prices: {}\n", e.what());
+    return kBadInput;
+  } catch (const BadInput& e) {
+    fmt::print(stderr, "preflight-report: {}\n", e.what());
     return kBadInput;
   }
-  bool slower = false;
-  for (const auto& run : runs) {
-    const auto report = preflight::report::compare_runs(baseline, run, regression);
-    preflight::report::print_regression(stdout, baseline, run, report, regression);
-    slower = slower || report.count(preflight::report::Verdict::kSlower) > 0;
+  print_report(stdout, report, !no_colour && isatty(fileno(stdout)) != 0);
+  try {
+    if (!outputs.markdown.empty()) write_file(outputs.markdown, render_markdown(report));
+    if (!outputs.json.empty()) write_file(outputs.json, render_json(report));
+    if (!outputs.junit.empty()) write_file(outputs.junit, render_junit(report));
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "preflight-report: {}\n", e.what());
+    return kBadInput;
   }
-  return slower ? kCheckFailed : kOk;
+  return report.exit_code();
 }

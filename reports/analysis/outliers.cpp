@@ -13,8 +13,9 @@ namespace {
 
 // Members whose value is min_ratio above the median and min_z robust deviations away. The MAD
 // has a floor of 2% of the median, so tightly agreeing peers do not make noise look significant.
+// With `low`, members as far below instead (ratio at most 1/min_ratio, z at most -min_z).
 std::vector<std::pair<std::size_t, double>> judge(const std::vector<double>& values,
-                                                  const OutlierOptions& o) {
+                                                  const OutlierOptions& o, bool low = false) {
   std::vector<std::pair<std::size_t, double>> flagged;
   if (values.size() < 3) return flagged;
   const double m = median(values);
@@ -23,18 +24,22 @@ std::vector<std::pair<std::size_t, double>> judge(const std::vector<double>& val
   const double mad = std::max(1.4826 * median(deviations), 0.02 * m);
   for (std::size_t i = 0; i < values.size(); ++i) {
     const double z = (values[i] - m) / mad;
-    if (values[i] >= o.min_ratio * m && z >= o.min_z) flagged.emplace_back(i, z);
+    const bool far = low ? values[i] * o.min_ratio <= m && z <= -o.min_z
+                         : values[i] >= o.min_ratio * m && z >= o.min_z;
+    if (far) flagged.emplace_back(i, z);
   }
   return flagged;
 }
 
-}  // namespace
-
-std::vector<Outlier> find_outliers(const RunData& run, const OutlierOptions& options) {
+// Each rank's typical time relative to the peers that ran the same size, over the cases `use`
+// accepts; NaN for a rank that ran none.
+template <typename Accept>
+std::vector<double> typical_ratios(const RunData& run, Accept use,
+                                   std::vector<std::size_t>& compared) {
   const auto ranks = static_cast<std::size_t>(run.world_size);
-  // Each rank's time relative to its peers in every size it ran, then its typical (median) one.
   std::vector<std::vector<double>> relative(ranks);
-  for (const auto& c : run.cases)
+  for (const auto& c : run.cases) {
+    if (!use(c)) continue;
     for (const auto& medians : c.rank_medians) {
       std::vector<double> active;
       for (double m : medians)
@@ -44,14 +49,47 @@ std::vector<Outlier> find_outliers(const RunData& run, const OutlierOptions& opt
       for (std::size_t r = 0; r < medians.size() && r < ranks; ++r)
         if (!std::isnan(medians[r])) relative[r].push_back(medians[r] / peers);
     }
-  std::vector<double> rank_ratio(ranks, std::nan(""));
-  std::vector<std::size_t> compared(ranks, 0);
+  }
+  std::vector<double> ratio(ranks, std::nan(""));
+  compared.assign(ranks, 0);
+  for (std::size_t r = 0; r < ranks; ++r) {
+    if (relative[r].empty()) continue;
+    ratio[r] = median(relative[r]);
+    compared[r] = relative[r].size();
+  }
+  return ratio;
+}
+
+// Ranks that arrive late at collectives: every peer waits for them inside the operation, so
+// their own time is the shortest, size after size.
+void add_late_ranks(const RunData& run, const OutlierOptions& options, std::vector<Outlier>& out) {
+  std::vector<std::size_t> compared;
+  const auto ratio =
+      typical_ratios(run, [](const CaseData& c) { return c.family == "comm"; }, compared);
+  std::vector<double> present;
+  std::vector<int> rank_of;
+  for (std::size_t r = 0; r < ratio.size(); ++r)
+    if (!std::isnan(ratio[r])) {
+      present.push_back(ratio[r]);
+      rank_of.push_back(static_cast<int>(r));
+    }
+  for (const auto& [i, z] : judge(present, options, true)) {
+    const int r = rank_of[i];
+    out.push_back({"late rank", fmt::format("rank {}", r), {r}, present[i], z,
+                   compared[static_cast<std::size_t>(r)]});
+  }
+}
+
+}  // namespace
+
+std::vector<Outlier> find_outliers(const RunData& run, const OutlierOptions& options) {
+  const auto ranks = static_cast<std::size_t>(run.world_size);
+  std::vector<std::size_t> compared;
+  const auto rank_ratio = typical_ratios(run, [](const CaseData&) { return true; }, compared);
   std::vector<double> present;
   std::vector<int> present_rank;
   for (std::size_t r = 0; r < ranks; ++r) {
-    if (relative[r].empty()) continue;
-    rank_ratio[r] = median(relative[r]);
-    compared[r] = relative[r].size();
+    if (std::isnan(rank_ratio[r])) continue;
     present.push_back(rank_ratio[r]);
     present_rank.push_back(static_cast<int>(r));
   }
@@ -87,6 +125,7 @@ std::vector<Outlier> find_outliers(const RunData& run, const OutlierOptions& opt
                    z,
                    compared[static_cast<std::size_t>(r)]});
   }
+  add_late_ranks(run, options, out);
   return out;
 }
 

@@ -17,7 +17,7 @@ struct OutlierOptions {
 };
 
 struct Outlier {
-  std::string kind;  // "node" or "rank"
+  std::string kind;  // "node", "rank" (slow), or "late rank" (the others wait for it)
   std::string name;  // node name, or "rank N"
   std::vector<int> ranks;
   double ratio = 1;       // its typical time / the peers' typical time

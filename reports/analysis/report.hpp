@@ -39,10 +39,26 @@ struct Report {
   RegressionOptions regression_options;
   std::vector<RegressionSection> regressions;  // empty without --baseline
   std::optional<InstanceComparison> instances;  // with --prices and two or more files
+  // Stages of the chain no run measured, e.g. "data in: storage", so that silence is not
+  // mistaken for health.
+  std::vector<std::string> not_measured;
 
   // The report's exit code (docs/report.md): 1 when a check failed or a run got slower, else 3
   // when a check was inconclusive, else 0.
   int exit_code() const;
 };
+
+struct ReportInputs {
+  const std::vector<RunData>* runs = nullptr;
+  std::vector<std::string> labels;      // one per run
+  const RunData* baseline = nullptr;    // --baseline
+  const Rules* rules = nullptr;         // --rules
+  const Catalogue* catalogue = nullptr;  // --prices
+  RegressionOptions regression;
+  OutlierOptions outliers;
+};
+
+// Throws RulesError (a rule needs a baseline) and CatalogueError (a label without a price).
+Report build_report(const ReportInputs& inputs);
 
 }  // namespace preflight::report

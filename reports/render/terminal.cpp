@@ -1,10 +1,11 @@
 #include "render/terminal.hpp"
 
-#include "analysis/outliers.hpp"
-
+#include <fmt/color.h>
 #include <fmt/format.h>
 
 #include <cmath>
+
+#include "render/text_format.hpp"
 
 namespace preflight::report {
 namespace {
@@ -47,9 +48,9 @@ void print_case(std::FILE* out, const CaseData& c) {
   }
 }
 
-}  // namespace
 
-void print_summary(std::FILE* out, const RunData& run) {
+void print_run(std::FILE* out, const RunReport& r) {
+  const auto& run = *r.run;
   std::size_t failed = 0, timed_out = 0;
   for (const auto& c : run.cases) {
     failed += c.status == "failed";
@@ -61,22 +62,83 @@ void print_summary(std::FILE* out, const RunData& run) {
              failed, timed_out);
   fmt::print(out, "# preflight {} · started {} · {}\n", run.git_revision, run.start_time,
              run.command_line);
-  const auto outliers = find_outliers(run);
-  if (outliers.empty()) fmt::print(out, "# slow nodes or ranks: none found\n");
-  for (const auto& o : outliers) {
-    std::string ranks;
-    for (int r : o.ranks) ranks += fmt::format("{}{}", ranks.empty() ? "" : ",", r);
-    fmt::print(out,
-               "# slow {}: {} (ranks {}): {:.2f}x its peers' typical time (robust z {:.1f}) over "
-               "{} sizes\n",
-               o.kind, o.name, ranks, o.ratio, o.z, o.sizes);
+  if (r.outliers.empty()) fmt::print(out, "# slow nodes or ranks: none found\n");
+  for (const auto& o : r.outliers) {
+    if (o.kind == "late rank")
+      fmt::print(out,
+                 "# late rank: {} arrives late at collectives, its own time {:.2f}x its peers' "
+                 "(robust z {:.1f}) over {} sizes\n",
+                 o.name, o.ratio, o.z, o.sizes);
+    else
+      fmt::print(out,
+                 "# slow {}: {} (ranks {}): {:.2f}x its peers' typical time (robust z {:.1f}) over "
+                 "{} sizes\n",
+                 o.kind, o.name, join_ranks(o.ranks), o.ratio, o.z, o.sizes);
   }
   for (const auto& c : run.cases) print_case(out, c);
 }
 
-void print_regression(std::FILE* out, const RunData& baseline, const RunData& current,
-                      const RegressionReport& report, const RegressionOptions& options) {
-  fmt::print(out, "# regression: {} against baseline {}\n", current.path, baseline.path);
+void print_findings(std::FILE* out, const Report& report) {
+  fmt::print(out, "\n## Bottlenecks, most important first\n");
+  if (report.findings.empty()) fmt::print(out, "none found\n");
+  int n = 0;
+  for (const auto& f : report.findings) {
+    fmt::print(out, "{}. [{}{}] {}: {}\n", ++n, name_of(f.stage),
+               f.trustworthy ? "" : ", not trustworthy", f.run_label, f.title);
+    for (const auto& e : f.evidence) fmt::print(out, "     - {}\n", e);
+    fmt::print(out, "     next: {}\n", f.next_check);
+  }
+  for (const auto& s : report.not_measured) fmt::print(out, "not measured: {}\n", s);
+}
+
+void print_checks(std::FILE* out, const Report& report, bool colour) {
+  const auto n = count_checks(report);
+  fmt::print(out, "\n## Acceptance: {} checks, {} pass, {} fail, {} inconclusive\n",
+             report.checks.size(), n.pass, n.fail, n.inconclusive);
+  for (const auto& c : report.checks) {
+    if (c.verdict == CheckVerdict::kPass) continue;
+    const auto style = colour ? fmt::fg(c.verdict == CheckVerdict::kFail ? fmt::color::red
+                                                                         : fmt::color::orange)
+                              : fmt::text_style();
+    fmt::print(out, style, "{:<12}", name_of(c.verdict));
+    fmt::print(out, " {} | {} | {} {} | {} = {} {} (expected {}, threshold {}): {}\n", c.rule,
+               c.run_label, c.case_name, c.size, c.metric, figure(c.value), c.unit,
+               figure(c.expected), figure(c.threshold), c.reason);
+  }
+}
+
+void print_scaling(std::FILE* out, const Report& report) {
+  if (report.scaling.empty()) return;
+  fmt::print(out, "\n## Scaling (efficiency against the first multi-node step)\n");
+  for (const auto& s : report.scaling) {
+    fmt::print(out, "{} | {} ({}){}: {}\n", s.run_label, s.subject, s.topology,
+               s.band.empty() ? "" : ", " + s.band + " sizes", s.metric);
+    for (const auto& p : s.points)
+      fmt::print(out, "  {:>6g} nodes {:>6g} ranks  {:>10} {}  {:>5}%\n", p.nodes, p.ranks,
+                 figure(p.value), s.unit, figure(p.efficiency * 100, 3));
+  }
+}
+
+void print_fits(std::FILE* out, const Report& report) {
+  if (report.fits.empty()) return;
+  fmt::print(out, "\n## Latency-bandwidth (alpha-beta) fits and predictions\n");
+  for (const auto& f : report.fits) {
+    fmt::print(out,
+               "{} | {} ({}): alpha {} us, beta {} GB/s, {} points, median error {:.0f}%; model "
+               "{}\n",
+               f.run_label, f.subject, f.topology, figure(f.alpha_s * 1e6, 3),
+               figure(f.beta_s_per_byte > 0 ? 1e-9 / f.beta_s_per_byte : NAN, 3), f.points,
+               f.median_rel_error * 100, f.model);
+    for (const auto& p : f.predictions)
+      fmt::print(out, "  predicted at {:g} nodes ({:g} ranks), {:.0f} B: ring {} us, tree {} us\n",
+                 p.nodes, p.ranks, p.size_bytes, figure(p.ring_s * 1e6, 4),
+                 figure(p.tree_s * 1e6, 4));
+  }
+}
+
+void print_regression(std::FILE* out, const RegressionSection& s, const RegressionOptions& options) {
+  const auto& report = s.result;
+  fmt::print(out, "\n## Regression: {} against baseline {}\n", s.current->path, s.baseline->path);
   if (report.environment.empty()) fmt::print(out, "# environment: no change\n");
   for (const auto& e : report.environment)
     fmt::print(out, "# environment changed: {}: {} -> {}\n", e.what, e.baseline.substr(0, 200),
@@ -95,6 +157,40 @@ void print_regression(std::FILE* out, const RunData& baseline, const RunData& cu
              "(Mann-Whitney U on per-iteration times, alpha {:g})\n",
              report.points.size(), report.count(Verdict::kSlower), report.count(Verdict::kFaster),
              report.count(Verdict::kSame), options.min_change * 100, options.alpha);
+}
+
+void print_instances(std::FILE* out, const InstanceComparison& cmp) {
+  fmt::print(out, "\n## Instance comparison (throughput per {} per hour)\n", cmp.currency);
+  for (std::size_t i = 0; i < cmp.labels.size(); ++i)
+    fmt::print(out, "  {}: {:g} {}/h, best per dollar in {} of {} rows\n", cmp.labels[i],
+               cmp.prices[i], cmp.currency, cmp.wins[i], cmp.rows.size());
+  for (const auto& row : cmp.rows) {
+    fmt::print(out, "  {:<56.56} {:<6}", row.subject, row.metric);
+    for (const auto& cell : row.cells)
+      fmt::print(out, " {:>10} ({:>9}/$)", figure(cell.value, 4), figure(cell.per_dollar, 3));
+    fmt::print(out, "  winner {}{}\n", cmp.labels[static_cast<std::size_t>(row.winner)],
+               row.clear ? "" : " (within the noise)");
+  }
+}
+
+}  // namespace
+
+void print_report(std::FILE* out, const Report& report, bool colour) {
+  for (const auto& r : report.runs) print_run(out, r);
+  print_findings(out, report);
+  print_scaling(out, report);
+  print_fits(out, report);
+  for (const auto& s : report.regressions) print_regression(out, s, report.regression_options);
+  if (report.instances) print_instances(out, *report.instances);
+  print_checks(out, report, colour);
+  const char* verdict = overall_verdict(report);
+  const auto style = !colour                       ? fmt::text_style()
+                     : report.exit_code() == 0     ? fmt::fg(fmt::color::green)
+                     : report.exit_code() == 1     ? fmt::fg(fmt::color::red)
+                                                   : fmt::fg(fmt::color::orange);
+  fmt::print(out, "\n");
+  fmt::print(out, style, "verdict: {}", verdict);
+  fmt::print(out, " (exit {})\n", report.exit_code());
 }
 
 }  // namespace preflight::report

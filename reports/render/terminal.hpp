@@ -1,17 +1,15 @@
-// The terminal summary: what each file holds, case by case, with the figures that matter most.
+// The terminal report: what each file holds, case by case, with the figures that matter most,
+// then what the analyses found.
 #pragma once
 
 #include <cstdio>
 
-#include "analysis/regression.hpp"
-#include "reader/results_reader.hpp"
+#include "analysis/report.hpp"
 
 namespace preflight::report {
 
-void print_summary(std::FILE* out, const RunData& run);
-
-// The environment changes first, then every size that differs beyond the noise, then counts.
-void print_regression(std::FILE* out, const RunData& baseline, const RunData& current,
-                      const RegressionReport& report, const RegressionOptions& options);
+// Everything in the report: each run's cases, then bottlenecks, checks, scaling, fits,
+// regressions and the instance comparison, and the verdict last. Colour only when `colour`.
+void print_report(std::FILE* out, const Report& report, bool colour);
 
 }  // namespace preflight::report

@@ -1,0 +1,347 @@
+#include "analysis/acceptance.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "analysis/case_view.hpp"
+#include "analysis/scaling.hpp"
+#include "harness/sizes.hpp"
+#include "harness/usage_error.hpp"
+
+namespace preflight::report {
+
+struct Rule {
+  std::string name;
+  std::map<std::string, std::set<std::string>> where;  // case attribute -> accepted values
+  std::set<double> sizes;                              // empty: every size
+  std::string band;                                    // "" : every band
+  std::string metric;
+  std::string better;  // "" : from the file
+  bool from_baseline = false;
+  double expect = 0;
+  double tolerance = 0;  // relative
+  double min_samples = 10;
+};
+
+struct RuleSet {
+  std::vector<Rule> rules;
+};
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+[[noreturn]] void bad(const std::string& path, const YAML::Node& node, const std::string& what) {
+  const auto mark = node.Mark();
+  throw RulesError(mark.is_null() ? fmt::format("{}: {}", path, what)
+                                  : fmt::format("{}:{}:{}: {}", path, mark.line + 1,
+                                                mark.column + 1, what));
+}
+
+std::string scalar(const std::string& path, const YAML::Node& node, const std::string& key) {
+  if (!node.IsScalar()) bad(path, node, fmt::format("'{}' must be a single value", key));
+  return node.as<std::string>();
+}
+
+double number(const std::string& path, const YAML::Node& node, const std::string& key,
+              const std::string& example) {
+  const auto text = scalar(path, node, key);
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(v))
+    bad(path, node, fmt::format("'{}' must be a number such as {}, found '{}'", key, example, text));
+  return v;
+}
+
+// "10%" or 0.1.
+double tolerance(const std::string& path, const YAML::Node& node) {
+  auto text = scalar(path, node, "tolerance");
+  const bool percent = !text.empty() && text.back() == '%';
+  if (percent) text.pop_back();
+  char* end = nullptr;
+  double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !(v >= 0))
+    bad(path, node, fmt::format("'tolerance' must be a share such as 10% or 0.1, found '{}'",
+                                node.as<std::string>()));
+  if (percent) v /= 100;
+  if (v >= 1) bad(path, node, "'tolerance' must be below 100%");
+  return v;
+}
+
+void check_keys(const std::string& path, const YAML::Node& map,
+                const std::set<std::string>& allowed, const std::string& where) {
+  for (const auto& kv : map) {
+    const auto key = kv.first.as<std::string>();
+    if (!allowed.count(key)) {
+      std::string list;
+      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+      bad(path, kv.first, fmt::format("unknown key '{}' in {}; the keys are: {}", key, where, list));
+    }
+  }
+}
+
+Rule read_rule(const std::string& path, const YAML::Node& node, const Rule& defaults,
+               std::size_t index) {
+  if (!node.IsMap()) bad(path, node, fmt::format("rules[{}] must be a mapping", index));
+  check_keys(path, node,
+             {"name", "where", "sizes", "band", "metric", "expect", "baseline", "tolerance",
+              "better", "min_samples"},
+             fmt::format("rules[{}]", index));
+  Rule r = defaults;
+  r.name = node["name"] ? scalar(path, node["name"], "name") : fmt::format("rule {}", index + 1);
+  if (!node["metric"]) bad(path, node, fmt::format("rules[{}] ('{}') needs 'metric', e.g. busbw", index, r.name));
+  r.metric = scalar(path, node["metric"], "metric");
+  if (const auto w = node["where"]) {
+    if (!w.IsMap()) bad(path, w, "'where' must map case attributes to values, e.g. {collective: allreduce}");
+    for (const auto& kv : w) {
+      auto& values = r.where[kv.first.as<std::string>()];
+      if (kv.second.IsSequence())
+        for (const auto& v : kv.second) values.insert(scalar(path, v, "where"));
+      else
+        values.insert(scalar(path, kv.second, "where"));
+    }
+  }
+  if (const auto s = node["sizes"]) {
+    try {
+      if (s.IsSequence())
+        for (const auto& v : s) r.sizes.insert(static_cast<double>(parse_size(scalar(path, v, "sizes"), "sizes")));
+      else
+        r.sizes.insert(static_cast<double>(parse_size(scalar(path, s, "sizes"), "sizes")));
+    } catch (const UsageError& e) {
+      bad(path, s, e.what());
+    }
+  }
+  if (const auto b = node["band"]) {
+    r.band = scalar(path, b, "band");
+    if (r.band != "small" && r.band != "medium" && r.band != "large")
+      bad(path, b, fmt::format("'band' must be small, medium or large, found '{}'", r.band));
+  }
+  if (const auto b = node["better"]) {
+    r.better = scalar(path, b, "better");
+    if (r.better != "higher" && r.better != "lower")
+      bad(path, b, fmt::format("'better' must be higher or lower, found '{}'", r.better));
+  }
+  if (node["tolerance"]) r.tolerance = tolerance(path, node["tolerance"]);
+  if (node["min_samples"]) r.min_samples = number(path, node["min_samples"], "min_samples", "10");
+  const bool expect = static_cast<bool>(node["expect"]), baseline = static_cast<bool>(node["baseline"]);
+  if (expect == baseline)
+    bad(path, node,
+        fmt::format("rules[{}] ('{}') needs exactly one of 'expect: VALUE' (absolute) or "
+                    "'baseline: true' (relative to --baseline)",
+                    index, r.name));
+  if (expect) r.expect = number(path, node["expect"], "expect", "150");
+  if (baseline) {
+    const auto text = scalar(path, node["baseline"], "baseline");
+    if (text != "true") bad(path, node["baseline"], "'baseline' must be true (or left out)");
+    r.from_baseline = true;
+  }
+  return r;
+}
+
+bool matches(const Rule& r, const CaseView& v) {
+  for (const auto& [key, values] : r.where) {
+    const auto actual = key == "family"    ? v.c.family
+                        : key == "backend" ? v.c.backend
+                        : key == "name"    ? v.c.name
+                                           : v.param(key);
+    if (!values.count(actual)) return false;
+  }
+  return true;
+}
+
+bool point_selected(const Rule& r, double size) {
+  if (!r.sizes.empty() && !r.sizes.count(size)) return false;
+  if (!r.band.empty() && (std::isnan(size) || r.band != name_of(band_of(size)))) return false;
+  return true;
+}
+
+// The metric's 95% interval from the median time's: time metrics directly, rates inversely.
+std::pair<double, double> metric_interval(const CaseView& v, std::size_t row, const std::string& metric,
+                                          const std::string& unit, double value) {
+  const double low = v.number("median_ci_low", row), high = v.number("median_ci_high", row),
+               median = v.number("time_median", row);
+  if (metric == "time_median") return {low, high};
+  if (unit == "s" || !(low > 0) || !(high > 0)) return {value, value};
+  return {value * median / high, value * median / low};
+}
+
+Check make_check(const std::string& rule, const std::string& label, const std::string& case_name,
+                 const std::string& size, const std::string& metric) {
+  Check k;
+  k.rule = rule;
+  k.run_label = label;
+  k.case_name = case_name;
+  k.size = size;
+  k.metric = metric;
+  k.value = k.ci_low = k.ci_high = k.expected = k.threshold = kNaN;
+  return k;
+}
+
+std::string case_key(const CaseData& c) {
+  const CaseView v(c);
+  return fmt::format("{}|{}|{}|{}", c.name, v.param("benchmark"), v.param("variant"), v.repetition());
+}
+
+void judge(Check& k, const Rule& r, double expected_low, double expected_high) {
+  const bool higher = k.better != "lower";
+  const double t_low = higher ? expected_low * (1 - r.tolerance) : expected_low * (1 + r.tolerance);
+  const double t_high = higher ? expected_high * (1 - r.tolerance) : expected_high * (1 + r.tolerance);
+  k.threshold = higher ? expected_high * (1 - r.tolerance) : expected_low * (1 + r.tolerance);
+  const auto bound = [&](double t) { return fmt::format("{:.4g} {}", t, k.unit); };
+  if (static_cast<double>(k.samples) < r.min_samples) {
+    k.verdict = CheckVerdict::kInconclusive;
+    k.reason = fmt::format("{} samples, fewer than the {} the rule needs", k.samples, r.min_samples);
+  } else if (higher ? k.ci_low >= t_high : k.ci_high <= t_low) {
+    k.verdict = CheckVerdict::kPass;
+    k.reason = fmt::format("95% interval [{:.4g}, {:.4g}] {} clear of the threshold {}", k.ci_low,
+                           k.ci_high, higher ? "at or above" : "at or below", bound(k.threshold));
+  } else if (higher ? k.ci_high < t_low : k.ci_low > t_high) {
+    k.verdict = CheckVerdict::kFail;
+    k.threshold = higher ? t_low : t_high;
+    k.reason = fmt::format("95% interval [{:.4g}, {:.4g}] wholly {} the threshold {}", k.ci_low,
+                           k.ci_high, higher ? "below" : "above", bound(k.threshold));
+  } else {
+    k.verdict = CheckVerdict::kInconclusive;
+    k.reason = fmt::format("95% interval [{:.4g}, {:.4g}] straddles the threshold {}: too noisy to judge",
+                           k.ci_low, k.ci_high, bound(k.threshold));
+  }
+}
+
+}  // namespace
+
+const char* name_of(CheckVerdict v) {
+  switch (v) {
+    case CheckVerdict::kPass:
+      return "pass";
+    case CheckVerdict::kFail:
+      return "fail";
+    default:
+      return "inconclusive";
+  }
+}
+
+Rules read_rules(const std::string& path) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    throw RulesError(fmt::format("{}: cannot read the rules file", path));
+  } catch (const YAML::Exception& e) {
+    throw RulesError(fmt::format("{}:{}:{}: not valid YAML: {}", path, e.mark.line + 1,
+                                 e.mark.column + 1, e.msg));
+  }
+  if (!root.IsMap() || !root["rules"] || !root["rules"].IsSequence())
+    bad(path, root, "expected a mapping with a list 'rules:' (see configs/rules/acceptance.yaml)");
+  check_keys(path, root, {"rules", "defaults"}, "the rules file");
+  Rule defaults;
+  defaults.tolerance = 0.1;
+  if (const auto d = root["defaults"]) {
+    if (!d.IsMap()) bad(path, d, "'defaults' must be a mapping");
+    check_keys(path, d, {"tolerance", "min_samples"}, "defaults");
+    if (d["tolerance"]) defaults.tolerance = tolerance(path, d["tolerance"]);
+    if (d["min_samples"]) defaults.min_samples = number(path, d["min_samples"], "min_samples", "10");
+  }
+  auto set = std::make_shared<RuleSet>();
+  std::size_t index = 0;
+  for (const auto& node : root["rules"]) set->rules.push_back(read_rule(path, node, defaults, index++));
+  if (set->rules.empty()) bad(path, root["rules"], "'rules' is empty: add at least one rule");
+  Rules rules{path, {}, set};
+  for (const auto& r : set->rules) rules.names.push_back(r.name);
+  return rules;
+}
+
+std::vector<Check> evaluate(const Rules& rules, const RunData& run, const std::string& label,
+                            const RunData* baseline) {
+  std::map<std::string, const CaseData*> base_cases;
+  if (baseline != nullptr)
+    for (const auto& c : baseline->cases) base_cases[case_key(c)] = &c;
+  std::vector<Check> out;
+  for (const auto& r : rules.set->rules) {
+    if (r.from_baseline && baseline == nullptr)
+      throw RulesError(fmt::format("{}: rule '{}' compares with a baseline: give --baseline FILE",
+                                   rules.path, r.name));
+    const std::size_t before = out.size();
+    for (const auto& c : run.cases) {
+      const CaseView v(c);
+      if (!matches(r, v)) continue;
+      if (c.status != "ok") {
+        out.push_back(make_check(r.name, label, c.group_name + " " + c.name, "", r.metric));
+        out.back().verdict = CheckVerdict::kFail;
+        out.back().reason = fmt::format("the case's status is {}", c.status);
+        continue;
+      }
+      const auto column = c.stats.find(r.metric);
+      if (column == c.stats.end()) continue;  // this case has no such metric
+      for (std::size_t p = 0; p < v.points(); ++p) {
+        if (!point_selected(r, v.size_at(p))) continue;
+        const auto row = v.row(p);
+        auto k = make_check(r.name, label, c.group_name + " " + c.name, v.point_label(p), r.metric);
+        k.unit = column->second.unit;
+        // Columns without a direction of their own are times (lower is better) or counts.
+        k.better = !r.better.empty()                ? r.better
+                   : !column->second.better.empty() ? column->second.better
+                   : k.unit == "s"                  ? "lower"
+                                                    : "higher";
+        k.value = v.metric_at(r.metric, p);
+        std::tie(k.ci_low, k.ci_high) = metric_interval(v, row, r.metric, k.unit, k.value);
+        k.samples = static_cast<std::size_t>(v.number("iterations", row));
+        double low = r.expect, high = r.expect;
+        k.expected = r.expect;
+        if (r.from_baseline) {
+          const auto it = base_cases.find(case_key(c));
+          const CaseView b(*(it == base_cases.end() ? &c : it->second));
+          const double base = it == base_cases.end() ? kNaN : b.metric_at(r.metric, p);
+          if (std::isnan(base)) {
+            k.expected = k.threshold = kNaN;
+            k.verdict = CheckVerdict::kInconclusive;
+            k.reason = "the baseline has no value for this case and size";
+            out.push_back(std::move(k));
+            continue;
+          }
+          k.expected = base;
+          std::tie(low, high) = metric_interval(b, b.row(p), r.metric, k.unit, base);
+          if (low > high) std::swap(low, high);
+        }
+        judge(k, r, low, high);
+        out.push_back(std::move(k));
+      }
+    }
+    if (out.size() == before) {
+      out.push_back(make_check(r.name, label, "", "", r.metric));
+      out.back().verdict = CheckVerdict::kInconclusive;
+      out.back().reason = "no case and size in this run matches the rule (nothing was judged)";
+    }
+  }
+  return out;
+}
+
+std::vector<Check> builtin_checks(const RunData& run, const std::string& label) {
+  std::vector<Check> out;
+  auto whole = make_check("run completed", label, "", "", "status");
+  whole.verdict = run.status == "complete" || run.status == "failed" ? CheckVerdict::kPass
+                                                                      : CheckVerdict::kFail;
+  whole.reason = fmt::format("run status {}, {} case(s) in the file", run.status, run.cases.size());
+  if (run.status == "failed") whole.reason += " (wrong results are checked per case)";
+  out.push_back(whole);
+  for (const auto& c : run.cases) {
+    auto k = make_check("results correct", label, c.group_name + " " + c.name, "", "wrong_elements");
+    k.unit = "elements";
+    k.better = "lower";
+    const CaseView v(c);
+    k.value = v.number_param("wrong_elements");
+    k.expected = k.threshold = 0;
+    k.verdict = c.status == "ok" ? CheckVerdict::kPass : CheckVerdict::kFail;
+    k.reason = c.status == "ok"      ? "every element of every result as expected"
+               : c.status == "failed" ? fmt::format("{} wrong elements", v.param("wrong_elements"))
+                                      : "the case " + c.status + ": " + v.param("timeout_message");
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
+}  // namespace preflight::report

@@ -1,0 +1,118 @@
+#include "analysis/case_view.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <limits>
+
+#include "analysis/median.hpp"
+
+namespace preflight::report {
+namespace {
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+}
+
+std::string CaseView::param(const std::string& name) const {
+  const auto it = c.params.find(name);
+  return it == c.params.end() ? std::string() : it->second;
+}
+
+double CaseView::number_param(const std::string& name) const {
+  const auto text = param(name);
+  if (text.empty()) return kNaN;
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  return end != nullptr && *end == '\0' ? v : kNaN;
+}
+
+int CaseView::repetition() const {
+  const double r = number_param("repetition");
+  return std::isnan(r) ? 0 : static_cast<int>(r);
+}
+
+std::string CaseView::subject() const {
+  std::string name = c.name;
+  const auto layout = param("layout");
+  if (!layout.empty() && name.size() > layout.size() &&
+      name.compare(name.size() - layout.size(), layout.size(), layout) == 0)
+    name = name.substr(0, name.size() - layout.size() - 1);
+  const auto benchmark = param("benchmark");
+  if (!benchmark.empty()) name = benchmark + ": " + name;
+  const auto variant = param("variant");
+  if (!variant.empty() && variant != "default") name += " (variant " + variant + ")";
+  return name;
+}
+
+std::size_t CaseView::points() const {
+  const auto it = c.stats.find("point");
+  std::size_t n = 0;
+  if (it != c.stats.end())
+    for (double p : it->second.numbers) n = std::max(n, static_cast<std::size_t>(p) + 1);
+  return n;
+}
+
+std::size_t CaseView::row(std::size_t point, int group) const {
+  const auto p = c.stats.find("point"), g = c.stats.find("group");
+  if (p == c.stats.end() || g == c.stats.end()) return SIZE_MAX;
+  for (std::size_t r = 0; r < p->second.numbers.size(); ++r)
+    if (p->second.numbers[r] == static_cast<double>(point) &&
+        g->second.numbers[r] == static_cast<double>(group))
+      return r;
+  return SIZE_MAX;
+}
+
+double CaseView::number(const std::string& column, std::size_t r) const {
+  const auto it = c.stats.find(column);
+  if (it == c.stats.end() || r >= it->second.numbers.size()) return kNaN;
+  return it->second.numbers[r];
+}
+
+double CaseView::size_at(std::size_t point) const { return number("size_bytes", row(point)); }
+
+double CaseView::metric_at(const std::string& metric, std::size_t point) const {
+  const double all = number(metric, row(point));
+  if (!std::isnan(all)) return all;
+  std::vector<double> groups;
+  const double group_count = number_param("group_count");
+  for (int g = 0; g < group_count; ++g) {
+    const double v = number(metric, row(point, g));
+    if (!std::isnan(v)) groups.push_back(v);
+  }
+  return groups.empty() ? kNaN : median(groups);
+}
+
+double CaseView::group_ranks(std::size_t point) const {
+  const auto first = row(point, 0);
+  return number("group_ranks", first != SIZE_MAX ? first : row(point));
+}
+
+double CaseView::group_time(std::size_t point) const {
+  const auto first = row(point, 0);
+  return number("time_median", first != SIZE_MAX ? first : row(point));
+}
+
+std::vector<std::string> CaseView::metrics() const {
+  std::vector<std::string> names;
+  for (const auto& [name, column] : c.stats)
+    if (!column.better.empty() && name.rfind("batched_", 0) != 0) names.push_back(name);
+  return names;
+}
+
+std::string CaseView::primary_metric() const {
+  static const std::array preferred = {"busbw", "agg_bw", "bandwidth", "images_per_s", "flops"};
+  for (const char* name : preferred)
+    if (c.stats.count(name)) return name;
+  for (const auto& name : metrics())
+    if (c.stats.at(name).better == "higher") return name;
+  return {};
+}
+
+std::string CaseView::point_label(std::size_t point) const {
+  const double size = size_at(point);
+  return std::isnan(size) ? fmt::format("point {}", point) : fmt::format("{:.0f} B", size);
+}
+
+}  // namespace preflight::report

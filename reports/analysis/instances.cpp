@@ -1,0 +1,155 @@
+#include "analysis/instances.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "analysis/case_view.hpp"
+#include "analysis/mann_whitney.hpp"
+
+namespace preflight::report {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+[[noreturn]] void bad(const std::string& path, const YAML::Node& node, const std::string& what) {
+  const auto mark = node.Mark();
+  throw CatalogueError(mark.is_null() ? fmt::format("{}: {}", path, what)
+                                      : fmt::format("{}:{}:{}: {}", path, mark.line + 1,
+                                                    mark.column + 1, what));
+}
+
+std::string key_of(const CaseData& c) {
+  const CaseView v(c);
+  return fmt::format("{}|{}|{}|{}", c.name, v.param("benchmark"), v.param("variant"),
+                     v.repetition());
+}
+
+const CaseData* find_case(const RunData& run, const std::string& key) {
+  for (const auto& c : run.cases)
+    if (key_of(c) == key && c.status == "ok") return &c;
+  return nullptr;
+}
+
+// Cost of one operation in money: each iteration's time times the price. Lower is better, and
+// comparing it is comparing throughput per dollar.
+std::vector<double> costs(const CaseData& c, std::size_t point, double price) {
+  std::vector<double> out;
+  if (point < c.iteration_times.size())
+    for (double t : c.iteration_times[point]) out.push_back(t * price);
+  return out;
+}
+
+}  // namespace
+
+Catalogue read_catalogue(const std::string& path) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    throw CatalogueError(fmt::format("{}: cannot read the price catalogue", path));
+  } catch (const YAML::Exception& e) {
+    throw CatalogueError(fmt::format("{}:{}:{}: not valid YAML: {}", path, e.mark.line + 1,
+                                     e.mark.column + 1, e.msg));
+  }
+  if (!root.IsMap() || !root["instances"] || !root["instances"].IsSequence())
+    bad(path, root, "expected a mapping with a list 'instances:' (see configs/instances.yaml)");
+  Catalogue cat;
+  cat.path = path;
+  if (root["currency"]) cat.currency = root["currency"].as<std::string>();
+  for (const auto& node : root["instances"]) {
+    if (!node.IsMap() || !node["name"] || !node["price_per_hour"])
+      bad(path, node, "each instance needs 'name' and 'price_per_hour'");
+    for (const auto& kv : node) {
+      const auto key = kv.first.as<std::string>();
+      if (key != "name" && key != "price_per_hour" && key != "note")
+        bad(path, kv.first,
+            fmt::format("unknown key '{}' in an instance; the keys are name, price_per_hour, note",
+                        key));
+    }
+    Instance i;
+    i.name = node["name"].as<std::string>();
+    const auto text = node["price_per_hour"].as<std::string>();
+    char* end = nullptr;
+    i.price_per_hour = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || !(i.price_per_hour > 0) || !std::isfinite(i.price_per_hour))
+      bad(path, node["price_per_hour"],
+          fmt::format("price_per_hour of '{}' must be a positive number, found '{}'", i.name, text));
+    if (node["note"]) i.note = node["note"].as<std::string>();
+    if (!cat.instances.emplace(i.name, i).second)
+      bad(path, node["name"], fmt::format("instance '{}' is listed twice", i.name));
+  }
+  return cat;
+}
+
+InstanceComparison compare_instances(const std::vector<const RunData*>& runs,
+                                     const std::vector<std::string>& labels,
+                                     const Catalogue& catalogue, double alpha) {
+  InstanceComparison out;
+  out.currency = catalogue.currency;
+  out.labels = labels;
+  for (const auto& label : labels) {
+    const auto it = catalogue.instances.find(label);
+    if (it == catalogue.instances.end()) {
+      std::string known;
+      for (const auto& [name, i] : catalogue.instances) known += (known.empty() ? "" : ", ") + name;
+      throw CatalogueError(fmt::format(
+          "{}: no price for instance '{}' (label it with --label, or add it); listed: {}",
+          catalogue.path, label, known));
+    }
+    out.prices.push_back(it->second.price_per_hour);
+  }
+  out.wins.assign(runs.size(), 0);
+  std::set<std::string> seen;
+  for (const auto& c : runs.front()->cases) {
+    const auto key = key_of(c);
+    if (!seen.insert(key).second) continue;
+    std::vector<const CaseData*> found;
+    for (const auto* run : runs) found.push_back(find_case(*run, key));
+    const CaseView first(c);
+    for (const auto& metric : first.metrics()) {
+      if (c.stats.at(metric).better != "higher") continue;
+      for (std::size_t p = 0; p < first.points(); ++p) {
+        InstanceRow row;
+        row.subject = c.name + ", " + first.point_label(p);
+        row.metric = metric;
+        row.unit = c.stats.at(metric).unit;
+        double best = -1, second = -1;
+        int runner_up = -1;
+        for (std::size_t i = 0; i < runs.size(); ++i) {
+          InstanceCell cell{kNaN, kNaN, 1};
+          if (found[i] != nullptr) {
+            cell.value = CaseView(*found[i]).metric_at(metric, p);
+            cell.per_dollar = cell.value / out.prices[i];
+          }
+          if (cell.per_dollar > best) {
+            second = best, runner_up = row.winner;
+            best = cell.per_dollar, row.winner = static_cast<int>(i);
+          } else if (cell.per_dollar > second) {
+            second = cell.per_dollar, runner_up = static_cast<int>(i);
+          }
+          row.cells.push_back(cell);
+        }
+        if (row.winner < 0) continue;
+        if (runner_up >= 0) {
+          const auto w = static_cast<std::size_t>(row.winner), r = static_cast<std::size_t>(runner_up);
+          const auto a = costs(*found[w], p, out.prices[w]), b = costs(*found[r], p, out.prices[r]);
+          if (!a.empty() && !b.empty()) {
+            row.cells[w].p_value = mann_whitney(a, b).p_value;
+            row.clear = row.cells[w].p_value < alpha;
+          }
+        } else {
+          row.clear = true;  // the only instance that has it
+        }
+        ++out.wins[static_cast<std::size_t>(row.winner)];
+        out.rows.push_back(std::move(row));
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace preflight::report

@@ -1,0 +1,65 @@
+#include "analysis/report.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace preflight::report {
+namespace {
+
+// The chain of a training step and the families that measure each stage.
+void add_not_measured(Report& r, const std::vector<RunData>& runs) {
+  std::set<std::string> families;
+  for (const auto& run : runs)
+    for (const auto& c : run.cases) families.insert(c.family);
+  const std::pair<const char*, const char*> chain[] = {{"storage", "data in: storage read"},
+                                                        {"dataloader", "data in: read and decode"},
+                                                        {"matmul", "compute: matmul"},
+                                                        {"comm", "communication: collectives"},
+                                                        {"fabric", "communication: fabric"}};
+  for (const auto& [family, stage] : chain)
+    if (!families.count(family)) r.not_measured.emplace_back(stage);
+}
+
+}  // namespace
+
+int Report::exit_code() const {
+  bool failed = false, inconclusive = false;
+  for (const auto& c : checks) {
+    failed = failed || c.verdict == CheckVerdict::kFail;
+    inconclusive = inconclusive || c.verdict == CheckVerdict::kInconclusive;
+  }
+  for (const auto& s : regressions) failed = failed || s.result.count(Verdict::kSlower) > 0;
+  return failed ? 1 : inconclusive ? 3 : 0;
+}
+
+Report build_report(const ReportInputs& in) {
+  Report r;
+  r.regression_options = in.regression;
+  const auto& runs = *in.runs;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    r.runs.push_back({&runs[i], in.labels[i], find_outliers(runs[i], in.outliers)});
+    auto series = scaling_series(runs[i], in.labels[i]);
+    r.scaling.insert(r.scaling.end(), series.begin(), series.end());
+    auto fits = alpha_beta_fits(runs[i], in.labels[i]);
+    r.fits.insert(r.fits.end(), fits.begin(), fits.end());
+    auto builtin = builtin_checks(runs[i], in.labels[i]);
+    r.checks.insert(r.checks.end(), builtin.begin(), builtin.end());
+    if (in.rules != nullptr) {
+      auto checks = evaluate(*in.rules, runs[i], in.labels[i], in.baseline);
+      r.checks.insert(r.checks.end(), checks.begin(), checks.end());
+    }
+    if (in.baseline != nullptr)
+      r.regressions.push_back(
+          {in.baseline, &runs[i], compare_runs(*in.baseline, runs[i], in.regression)});
+  }
+  r.findings = find_bottlenecks(r.runs, r.scaling);
+  if (in.catalogue != nullptr && runs.size() >= 2) {
+    std::vector<const RunData*> pointers;
+    for (const auto& run : runs) pointers.push_back(&run);
+    r.instances = compare_instances(pointers, in.labels, *in.catalogue, in.regression.alpha);
+  }
+  add_not_measured(r, runs);
+  return r;
+}
+
+}  // namespace preflight::report

@@ -1,0 +1,176 @@
+#include "render/json.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "render/text_format.hpp"
+
+namespace preflight::report {
+namespace {
+
+using nlohmann::json;
+
+// NaN is written as null (nlohmann does so for any non-finite number).
+json checks(const Report& r) {
+  json out = json::array();
+  for (const auto& c : r.checks)
+    out.push_back({{"rule", c.rule},         {"run", c.run_label},     {"case", c.case_name},
+                   {"size", c.size},         {"metric", c.metric},     {"unit", c.unit},
+                   {"better", c.better},     {"value", c.value},       {"ci_low", c.ci_low},
+                   {"ci_high", c.ci_high},   {"expected", c.expected}, {"threshold", c.threshold},
+                   {"samples", c.samples},   {"verdict", name_of(c.verdict)},
+                   {"reason", c.reason}});
+  return out;
+}
+
+json findings(const Report& r) {
+  json out = json::array();
+  int rank = 0;
+  for (const auto& f : r.findings)
+    out.push_back({{"rank", ++rank},
+                   {"stage", name_of(f.stage)},
+                   {"run", f.run_label},
+                   {"title", f.title},
+                   {"evidence", f.evidence},
+                   {"next_check", f.next_check},
+                   {"trustworthy", f.trustworthy}});
+  return out;
+}
+
+json runs(const Report& r) {
+  json out = json::array();
+  for (const auto& run : r.runs) {
+    json outliers = json::array();
+    for (const auto& o : run.outliers)
+      outliers.push_back({{"kind", o.kind},
+                          {"name", o.name},
+                          {"ranks", o.ranks},
+                          {"ratio", o.ratio},
+                          {"robust_z", o.z},
+                          {"sizes", o.sizes}});
+    out.push_back({{"label", run.label},
+                   {"path", run.run->path},
+                   {"status", run.run->status},
+                   {"exit_code", run.run->exit_code},
+                   {"world_size", run.run->world_size},
+                   {"node_count", run.run->node_count},
+                   {"git_revision", run.run->git_revision},
+                   {"start_time", run.run->start_time},
+                   {"cases", run.run->cases.size()},
+                   {"outliers", outliers}});
+  }
+  return out;
+}
+
+json scaling(const Report& r) {
+  json out = json::array();
+  for (const auto& s : r.scaling) {
+    json points = json::array();
+    for (const auto& p : s.points)
+      points.push_back({{"nodes", p.nodes},
+                        {"ranks", p.ranks},
+                        {"value", p.value},
+                        {"efficiency", p.efficiency},
+                        {"cases", p.cases}});
+    out.push_back({{"run", s.run_label},   {"family", s.family},   {"subject", s.subject},
+                   {"topology", s.topology}, {"band", s.band},     {"metric", s.metric},
+                   {"unit", s.unit},       {"reference_nodes", s.reference_nodes},
+                   {"points", points}});
+  }
+  return out;
+}
+
+json fits(const Report& r) {
+  json out = json::array();
+  for (const auto& f : r.fits) {
+    json predictions = json::array();
+    for (const auto& p : f.predictions)
+      predictions.push_back({{"nodes", p.nodes},
+                             {"ranks", p.ranks},
+                             {"size_bytes", p.size_bytes},
+                             {"ring_s", p.ring_s},
+                             {"tree_s", p.tree_s}});
+    out.push_back({{"run", f.run_label},
+                   {"subject", f.subject},
+                   {"collective", f.collective},
+                   {"topology", f.topology},
+                   {"alpha_s", f.alpha_s},
+                   {"beta_s_per_byte", f.beta_s_per_byte},
+                   {"points", f.points},
+                   {"median_rel_error", f.median_rel_error},
+                   {"model", f.model},
+                   {"predictions", predictions}});
+  }
+  return out;
+}
+
+json regressions(const Report& r) {
+  json out = json::array();
+  for (const auto& s : r.regressions) {
+    json env = json::array(), changed = json::array();
+    for (const auto& e : s.result.environment)
+      env.push_back({{"what", e.what}, {"baseline", e.baseline}, {"current", e.current}});
+    for (const auto& p : s.result.points)
+      if (p.verdict != Verdict::kSame)
+        changed.push_back({{"case", p.case_name},
+                           {"size", p.size},
+                           {"baseline_median_s", p.baseline_median},
+                           {"current_median_s", p.current_median},
+                           {"change", p.change},
+                           {"p_value", p.p_value},
+                           {"verdict", name_of(p.verdict)}});
+    out.push_back({{"baseline", s.baseline->path},
+                   {"current", s.current->path},
+                   {"alpha", r.regression_options.alpha},
+                   {"min_change", r.regression_options.min_change},
+                   {"environment_changes", env},
+                   {"changed", changed},
+                   {"compared", s.result.points.size()},
+                   {"slower", s.result.count(Verdict::kSlower)},
+                   {"faster", s.result.count(Verdict::kFaster)},
+                   {"unmatched", s.result.unmatched}});
+  }
+  return out;
+}
+
+json instances(const Report& r) {
+  if (!r.instances) return nullptr;
+  const auto& cmp = *r.instances;
+  json rows = json::array();
+  for (const auto& row : cmp.rows) {
+    json cells = json::array();
+    for (const auto& c : row.cells)
+      cells.push_back({{"value", c.value}, {"per_dollar", c.per_dollar}});
+    rows.push_back({{"subject", row.subject},
+                    {"metric", row.metric},
+                    {"unit", row.unit},
+                    {"cells", cells},
+                    {"winner", cmp.labels[static_cast<std::size_t>(row.winner)]},
+                    {"clear", row.clear}});
+  }
+  return {{"currency", cmp.currency},
+          {"labels", cmp.labels},
+          {"prices_per_hour", cmp.prices},
+          {"wins", cmp.wins},
+          {"rows", rows}};
+}
+
+}  // namespace
+
+std::string render_json(const Report& report) {
+  const auto n = count_checks(report);
+  const json doc = {{"schema", "preflight-report-verdict/1"},
+                    {"verdict", overall_verdict(report)},
+                    {"exit_code", report.exit_code()},
+                    {"counts", {{"pass", n.pass}, {"fail", n.fail}, {"inconclusive", n.inconclusive}}},
+                    {"runs", runs(report)},
+                    {"checks", checks(report)},
+                    {"findings", findings(report)},
+                    {"not_measured", report.not_measured},
+                    {"scaling", scaling(report)},
+                    {"fits", fits(report)},
+                    {"regressions", regressions(report)},
+                    {"instances", instances(report)}};
+  return doc.dump(2) + "\n";
+}
+
+}  // namespace preflight::report

@@ -1,0 +1,91 @@
+#include "render/junit.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "render/text_format.hpp"
+
+namespace preflight::report {
+namespace {
+
+std::string xml(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        // XML 1.0 allows no control characters but tab, newline and carriage return.
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r')
+          out += ' ';
+        else
+          out += c;
+    }
+  }
+  return out;
+}
+
+std::string test_name(const Check& c) {
+  std::string name = c.rule;
+  if (!c.case_name.empty()) name += ": " + c.case_name;
+  if (!c.size.empty()) name += " @ " + c.size;
+  return name;
+}
+
+}  // namespace
+
+std::string render_junit(const Report& report) {
+  // One suite per run, so CI systems group the checks by run.
+  std::map<std::string, std::vector<const Check*>> suites;
+  std::vector<std::string> order;
+  for (const auto& c : report.checks) {
+    if (!suites.count(c.run_label)) order.push_back(c.run_label);
+    suites[c.run_label].push_back(&c);
+  }
+  const auto n = count_checks(report);
+  std::string out = fmt::format(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"preflight acceptance\" "
+      "tests=\"{}\" failures=\"{}\" skipped=\"{}\" errors=\"0\">\n",
+      report.checks.size(), n.fail, n.inconclusive);
+  for (const auto& label : order) {
+    const auto& checks = suites[label];
+    std::size_t failures = 0, skipped = 0;
+    for (const auto* c : checks) {
+      failures += c->verdict == CheckVerdict::kFail;
+      skipped += c->verdict == CheckVerdict::kInconclusive;
+    }
+    out += fmt::format(
+        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" errors=\"0\">\n",
+        xml(label), checks.size(), failures, skipped);
+    for (const auto* c : checks) {
+      out += fmt::format("    <testcase classname=\"{}\" name=\"{}\">\n",
+                         xml("preflight." + c->rule), xml(test_name(*c)));
+      const auto detail = fmt::format("{} = {} {} (expected {}, threshold {}, {} samples): {}",
+                                      c->metric, figure(c->value), c->unit, figure(c->expected),
+                                      figure(c->threshold), c->samples, c->reason);
+      if (c->verdict == CheckVerdict::kFail)
+        out += fmt::format("      <failure message=\"{}\">{}</failure>\n", xml(c->reason), xml(detail));
+      else if (c->verdict == CheckVerdict::kInconclusive)
+        out += fmt::format("      <skipped message=\"inconclusive: {}\"/>\n", xml(c->reason));
+      out += fmt::format("      <system-out>{}</system-out>\n    </testcase>\n", xml(detail));
+    }
+    out += "  </testsuite>\n";
+  }
+  return out + "</testsuites>\n";
+}
+
+}  // namespace preflight::report

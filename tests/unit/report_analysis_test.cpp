@@ -1,0 +1,248 @@
+// The report's analyses on synthetic results: the alpha-beta fit recovers the model it was made
+// from, scaling efficiency and its finding, acceptance verdicts on either side of and across a
+// threshold, instance winners per dollar, and the report's exit code.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "analysis/acceptance.hpp"
+#include "analysis/instances.hpp"
+#include "analysis/report.hpp"
+#include "analysis/scaling.hpp"
+
+namespace preflight::report {
+namespace {
+
+struct PointSpec {
+  double size, seconds, busbw;
+  double ci_low = 0, ci_high = 0;  // of the time; 0: the time itself
+  double iterations = 50;
+};
+
+Column numbers(std::vector<double> v, std::string unit = "", std::string better = "") {
+  Column c;
+  c.numbers = std::move(v);
+  c.unit = std::move(unit);
+  c.better = std::move(better);
+  return c;
+}
+
+std::string fmt_index(int i) {
+  char text[8];
+  std::snprintf(text, sizeof text, "%06d", i);
+  return text;
+}
+
+CaseData make_case(int index, const std::string& collective, const std::string& topology,
+                   double ranks, double ladder_nodes, const std::vector<PointSpec>& points) {
+  CaseData c;
+  c.index = index;
+  c.group_name = fmt_index(index);
+  c.name = collective + " float32 out-of-place " + topology;
+  c.family = "comm";
+  c.backend = "mpi";
+  c.status = "ok";
+  c.params = {{"collective", collective}, {"topology", topology}, {"layout", topology},
+              {"ladder_nodes", std::to_string(ladder_nodes)}, {"benchmark", "b"},
+              {"variant", ""}, {"repetition", "0"}, {"group_count", "1"},
+              {"wrong_elements", "0"}};
+  std::vector<double> point, group, group_ranks, iterations, time, low, high, size, busbw;
+  for (std::size_t p = 0; p < points.size(); ++p) {
+    const auto& s = points[p];
+    point.push_back(static_cast<double>(p));
+    group.push_back(-1);
+    group_ranks.push_back(ranks);
+    iterations.push_back(s.iterations);
+    time.push_back(s.seconds);
+    low.push_back(s.ci_low > 0 ? s.ci_low : s.seconds);
+    high.push_back(s.ci_high > 0 ? s.ci_high : s.seconds);
+    size.push_back(s.size);
+    busbw.push_back(s.busbw);
+    c.iteration_times.push_back(std::vector<double>(static_cast<std::size_t>(s.iterations), s.seconds));
+  }
+  c.stats = {{"point", numbers(point)},
+             {"group", numbers(group)},
+             {"group_ranks", numbers(group_ranks, "ranks")},
+             {"iterations", numbers(iterations, "iterations")},
+             {"time_median", numbers(time, "s")},
+             {"time_cv", numbers(std::vector<double>(points.size(), 0.01))},
+             {"median_ci_low", numbers(low, "s")},
+             {"median_ci_high", numbers(high, "s")},
+             {"size_bytes", numbers(size, "B")},
+             {"busbw", numbers(busbw, "GB/s", "higher")}};
+  return c;
+}
+
+RunData make_run(std::vector<CaseData> cases) {
+  RunData run;
+  run.path = "synthetic.h5";
+  run.status = "complete";
+  run.world_size = 8;
+  run.node_count = 8;
+  run.cases = std::move(cases);
+  return run;
+}
+
+std::string write_temp(const std::string& text) {
+  char path[] = "/tmp/preflight-rules-XXXXXX";
+  const int fd = mkstemp(path);
+  close(fd);
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(AlphaBetaFit, RecoversTheRingModelOfAllreduce) {
+  const double alpha = 5e-6, beta = 1 / 20e9;
+  std::vector<CaseData> cases;
+  int index = 0;
+  for (double n : {2.0, 4.0, 8.0}) {
+    std::vector<PointSpec> points;
+    for (double size = 8; size <= 64 * 1024 * 1024; size *= 16) {
+      const double t = 2 * (n - 1) * alpha + 2 * (n - 1) / n * size * beta;
+      points.push_back({size, t, size / t * 2 * (n - 1) / n / 1e9});
+    }
+    cases.push_back(make_case(index++, "allreduce", "ladder", n, n, points));
+  }
+  const auto run = make_run(cases);
+  const auto fits = alpha_beta_fits(run, "r");
+  ASSERT_EQ(fits.size(), 1u);
+  EXPECT_NEAR(fits[0].alpha_s / alpha, 1, 1e-6);
+  EXPECT_NEAR(fits[0].beta_s_per_byte / beta, 1, 1e-6);
+  EXPECT_LT(fits[0].median_rel_error, 1e-9);
+  // 16 nodes of one rank: ring 2*15 steps; tree 2*4 steps, 2*S*beta.
+  const auto& p = fits[0].predictions.front();
+  EXPECT_EQ(p.nodes, 16);
+  EXPECT_NEAR(p.ring_s, 30 * alpha + 2 * 15.0 / 16 * p.size_bytes * beta, 1e-12);
+  EXPECT_NEAR(p.tree_s, 8 * alpha + 2 * p.size_bytes * beta, 1e-12);
+}
+
+TEST(Scaling, EfficiencyAgainstTheFirstMultiNodeStepAndItsFinding) {
+  std::vector<CaseData> cases;
+  const double large = 64.0 * 1024 * 1024;
+  int index = 0;
+  for (auto [nodes, bw] : {std::pair{1.0, 0.0}, {2.0, 10.0}, {4.0, 9.0}, {8.0, 6.0}})
+    cases.push_back(make_case(index++, "allreduce", "ladder", nodes, nodes, {{large, 0.01, bw}}));
+  const auto run = make_run(cases);
+  const auto series = scaling_series(run, "r");
+  ASSERT_EQ(series.size(), 1u);
+  ASSERT_EQ(series[0].points.size(), 3u) << "the one-rank step has no bus bandwidth";
+  EXPECT_EQ(series[0].band, "large");
+  EXPECT_EQ(series[0].reference_nodes, 2);
+  EXPECT_DOUBLE_EQ(series[0].points[1].efficiency, 0.9);
+  EXPECT_DOUBLE_EQ(series[0].points[2].efficiency, 0.6);
+  std::vector<RunReport> runs{{&run, "r", {}}};
+  const auto findings = find_bottlenecks(runs, series);
+  ASSERT_FALSE(findings.empty());
+  EXPECT_EQ(findings[0].stage, Stage::kCommunication);
+  EXPECT_NE(findings[0].title.find("falls to 60% of its 2-node value at 8 nodes"),
+            std::string::npos)
+      << findings[0].title;
+}
+
+TEST(Scaling, NoFindingWhenEfficiencyHolds) {
+  std::vector<CaseData> cases;
+  int index = 0;
+  for (double nodes : {2.0, 4.0, 8.0})
+    cases.push_back(make_case(index++, "allreduce", "ladder", nodes, nodes, {{1e8, 0.01, 10}}));
+  const auto run = make_run(cases);
+  std::vector<RunReport> runs{{&run, "r", {}}};
+  for (const auto& f : find_bottlenecks(runs, scaling_series(run, "r")))
+    EXPECT_NE(f.stage, Stage::kCommunication) << f.title;
+}
+
+// One case, one size, busbw 10 GB/s with a given interval (as a time interval, time 1 s).
+RunData run_with_interval(double bw_low, double bw_high, double iterations = 50) {
+  PointSpec p{1e9, 1, 10, 10 / bw_high, 10 / bw_low, iterations};
+  return make_run({make_case(0, "allreduce", "world", 8, 0, {p})});
+}
+
+CheckVerdict judge_with(const std::string& rules_text, const RunData& run) {
+  const auto path = write_temp(rules_text);
+  const auto rules = read_rules(path);
+  std::remove(path.c_str());
+  const auto checks = evaluate(rules, run, "r", nullptr);
+  EXPECT_EQ(checks.size(), 1u);
+  return checks.empty() ? CheckVerdict::kInconclusive : checks[0].verdict;
+}
+
+const char* kRule =
+    "rules:\n  - name: bw\n    where: {collective: allreduce}\n    metric: busbw\n    expect: "
+    "10\n    tolerance: 10%\n";
+
+TEST(Acceptance, PassFailAndInconclusiveAroundTheThreshold) {
+  EXPECT_EQ(judge_with(kRule, run_with_interval(9.5, 10.5)), CheckVerdict::kPass);
+  EXPECT_EQ(judge_with(kRule, run_with_interval(7.0, 8.5)), CheckVerdict::kFail);
+  EXPECT_EQ(judge_with(kRule, run_with_interval(8.5, 9.5)), CheckVerdict::kInconclusive);
+  EXPECT_EQ(judge_with(kRule, run_with_interval(9.5, 10.5, 5)), CheckVerdict::kInconclusive)
+      << "too few samples";
+}
+
+TEST(Acceptance, LowerIsBetterForTimes) {
+  const char* rule =
+      "rules:\n  - name: latency\n    metric: time_median\n    expect: 1.2\n    tolerance: 0\n";
+  EXPECT_EQ(judge_with(rule, run_with_interval(9.5, 10.5)), CheckVerdict::kPass);  // 0.95-1.05 s
+  const char* strict =
+      "rules:\n  - name: latency\n    metric: time_median\n    expect: 0.5\n    tolerance: 0\n";
+  EXPECT_EQ(judge_with(strict, run_with_interval(9.5, 10.5)), CheckVerdict::kFail);
+}
+
+TEST(Acceptance, ARuleThatMatchesNothingIsNotAPass) {
+  const char* rule =
+      "rules:\n  - name: bw\n    where: {collective: alltoall}\n    metric: busbw\n    expect: 1\n";
+  EXPECT_EQ(judge_with(rule, run_with_interval(9.5, 10.5)), CheckVerdict::kInconclusive);
+}
+
+TEST(Acceptance, BadRulesNameTheLineAndKey) {
+  const auto expect_error = [](const std::string& text, const std::string& needle) {
+    const auto path = write_temp(text);
+    try {
+      read_rules(path);
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const RulesError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+    std::remove(path.c_str());
+  };
+  expect_error("rules:\n  - metric: busbw\n    expct: 3\n", ":3:5: unknown key 'expct'");
+  expect_error("rules:\n  - metric: busbw\n", "needs exactly one of 'expect");
+  expect_error("rules:\n  - metric: busbw\n    expect: fast\n", "'expect' must be a number");
+  expect_error("rules:\n  - metric: busbw\n    expect: 1\n    tolerance: 150%\n", "below 100%");
+  expect_error("rules:\n  - metric: busbw\n    expect: 1\n    band: huge\n", "small, medium or large");
+  expect_error("rules:\n  - metric: busbw\n    expect: 1\n    sizes: [1Q]\n", "unknown unit");
+  expect_error("rules: [\n", "not valid YAML");
+}
+
+TEST(Instances, WinnerPerDollar) {
+  auto a = make_run({make_case(0, "allreduce", "world", 8, 0, {{1e9, 0.1, 10}})});
+  auto b = make_run({make_case(0, "allreduce", "world", 8, 0, {{1e9, 0.125, 8}})});
+  b.cases[0].iteration_times[0] = std::vector<double>(50, 0.125);
+  Catalogue cat;
+  cat.path = "prices.yaml";
+  cat.instances = {{"fast", {"fast", 2.0, ""}}, {"cheap", {"cheap", 1.0, ""}}};
+  const auto cmp = compare_instances({&a, &b}, {"fast", "cheap"}, cat, 0.01);
+  ASSERT_EQ(cmp.rows.size(), 1u);
+  EXPECT_EQ(cmp.rows[0].winner, 1) << "8 GB/s for 1/h beats 10 GB/s for 2/h";
+  EXPECT_DOUBLE_EQ(cmp.rows[0].cells[0].per_dollar, 5);
+  EXPECT_DOUBLE_EQ(cmp.rows[0].cells[1].per_dollar, 8);
+  EXPECT_TRUE(cmp.rows[0].clear);
+  EXPECT_EQ(cmp.wins, (std::vector<int>{0, 1}));
+  EXPECT_THROW(compare_instances({&a, &b}, {"fast", "unknown"}, cat, 0.01), CatalogueError);
+}
+
+TEST(Report, ExitCodeFailBeforeInconclusiveBeforePass) {
+  Report r;
+  EXPECT_EQ(r.exit_code(), 0);
+  r.checks.resize(2);
+  r.checks[0].verdict = CheckVerdict::kPass;
+  r.checks[1].verdict = CheckVerdict::kInconclusive;
+  EXPECT_EQ(r.exit_code(), 3);
+  r.checks[0].verdict = CheckVerdict::kFail;
+  EXPECT_EQ(r.exit_code(), 1);
+}
+
+}  // namespace
+}  // namespace preflight::report
