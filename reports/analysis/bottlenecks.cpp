@@ -121,19 +121,42 @@ void inter_vs_intra(const RunReport& r, const std::vector<ScalingSeries>&,
   }
 }
 
+// A slow node is one finding with its ranks; a slow rank of that node is evidence of it, not a
+// finding of its own.
 void stragglers(const RunReport& r, std::vector<Finding>& out) {
+  std::map<int, std::size_t> finding_of_rank;
   for (const auto& o : r.outliers) {
+    if (o.kind != "node") continue;
+    for (int rank : o.ranks) finding_of_rank[rank] = out.size();
+    out.push_back({Stage::kStragglers, r.label,
+                   fmt::format("slow node: {} (ranks {})", o.name, ranks_text(o.ranks)),
+                   {fmt::format("the node's typical time is {:.2f}x its peers' (robust z {:.1f}) "
+                                "over {} sizes",
+                                o.ratio, o.z, o.sizes)},
+                   "Check that node: GPU clocks and throttling (nvidia-smi -q -d PERFORMANCE), CPU "
+                   "frequency and load, NIC errors (ethtool -S, ibstat), memory errors.",
+                   o.ratio - 1});
+  }
+  for (const auto& o : r.outliers) {
+    if (o.kind == "node") continue;
     const bool late = o.kind == "late rank";
+    const auto evidence = fmt::format("{}: its typical time is {:.2f}x its peers' (robust z {:.1f}) "
+                                      "over {} sizes",
+                                      o.name, o.ratio, o.z, o.sizes);
+    const auto in_node = finding_of_rank.find(o.ranks.front());
+    if (!late && in_node != finding_of_rank.end()) {
+      out[in_node->second].evidence.push_back(evidence);
+      continue;
+    }
     out.push_back(
         {Stage::kStragglers, r.label,
          late ? fmt::format("{} arrives late at collectives: the others wait for it", o.name)
-              : fmt::format("slow {}: {} (ranks {})", o.kind, o.name, ranks_text(o.ranks)),
-         {fmt::format("its typical time is {:.2f}x its peers' (robust z {:.1f}) over {} sizes", o.ratio,
-                      o.z, o.sizes)},
+              : fmt::format("slow rank: {}", o.name),
+         {evidence},
          late ? "Something delays this rank between operations: CPU binding and other processes on "
                 "its cores, interrupts, a slower host; check the binding (--report-bindings)."
-              : "Check that node: GPU clocks and throttling (nvidia-smi -q -d PERFORMANCE), CPU "
-                "frequency and load, NIC errors (ethtool -S, ibstat), memory errors.",
+              : "Check that rank's GPU and the CPU cores it is bound to (nvidia-smi -q -d "
+                "PERFORMANCE, --report-bindings), and its NIC.",
          late ? 1 / o.ratio - 1 : o.ratio - 1});
   }
 }

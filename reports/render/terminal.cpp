@@ -75,7 +75,6 @@ void print_run(std::FILE* out, const RunReport& r) {
                  "{} sizes\n",
                  o.kind, o.name, join_ranks(o.ranks), o.ratio, o.z, o.sizes);
   }
-  for (const auto& c : run.cases) print_case(out, c);
 }
 
 void print_findings(std::FILE* out, const Report& report) {
@@ -175,13 +174,19 @@ void print_instances(std::FILE* out, const InstanceComparison& cmp) {
 
 }  // namespace
 
+// What matters first (what changed, what holds the cluster back), the case tables last, the
+// verdict at the very end where a terminal leaves it in view.
 void print_report(std::FILE* out, const Report& report, bool colour) {
   for (const auto& r : report.runs) print_run(out, r);
+  for (const auto& s : report.regressions) print_regression(out, s, report.regression_options);
   print_findings(out, report);
+  if (report.instances) print_instances(out, *report.instances);
   print_scaling(out, report);
   print_fits(out, report);
-  for (const auto& s : report.regressions) print_regression(out, s, report.regression_options);
-  if (report.instances) print_instances(out, *report.instances);
+  for (const auto& r : report.runs) {
+    fmt::print(out, "\n## Cases of {}\n", r.run->path);
+    for (const auto& c : r.run->cases) print_case(out, c);
+  }
   print_checks(out, report, colour);
   const char* verdict = overall_verdict(report);
   const auto style = !colour                       ? fmt::text_style()
