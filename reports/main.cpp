@@ -50,7 +50,8 @@ void check_outputs(const Outputs& o, const std::vector<std::string>& inputs) {
       throw BadInput(fmt::format("{} {}: another output goes there too", flag, *path));
     const auto dir = canonical.parent_path();
     if (!fs::is_directory(dir))
-      throw BadInput(fmt::format("{} {}: the directory {} does not exist", flag, *path, dir.string()));
+      throw BadInput(
+          fmt::format("{} {}: the directory {} does not exist", flag, *path, dir.string()));
     if (fs::is_directory(canonical))
       throw BadInput(fmt::format("{} {}: that is a directory; give a file name", flag, *path));
   }
@@ -96,8 +97,10 @@ int main(int argc, char** argv) {
   ReportInputs inputs;
   bool no_colour = false;
   app.add_option("files", files, "Results files written by preflight")->required();
-  app.add_option("--baseline", baseline_path, "Compare each file with this earlier run (regression)");
-  app.add_option("--rules", rules_path, "Acceptance rules (YAML), e.g. configs/rules/acceptance.yaml");
+  app.add_option("--baseline", baseline_path,
+                 "Compare each file with this earlier run (regression)");
+  app.add_option("--rules", rules_path,
+                 "Acceptance rules (YAML), e.g. configs/rules/acceptance.yaml");
   app.add_option("--prices", prices_path,
                  "Instance price catalogue (YAML), e.g. configs/instances.yaml: compares the files "
                  "as instance types");

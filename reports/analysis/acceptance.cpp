@@ -38,9 +38,9 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 [[noreturn]] void bad(const std::string& path, const YAML::Node& node, const std::string& what) {
   const auto mark = node.Mark();
-  throw RulesError(mark.is_null() ? fmt::format("{}: {}", path, what)
-                                  : fmt::format("{}:{}:{}: {}", path, mark.line + 1,
-                                                mark.column + 1, what));
+  throw RulesError(mark.is_null()
+                       ? fmt::format("{}: {}", path, what)
+                       : fmt::format("{}:{}:{}: {}", path, mark.line + 1, mark.column + 1, what));
 }
 
 std::string scalar(const std::string& path, const YAML::Node& node, const std::string& key) {
@@ -54,7 +54,8 @@ double number(const std::string& path, const YAML::Node& node, const std::string
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
   if (text.empty() || *end != '\0' || !std::isfinite(v))
-    bad(path, node, fmt::format("'{}' must be a number such as {}, found '{}'", key, example, text));
+    bad(path, node,
+        fmt::format("'{}' must be a number such as {}, found '{}'", key, example, text));
   return v;
 }
 
@@ -66,8 +67,9 @@ double tolerance(const std::string& path, const YAML::Node& node) {
   char* end = nullptr;
   double v = std::strtod(text.c_str(), &end);
   if (text.empty() || *end != '\0' || !(v >= 0))
-    bad(path, node, fmt::format("'tolerance' must be a share such as 10% or 0.1, found '{}'",
-                                node.as<std::string>()));
+    bad(path, node,
+        fmt::format("'tolerance' must be a share such as 10% or 0.1, found '{}'",
+                    node.as<std::string>()));
   if (percent) v /= 100;
   if (v >= 1) bad(path, node, "'tolerance' must be below 100%");
   return v;
@@ -80,7 +82,8 @@ void check_keys(const std::string& path, const YAML::Node& map,
     if (!allowed.count(key)) {
       std::string list;
       for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-      bad(path, kv.first, fmt::format("unknown key '{}' in {}; the keys are: {}", key, where, list));
+      bad(path, kv.first,
+          fmt::format("unknown key '{}' in {}; the keys are: {}", key, where, list));
     }
   }
 }
@@ -94,10 +97,12 @@ Rule read_rule(const std::string& path, const YAML::Node& node, const Rule& defa
              fmt::format("rules[{}]", index));
   Rule r = defaults;
   r.name = node["name"] ? scalar(path, node["name"], "name") : fmt::format("rule {}", index + 1);
-  if (!node["metric"]) bad(path, node, fmt::format("rules[{}] ('{}') needs 'metric', e.g. busbw", index, r.name));
+  if (!node["metric"])
+    bad(path, node, fmt::format("rules[{}] ('{}') needs 'metric', e.g. busbw", index, r.name));
   r.metric = scalar(path, node["metric"], "metric");
   if (const auto w = node["where"]) {
-    if (!w.IsMap()) bad(path, w, "'where' must map case attributes to values, e.g. {collective: allreduce}");
+    if (!w.IsMap())
+      bad(path, w, "'where' must map case attributes to values, e.g. {collective: allreduce}");
     for (const auto& kv : w) {
       auto& values = r.where[kv.first.as<std::string>()];
       if (kv.second.IsSequence())
@@ -109,7 +114,8 @@ Rule read_rule(const std::string& path, const YAML::Node& node, const Rule& defa
   if (const auto s = node["sizes"]) {
     try {
       if (s.IsSequence())
-        for (const auto& v : s) r.sizes.insert(static_cast<double>(parse_size(scalar(path, v, "sizes"), "sizes")));
+        for (const auto& v : s)
+          r.sizes.insert(static_cast<double>(parse_size(scalar(path, v, "sizes"), "sizes")));
       else
         r.sizes.insert(static_cast<double>(parse_size(scalar(path, s, "sizes"), "sizes")));
     } catch (const UsageError& e) {
@@ -128,7 +134,8 @@ Rule read_rule(const std::string& path, const YAML::Node& node, const Rule& defa
   }
   if (node["tolerance"]) r.tolerance = tolerance(path, node["tolerance"]);
   if (node["min_samples"]) r.min_samples = number(path, node["min_samples"], "min_samples", "10");
-  const bool expect = static_cast<bool>(node["expect"]), baseline = static_cast<bool>(node["baseline"]);
+  const bool expect = static_cast<bool>(node["expect"]),
+             baseline = static_cast<bool>(node["baseline"]);
   if (expect == baseline)
     bad(path, node,
         fmt::format("rules[{}] ('{}') needs exactly one of 'expect: VALUE' (absolute) or "
@@ -161,8 +168,9 @@ bool point_selected(const Rule& r, double size) {
 }
 
 // The metric's 95% interval from the median time's: time metrics directly, rates inversely.
-std::pair<double, double> metric_interval(const CaseView& v, std::size_t row, const std::string& metric,
-                                          const std::string& unit, double value) {
+std::pair<double, double> metric_interval(const CaseView& v, std::size_t row,
+                                          const std::string& metric, const std::string& unit,
+                                          double value) {
   const double low = v.number("median_ci_low", row), high = v.number("median_ci_high", row),
                median = v.number("time_median", row);
   if (metric == "time_median") return {low, high};
@@ -184,18 +192,21 @@ Check make_check(const std::string& rule, const std::string& label, const std::s
 
 std::string case_key(const CaseData& c) {
   const CaseView v(c);
-  return fmt::format("{}|{}|{}|{}", c.name, v.param("benchmark"), v.param("variant"), v.repetition());
+  return fmt::format("{}|{}|{}|{}", c.name, v.param("benchmark"), v.param("variant"),
+                     v.repetition());
 }
 
 void judge(Check& k, const Rule& r, double expected_low, double expected_high) {
   const bool higher = k.better != "lower";
   const double t_low = higher ? expected_low * (1 - r.tolerance) : expected_low * (1 + r.tolerance);
-  const double t_high = higher ? expected_high * (1 - r.tolerance) : expected_high * (1 + r.tolerance);
+  const double t_high =
+      higher ? expected_high * (1 - r.tolerance) : expected_high * (1 + r.tolerance);
   k.threshold = higher ? expected_high * (1 - r.tolerance) : expected_low * (1 + r.tolerance);
   const auto bound = [&](double t) { return fmt::format("{:.4g} {}", t, k.unit); };
   if (static_cast<double>(k.samples) < r.min_samples) {
     k.verdict = CheckVerdict::kInconclusive;
-    k.reason = fmt::format("{} samples, fewer than the {} the rule needs", k.samples, r.min_samples);
+    k.reason =
+        fmt::format("{} samples, fewer than the {} the rule needs", k.samples, r.min_samples);
   } else if (higher ? k.ci_low >= t_high : k.ci_high <= t_low) {
     k.verdict = CheckVerdict::kPass;
     k.reason = fmt::format("95% interval [{:.4g}, {:.4g}] {} clear of the threshold {}", k.ci_low,
@@ -207,8 +218,9 @@ void judge(Check& k, const Rule& r, double expected_low, double expected_high) {
                            k.ci_high, higher ? "below" : "above", bound(k.threshold));
   } else {
     k.verdict = CheckVerdict::kInconclusive;
-    k.reason = fmt::format("95% interval [{:.4g}, {:.4g}] straddles the threshold {}: too noisy to judge",
-                           k.ci_low, k.ci_high, bound(k.threshold));
+    k.reason =
+        fmt::format("95% interval [{:.4g}, {:.4g}] straddles the threshold {}: too noisy to judge",
+                    k.ci_low, k.ci_high, bound(k.threshold));
   }
 }
 
@@ -244,11 +256,13 @@ Rules read_rules(const std::string& path) {
     if (!d.IsMap()) bad(path, d, "'defaults' must be a mapping");
     check_keys(path, d, {"tolerance", "min_samples"}, "defaults");
     if (d["tolerance"]) defaults.tolerance = tolerance(path, d["tolerance"]);
-    if (d["min_samples"]) defaults.min_samples = number(path, d["min_samples"], "min_samples", "10");
+    if (d["min_samples"])
+      defaults.min_samples = number(path, d["min_samples"], "min_samples", "10");
   }
   auto set = std::make_shared<RuleSet>();
   std::size_t index = 0;
-  for (const auto& node : root["rules"]) set->rules.push_back(read_rule(path, node, defaults, index++));
+  for (const auto& node : root["rules"])
+    set->rules.push_back(read_rule(path, node, defaults, index++));
   if (set->rules.empty()) bad(path, root["rules"], "'rules' is empty: add at least one rule");
   Rules rules{path, {}, set};
   for (const auto& r : set->rules) rules.names.push_back(r.name);
@@ -324,19 +338,20 @@ std::vector<Check> builtin_checks(const RunData& run, const std::string& label) 
   std::vector<Check> out;
   auto whole = make_check("run completed", label, "", "", "status");
   whole.verdict = run.status == "complete" || run.status == "failed" ? CheckVerdict::kPass
-                                                                      : CheckVerdict::kFail;
+                                                                     : CheckVerdict::kFail;
   whole.reason = fmt::format("run status {}, {} case(s) in the file", run.status, run.cases.size());
   if (run.status == "failed") whole.reason += " (wrong results are checked per case)";
   out.push_back(whole);
   for (const auto& c : run.cases) {
-    auto k = make_check("results correct", label, c.group_name + " " + c.name, "", "wrong_elements");
+    auto k =
+        make_check("results correct", label, c.group_name + " " + c.name, "", "wrong_elements");
     k.unit = "elements";
     k.better = "lower";
     const CaseView v(c);
     k.value = v.number_param("wrong_elements");
     k.expected = k.threshold = 0;
     k.verdict = c.status == "ok" ? CheckVerdict::kPass : CheckVerdict::kFail;
-    k.reason = c.status == "ok"      ? "every element of every result as expected"
+    k.reason = c.status == "ok"       ? "every element of every result as expected"
                : c.status == "failed" ? fmt::format("{} wrong elements", v.param("wrong_elements"))
                                       : "the case " + c.status + ": " + v.param("timeout_message");
     out.push_back(std::move(k));

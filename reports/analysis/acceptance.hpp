@@ -27,10 +27,10 @@ struct Check {
   std::string case_name;  // group name and case name, e.g. "000003 allreduce ..."
   std::string size;       // size_bytes, point index, or "" for a whole-case check
   std::string metric, unit, better;
-  double value = 0;                 // measured (per-iteration median)
-  double ci_low = 0, ci_high = 0;   // the metric's 95% interval from the median's
-  double expected = 0;              // the rule's value, or the baseline's
-  double threshold = 0;             // expected with the tolerance applied
+  double value = 0;                // measured (per-iteration median)
+  double ci_low = 0, ci_high = 0;  // the metric's 95% interval from the median's
+  double expected = 0;             // the rule's value, or the baseline's
+  double threshold = 0;            // expected with the tolerance applied
   std::size_t samples = 0;
   CheckVerdict verdict = CheckVerdict::kInconclusive;
   std::string reason;  // one line: why this verdict

@@ -30,30 +30,37 @@ void correctness(const RunReport& r, std::vector<Finding>& out) {
   for (const auto& c : run.cases) {
     if (c.status == "failed") {
       const CaseView v(c);
-      out.push_back({Stage::kCorrectness, r.label,
-                     fmt::format("wrong results in case {} {}", c.group_name, c.name),
-                     {fmt::format("{} wrong elements over all sizes and ranks (case {})",
-                                  v.param("wrong_elements"), c.group_name)},
-                     "A wrong result is a defect, not slowness: look at wrong_per_rank in the file to "
-                     "find the rank, then its GPU's ECC and Xid errors (nvidia-smi -q -d ECC, dmesg) "
-                     "and rerun the case alone.",
-                     1e9});
+      out.push_back(
+          {Stage::kCorrectness,
+           r.label,
+           fmt::format("wrong results in case {} {}", c.group_name, c.name),
+           {fmt::format("{} wrong elements over all sizes and ranks (case {})",
+                        v.param("wrong_elements"), c.group_name)},
+           "A wrong result is a defect, not slowness: look at wrong_per_rank in the file to "
+           "find the rank, then its GPU's ECC and Xid errors (nvidia-smi -q -d ECC, dmesg) "
+           "and rerun the case alone.",
+           1e9});
     } else if (c.status == "timeout") {
       const CaseView v(c);
-      out.push_back({Stage::kCorrectness, r.label,
-                     fmt::format("case {} {} hung", c.group_name, c.name),
-                     {v.param("timeout_message").empty() ? "the watchdog ended the case"
-                                                         : v.param("timeout_message")},
-                     "Check the ranks named as not arrived: their hosts' kernel log, NIC link state "
-                     "(ibstat, ethtool), GPU Xid errors; then rerun with --resume.",
-                     1e8});
+      out.push_back(
+          {Stage::kCorrectness,
+           r.label,
+           fmt::format("case {} {} hung", c.group_name, c.name),
+           {v.param("timeout_message").empty() ? "the watchdog ended the case"
+                                               : v.param("timeout_message")},
+           "Check the ranks named as not arrived: their hosts' kernel log, NIC link state "
+           "(ibstat, ethtool), GPU Xid errors; then rerun with --resume.",
+           1e8});
     }
   }
   if (run.status == "incomplete")
-    out.push_back({Stage::kCorrectness, r.label, "the run did not finish",
+    out.push_back({Stage::kCorrectness,
+                   r.label,
+                   "the run did not finish",
                    {fmt::format("status incomplete in {}: {} case(s) in the file", run.path,
                                 run.cases.size())},
-                   fmt::format("Complete it with: preflight run CONFIG --resume {}", run.path), 1e7});
+                   fmt::format("Complete it with: preflight run CONFIG --resume {}", run.path),
+                   1e7});
 }
 
 // Throughput that stops growing: a series whose efficiency at its largest step is poor.
@@ -88,7 +95,8 @@ void scaling_losses(const std::vector<ScalingSeries>& scaling, std::vector<Findi
 // Inter-node against intra-node throughput of the same collective, by size band.
 void inter_vs_intra(const RunReport& r, const std::vector<ScalingSeries>&,
                     std::vector<Finding>& out) {
-  std::map<std::pair<std::string, std::string>, std::map<std::string, std::pair<double, std::string>>>
+  std::map<std::pair<std::string, std::string>,
+           std::map<std::string, std::pair<double, std::string>>>
       by_subject;  // (subject, band) -> topology -> (median metric, case)
   for (const auto& c : r.run->cases) {
     const CaseView v(c);
@@ -109,7 +117,8 @@ void inter_vs_intra(const RunReport& r, const std::vector<ScalingSeries>&,
     const auto& [intra, intra_case] = topologies.at("intra");
     const auto& [inter, inter_case] = topologies.at("inter");
     if (!(intra > 0) || inter >= kInterIntraGap * intra) continue;
-    out.push_back({Stage::kCommunication, r.label,
+    out.push_back({Stage::kCommunication,
+                   r.label,
                    fmt::format("{}, {} sizes: across nodes {:.0f}% of the throughput within a node",
                                key.first, key.second, 100 * inter / intra),
                    {fmt::format("intra-node busbw {:.3g} GB/s (case {})", intra, intra_case),
@@ -128,7 +137,8 @@ void stragglers(const RunReport& r, std::vector<Finding>& out) {
   for (const auto& o : r.outliers) {
     if (o.kind != "node") continue;
     for (int rank : o.ranks) finding_of_rank[rank] = out.size();
-    out.push_back({Stage::kStragglers, r.label,
+    out.push_back({Stage::kStragglers,
+                   r.label,
                    fmt::format("slow node: {} (ranks {})", o.name, ranks_text(o.ranks)),
                    {fmt::format("the node's typical time is {:.2f}x its peers' (robust z {:.1f}) "
                                 "over {} sizes",
@@ -140,16 +150,18 @@ void stragglers(const RunReport& r, std::vector<Finding>& out) {
   for (const auto& o : r.outliers) {
     if (o.kind == "node") continue;
     const bool late = o.kind == "late rank";
-    const auto evidence = fmt::format("{}: its typical time is {:.2f}x its peers' (robust z {:.1f}) "
-                                      "over {} sizes",
-                                      o.name, o.ratio, o.z, o.sizes);
+    const auto evidence = fmt::format(
+        "{}: its typical time is {:.2f}x its peers' (robust z {:.1f}) "
+        "over {} sizes",
+        o.name, o.ratio, o.z, o.sizes);
     const auto in_node = finding_of_rank.find(o.ranks.front());
     if (!late && in_node != finding_of_rank.end()) {
       out[in_node->second].evidence.push_back(evidence);
       continue;
     }
     out.push_back(
-        {Stage::kStragglers, r.label,
+        {Stage::kStragglers,
+         r.label,
          late ? fmt::format("{} arrives late at collectives: the others wait for it", o.name)
               : fmt::format("slow rank: {}", o.name),
          {evidence},
@@ -181,9 +193,10 @@ void measurement_quality(const RunReport& r, std::vector<Finding>& out) {
       warm.push_back(fmt::format("case {} {}", c.group_name, c.name));
   }
   if (noisy > 0) {
-    noisy_examples.insert(noisy_examples.begin(),
-                          fmt::format("{} of {} sizes have a coefficient of variation above {:.0f}%",
-                                      noisy, total, kHighCv * 100));
+    noisy_examples.insert(
+        noisy_examples.begin(),
+        fmt::format("{} of {} sizes have a coefficient of variation above {:.0f}%", noisy, total,
+                    kHighCv * 100));
     out.push_back({Stage::kMeasurement, r.label, "noisy measurements: not trustworthy",
                    noisy_examples,
                    "Rerun on idle nodes with a larger timing budget or a precision target; check "
@@ -191,11 +204,14 @@ void measurement_quality(const RunReport& r, std::vector<Finding>& out) {
                    static_cast<double>(noisy) / static_cast<double>(total), false});
   }
   if (few > 0)
-    out.push_back({Stage::kMeasurement, r.label, "few samples: not trustworthy",
+    out.push_back({Stage::kMeasurement,
+                   r.label,
+                   "few samples: not trustworthy",
                    {fmt::format("{} of {} sizes have fewer than {:.0f} per-iteration samples", few,
                                 total, kFewSamples)},
                    "Raise timing.min_iters or timing.budget so each size has enough samples.",
-                   static_cast<double>(few) / static_cast<double>(total), false});
+                   static_cast<double>(few) / static_cast<double>(total),
+                   false});
   if (!warm.empty())
     out.push_back({Stage::kMeasurement, r.label,
                    "warm page cache: these reads measure memory, not storage", warm,
@@ -206,11 +222,14 @@ void measurement_quality(const RunReport& r, std::vector<Finding>& out) {
                                 r.run->environment.at("host").end());
     std::set<std::string> nodes(names->second.begin(), names->second.end());
     if (nodes.size() > hosts.size())
-      out.push_back({Stage::kMeasurement, r.label,
+      out.push_back({Stage::kMeasurement,
+                     r.label,
                      "virtual nodes: inter-node figures did not cross a network",
                      {fmt::format("{} nodes on {} host(s) (ranks_per_node grouping)", nodes.size(),
                                   hosts.size())},
-                     "Run on real nodes for network figures.", 0.5, false});
+                     "Run on real nodes for network figures.",
+                     0.5,
+                     false});
   }
 }
 

@@ -70,7 +70,9 @@ double CaseView::number(const std::string& column, std::size_t r) const {
   return it->second.numbers[r];
 }
 
-double CaseView::size_at(std::size_t point) const { return number("size_bytes", row(point)); }
+double CaseView::size_at(std::size_t point) const {
+  return number("size_bytes", row(point));
+}
 
 double CaseView::metric_at(const std::string& metric, std::size_t point) const {
   const double all = number(metric, row(point));

@@ -14,7 +14,7 @@ class CaseView {
   explicit CaseView(const CaseData& data) : c(data) {}
   const CaseData& c;
 
-  std::string param(const std::string& name) const;  // "" when absent
+  std::string param(const std::string& name) const;    // "" when absent
   double number_param(const std::string& name) const;  // NaN when absent or not a number
   int repetition() const;
   // What stays the same when only the topology or scale changes, e.g.

@@ -17,9 +17,9 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 [[noreturn]] void bad(const std::string& path, const YAML::Node& node, const std::string& what) {
   const auto mark = node.Mark();
-  throw CatalogueError(mark.is_null() ? fmt::format("{}: {}", path, what)
-                                      : fmt::format("{}:{}:{}: {}", path, mark.line + 1,
-                                                    mark.column + 1, what));
+  throw CatalogueError(
+      mark.is_null() ? fmt::format("{}: {}", path, what)
+                     : fmt::format("{}:{}:{}: {}", path, mark.line + 1, mark.column + 1, what));
 }
 
 std::string key_of(const CaseData& c) {
@@ -77,7 +77,8 @@ Catalogue read_catalogue(const std::string& path) {
     i.price_per_hour = std::strtod(text.c_str(), &end);
     if (text.empty() || *end != '\0' || !(i.price_per_hour > 0) || !std::isfinite(i.price_per_hour))
       bad(path, node["price_per_hour"],
-          fmt::format("price_per_hour of '{}' must be a positive number, found '{}'", i.name, text));
+          fmt::format("price_per_hour of '{}' must be a positive number, found '{}'", i.name,
+                      text));
     if (node["note"]) i.note = node["note"].as<std::string>();
     if (!cat.instances.emplace(i.name, i).second)
       bad(path, node["name"], fmt::format("instance '{}' is listed twice", i.name));
@@ -135,7 +136,8 @@ InstanceComparison compare_instances(const std::vector<const RunData*>& runs,
         }
         if (row.winner < 0) continue;
         if (runner_up >= 0) {
-          const auto w = static_cast<std::size_t>(row.winner), r = static_cast<std::size_t>(runner_up);
+          const auto w = static_cast<std::size_t>(row.winner),
+                     r = static_cast<std::size_t>(runner_up);
           const auto a = costs(*found[w], p, out.prices[w]), b = costs(*found[r], p, out.prices[r]);
           if (!a.empty() && !b.empty()) {
             row.cells[w].p_value = mann_whitney(a, b).p_value;

@@ -31,9 +31,9 @@ struct Catalogue {
 Catalogue read_catalogue(const std::string& path);
 
 struct InstanceCell {
-  double value = 0;          // the metric's per-iteration median, NaN when the run lacks it
-  double per_dollar = 0;     // value / price per hour
-  double p_value = 1;        // against the runner-up (Mann-Whitney on per-iteration times)
+  double value = 0;       // the metric's per-iteration median, NaN when the run lacks it
+  double per_dollar = 0;  // value / price per hour
+  double p_value = 1;     // against the runner-up (Mann-Whitney on per-iteration times)
 };
 
 struct InstanceRow {

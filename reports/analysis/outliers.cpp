@@ -64,8 +64,8 @@ std::vector<double> typical_ratios(const RunData& run, Accept use,
 // their own time is the shortest, size after size.
 void add_late_ranks(const RunData& run, const OutlierOptions& options, std::vector<Outlier>& out) {
   std::vector<std::size_t> compared;
-  const auto ratio =
-      typical_ratios(run, [](const CaseData& c) { return c.family == "comm"; }, compared);
+  const auto ratio = typical_ratios(
+      run, [](const CaseData& c) { return c.family == "comm"; }, compared);
   std::vector<double> present;
   std::vector<int> rank_of;
   for (std::size_t r = 0; r < ratio.size(); ++r)
@@ -75,7 +75,11 @@ void add_late_ranks(const RunData& run, const OutlierOptions& options, std::vect
     }
   for (const auto& [i, z] : judge(present, options, true)) {
     const int r = rank_of[i];
-    out.push_back({"late rank", fmt::format("rank {}", r), {r}, present[i], z,
+    out.push_back({"late rank",
+                   fmt::format("rank {}", r),
+                   {r},
+                   present[i],
+                   z,
                    compared[static_cast<std::size_t>(r)]});
   }
 }
@@ -85,7 +89,8 @@ void add_late_ranks(const RunData& run, const OutlierOptions& options, std::vect
 std::vector<Outlier> find_outliers(const RunData& run, const OutlierOptions& options) {
   const auto ranks = static_cast<std::size_t>(run.world_size);
   std::vector<std::size_t> compared;
-  const auto rank_ratio = typical_ratios(run, [](const CaseData&) { return true; }, compared);
+  const auto rank_ratio = typical_ratios(
+      run, [](const CaseData&) { return true; }, compared);
   std::vector<double> present;
   std::vector<int> present_rank;
   for (std::size_t r = 0; r < ranks; ++r) {

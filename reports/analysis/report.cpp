@@ -12,10 +12,10 @@ void add_not_measured(Report& r, const std::vector<RunData>& runs) {
   for (const auto& run : runs)
     for (const auto& c : run.cases) families.insert(c.family);
   const std::pair<const char*, const char*> chain[] = {{"storage", "data in: storage read"},
-                                                        {"dataloader", "data in: read and decode"},
-                                                        {"matmul", "compute: matmul"},
-                                                        {"comm", "communication: collectives"},
-                                                        {"fabric", "communication: fabric"}};
+                                                       {"dataloader", "data in: read and decode"},
+                                                       {"matmul", "compute: matmul"},
+                                                       {"comm", "communication: collectives"},
+                                                       {"fabric", "communication: fabric"}};
   for (const auto& [family, stage] : chain)
     if (!families.count(family)) r.not_measured.emplace_back(stage);
 }

@@ -37,7 +37,7 @@ struct Report {
   std::vector<Finding> findings;  // ranked, most important first
   std::vector<Check> checks;      // acceptance checks, in rule order
   RegressionOptions regression_options;
-  std::vector<RegressionSection> regressions;  // empty without --baseline
+  std::vector<RegressionSection> regressions;   // empty without --baseline
   std::optional<InstanceComparison> instances;  // with --prices and two or more files
   // Stages of the chain no run measured, e.g. "data in: storage", so that silence is not
   // mistaken for health.
@@ -50,9 +50,9 @@ struct Report {
 
 struct ReportInputs {
   const std::vector<RunData>* runs = nullptr;
-  std::vector<std::string> labels;      // one per run
-  const RunData* baseline = nullptr;    // --baseline
-  const Rules* rules = nullptr;         // --rules
+  std::vector<std::string> labels;       // one per run
+  const RunData* baseline = nullptr;     // --baseline
+  const Rules* rules = nullptr;          // --rules
   const Catalogue* catalogue = nullptr;  // --prices
   RegressionOptions regression;
   OutlierOptions outliers;

@@ -237,9 +237,9 @@ std::vector<AlphaBetaFit> alpha_beta_fits(const RunData& run, const std::string&
     std::vector<double> errors;
     double smallest = samples.front().size, largest = smallest;
     for (const auto& s : samples) {
-      errors.push_back(std::abs(predict(ring_cost(collective, s.ranks), s.size, alpha, beta) -
-                                s.seconds) /
-                       s.seconds);
+      errors.push_back(
+          std::abs(predict(ring_cost(collective, s.ranks), s.size, alpha, beta) - s.seconds) /
+          s.seconds);
       smallest = std::min(smallest, s.size);
       largest = std::max(largest, s.size);
     }

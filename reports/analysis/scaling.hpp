@@ -12,17 +12,17 @@ namespace preflight::report {
 
 // Size bands of a collective: latency-bound, in between, bandwidth-bound.
 enum class Band { kSmall, kMedium, kLarge };
-constexpr double kSmallBelow = 64.0 * 1024;         // small: size < 64 KiB
+constexpr double kSmallBelow = 64.0 * 1024;        // small: size < 64 KiB
 constexpr double kLargeFrom = 16.0 * 1024 * 1024;  // large: size >= 16 MiB
 Band band_of(double size_bytes);
 const char* name_of(Band b);   // "small", "medium", "large"
 std::string describe(Band b);  // "small (< 64 KiB, latency-bound)"
 
 struct ScalingPoint {
-  double nodes = 0;  // nodes in the step
-  double ranks = 0;  // ranks in the step
-  double value = 0;  // median over the band's sizes of the metric (per-iteration)
-  double efficiency = 0;  // value / value at the reference step; NaN before the reference
+  double nodes = 0;                // nodes in the step
+  double ranks = 0;                // ranks in the step
+  double value = 0;                // median over the band's sizes of the metric (per-iteration)
+  double efficiency = 0;           // value / value at the reference step; NaN before the reference
   std::vector<std::string> cases;  // the cases (group names) the value came from
 };
 
@@ -33,8 +33,8 @@ struct ScalingSeries {
   std::string subject;   // e.g. "allreduce float32 sum out-of-place", "storage psync seq direct"
   std::string topology;  // the comm topology, or "ranks" / "nodes" for storage
   std::string band;      // name_of(Band), or "" where sizes do not apply
-  std::string metric, unit;  // e.g. busbw, GB/s
-  double reference_nodes = 0;  // efficiency is against this step (the first multi-node one)
+  std::string metric, unit;          // e.g. busbw, GB/s
+  double reference_nodes = 0;        // efficiency is against this step (the first multi-node one)
   std::vector<ScalingPoint> points;  // by nodes (then ranks), ascending
 };
 
@@ -47,14 +47,14 @@ struct Prediction {
 
 struct AlphaBetaFit {
   std::string run_label;
-  std::string subject;   // the collective and its parameters
+  std::string subject;  // the collective and its parameters
   std::string collective, topology;
   double alpha_s = 0;          // latency per step
   double beta_s_per_byte = 0;  // 1 / link bandwidth
   double ranks_per_node = 0;
-  std::size_t points = 0;        // (ranks, size) medians fitted
-  double median_rel_error = 0;   // |fitted - measured| / measured, median over those points
-  std::string model;             // the formula, in words, for the report
+  std::size_t points = 0;       // (ranks, size) medians fitted
+  double median_rel_error = 0;  // |fitted - measured| / measured, median over those points
+  std::string model;            // the formula, in words, for the report
   std::vector<Prediction> predictions;
 };
 

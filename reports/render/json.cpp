@@ -13,11 +13,20 @@ using nlohmann::json;
 json checks(const Report& r) {
   json out = json::array();
   for (const auto& c : r.checks)
-    out.push_back({{"rule", c.rule},         {"run", c.run_label},     {"case", c.case_name},
-                   {"size", c.size},         {"metric", c.metric},     {"unit", c.unit},
-                   {"better", c.better},     {"value", c.value},       {"ci_low", c.ci_low},
-                   {"ci_high", c.ci_high},   {"expected", c.expected}, {"threshold", c.threshold},
-                   {"samples", c.samples},   {"verdict", name_of(c.verdict)},
+    out.push_back({{"rule", c.rule},
+                   {"run", c.run_label},
+                   {"case", c.case_name},
+                   {"size", c.size},
+                   {"metric", c.metric},
+                   {"unit", c.unit},
+                   {"better", c.better},
+                   {"value", c.value},
+                   {"ci_low", c.ci_low},
+                   {"ci_high", c.ci_high},
+                   {"expected", c.expected},
+                   {"threshold", c.threshold},
+                   {"samples", c.samples},
+                   {"verdict", name_of(c.verdict)},
                    {"reason", c.reason}});
   return out;
 }
@@ -71,9 +80,14 @@ json scaling(const Report& r) {
                         {"value", p.value},
                         {"efficiency", p.efficiency},
                         {"cases", p.cases}});
-    out.push_back({{"run", s.run_label},   {"family", s.family},   {"subject", s.subject},
-                   {"topology", s.topology}, {"band", s.band},     {"metric", s.metric},
-                   {"unit", s.unit},       {"reference_nodes", s.reference_nodes},
+    out.push_back({{"run", s.run_label},
+                   {"family", s.family},
+                   {"subject", s.subject},
+                   {"topology", s.topology},
+                   {"band", s.band},
+                   {"metric", s.metric},
+                   {"unit", s.unit},
+                   {"reference_nodes", s.reference_nodes},
                    {"points", points}});
   }
   return out;
@@ -158,18 +172,19 @@ json instances(const Report& r) {
 
 std::string render_json(const Report& report) {
   const auto n = count_checks(report);
-  const json doc = {{"schema", "preflight-report-verdict/1"},
-                    {"verdict", overall_verdict(report)},
-                    {"exit_code", report.exit_code()},
-                    {"counts", {{"pass", n.pass}, {"fail", n.fail}, {"inconclusive", n.inconclusive}}},
-                    {"runs", runs(report)},
-                    {"checks", checks(report)},
-                    {"findings", findings(report)},
-                    {"not_measured", report.not_measured},
-                    {"scaling", scaling(report)},
-                    {"fits", fits(report)},
-                    {"regressions", regressions(report)},
-                    {"instances", instances(report)}};
+  const json doc = {
+      {"schema", "preflight-report-verdict/1"},
+      {"verdict", overall_verdict(report)},
+      {"exit_code", report.exit_code()},
+      {"counts", {{"pass", n.pass}, {"fail", n.fail}, {"inconclusive", n.inconclusive}}},
+      {"runs", runs(report)},
+      {"checks", checks(report)},
+      {"findings", findings(report)},
+      {"not_measured", report.not_measured},
+      {"scaling", scaling(report)},
+      {"fits", fits(report)},
+      {"regressions", regressions(report)},
+      {"instances", instances(report)}};
   return doc.dump(2) + "\n";
 }
 

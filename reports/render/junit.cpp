@@ -78,7 +78,8 @@ std::string render_junit(const Report& report) {
                                       c->metric, figure(c->value), c->unit, figure(c->expected),
                                       figure(c->threshold), c->samples, c->reason);
       if (c->verdict == CheckVerdict::kFail)
-        out += fmt::format("      <failure message=\"{}\">{}</failure>\n", xml(c->reason), xml(detail));
+        out += fmt::format("      <failure message=\"{}\">{}</failure>\n", xml(c->reason),
+                           xml(detail));
       else if (c->verdict == CheckVerdict::kInconclusive)
         out += fmt::format("      <skipped message=\"inconclusive: {}\"/>\n", xml(c->reason));
       out += fmt::format("      <system-out>{}</system-out>\n    </testcase>\n", xml(detail));

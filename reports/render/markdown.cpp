@@ -40,12 +40,13 @@ std::string cell(const std::string& text) {
 }
 
 void runs(std::string& md, const Report& r) {
-  md += "\n## Runs\n\n| label | file | status | ranks | nodes | preflight | started |\n"
-        "|---|---|---|---:|---:|---|---|\n";
+  md +=
+      "\n## Runs\n\n| label | file | status | ranks | nodes | preflight | started |\n"
+      "|---|---|---|---:|---:|---|---|\n";
   for (const auto& run : r.runs)
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", cell(run.label), cell(run.run->path),
-                      cell(run.run->status), run.run->world_size, run.run->node_count,
-                      cell(run.run->git_revision), cell(run.run->start_time));
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", cell(run.label),
+                      cell(run.run->path), cell(run.run->status), run.run->world_size,
+                      run.run->node_count, cell(run.run->git_revision), cell(run.run->start_time));
 }
 
 void findings(std::string& md, const Report& r) {
@@ -67,16 +68,17 @@ void findings(std::string& md, const Report& r) {
 
 void checks(std::string& md, const Report& r) {
   const auto n = count_checks(r);
-  md += fmt::format("\n## Acceptance checks: {} pass, {} fail, {} inconclusive\n\n", n.pass,
-                    n.fail, n.inconclusive);
-  md += "| verdict | rule | run | case | size | metric | value | expected | threshold | samples | "
-        "reason |\n|---|---|---|---|---|---|---:|---:|---:|---:|---|\n";
+  md += fmt::format("\n## Acceptance checks: {} pass, {} fail, {} inconclusive\n\n", n.pass, n.fail,
+                    n.inconclusive);
+  md +=
+      "| verdict | rule | run | case | size | metric | value | expected | threshold | samples | "
+      "reason |\n|---|---|---|---|---|---|---:|---:|---:|---:|---|\n";
   for (const auto& c : r.checks)
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-                      c.verdict == CheckVerdict::kPass ? "pass" : fmt::format("**{}**", name_of(c.verdict)),
-                      cell(c.rule), cell(c.run_label), cell(c.case_name), cell(c.size),
-                      cell(c.metric), figure(c.value), figure(c.expected), figure(c.threshold),
-                      c.samples, cell(c.reason));
+    md += fmt::format(
+        "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+        c.verdict == CheckVerdict::kPass ? "pass" : fmt::format("**{}**", name_of(c.verdict)),
+        cell(c.rule), cell(c.run_label), cell(c.case_name), cell(c.size), cell(c.metric),
+        figure(c.value), figure(c.expected), figure(c.threshold), c.samples, cell(c.reason));
 }
 
 void outliers(std::string& md, const Report& r) {
@@ -85,19 +87,20 @@ void outliers(std::string& md, const Report& r) {
   for (const auto& run : r.runs)
     for (const auto& o : run.outliers) {
       any = true;
-      md += fmt::format("- {}: {} **{}** (ranks {}): {:.2f}x its peers' typical time, robust z "
-                        "{:.1f}, over {} sizes\n",
-                        cell(run.label), o.kind, cell(o.name), join_ranks(o.ranks), o.ratio, o.z,
-                        o.sizes);
+      md += fmt::format(
+          "- {}: {} **{}** (ranks {}): {:.2f}x its peers' typical time, robust z "
+          "{:.1f}, over {} sizes\n",
+          cell(run.label), o.kind, cell(o.name), join_ranks(o.ranks), o.ratio, o.z, o.sizes);
     }
   if (!any) md += "None found.\n";
 }
 
 void scaling(std::string& md, const Report& r) {
   if (r.scaling.empty()) return;
-  md += "\n## Scaling\n\nEfficiency is the metric at each step against the first multi-node "
-        "step.\n\n| run | subject | topology | band | metric | nodes | ranks | value | efficiency |\n"
-        "|---|---|---|---|---|---:|---:|---:|---:|\n";
+  md +=
+      "\n## Scaling\n\nEfficiency is the metric at each step against the first multi-node "
+      "step.\n\n| run | subject | topology | band | metric | nodes | ranks | value | efficiency |\n"
+      "|---|---|---|---|---|---:|---:|---:|---:|\n";
   for (const auto& s : r.scaling)
     for (const auto& p : s.points)
       md += fmt::format("| {} | {} | {} | {} | {} ({}) | {:g} | {:g} | {} | {}% |\n",
@@ -108,19 +111,21 @@ void scaling(std::string& md, const Report& r) {
 
 void fits(std::string& md, const Report& r) {
   if (r.fits.empty()) return;
-  md += "\n## Latency and bandwidth (alpha-beta) fits\n\nEach collective's per-iteration median "
-        "times are fitted, weighted by relative error, to its algorithm's cost: steps(n)·α + "
-        "factor(n)·S·β for n ranks and S bytes, then predicted at larger node counts with the "
-        "same ranks per node. The prediction assumes every step crosses the slowest link "
-        "measured.\n\n| run | subject | topology | α (us) | 1/β (GB/s) | points | median error "
-        "| model |\n|---|---|---|---:|---:|---:|---:|---|\n";
+  md +=
+      "\n## Latency and bandwidth (alpha-beta) fits\n\nEach collective's per-iteration median "
+      "times are fitted, weighted by relative error, to its algorithm's cost: steps(n)·α + "
+      "factor(n)·S·β for n ranks and S bytes, then predicted at larger node counts with the "
+      "same ranks per node. The prediction assumes every step crosses the slowest link "
+      "measured.\n\n| run | subject | topology | α (us) | 1/β (GB/s) | points | median error "
+      "| model |\n|---|---|---|---:|---:|---:|---:|---|\n";
   for (const auto& f : r.fits)
     md += fmt::format("| {} | {} | {} | {} | {} | {} | {:.0f}% | {} |\n", cell(f.run_label),
                       cell(f.subject), cell(f.topology), figure(f.alpha_s * 1e6, 3),
                       figure(f.beta_s_per_byte > 0 ? 1e-9 / f.beta_s_per_byte : NAN, 3), f.points,
                       f.median_rel_error * 100, cell(f.model));
-  md += "\n| run | subject | topology | nodes | ranks | size (B) | ring (us) | tree (us) |\n"
-        "|---|---|---|---:|---:|---:|---:|---:|\n";
+  md +=
+      "\n| run | subject | topology | nodes | ranks | size (B) | ring (us) | tree (us) |\n"
+      "|---|---|---|---:|---:|---:|---:|---:|\n";
   for (const auto& f : r.fits)
     for (const auto& p : f.predictions)
       md += fmt::format("| {} | {} | {} | {:g} | {:g} | {:.0f} | {} | {} |\n", cell(f.run_label),
@@ -136,13 +141,15 @@ void regressions(std::string& md, const Report& r) {
     for (const auto& e : s.result.environment)
       md += fmt::format("- environment changed: **{}**: {} → {}\n", cell(e.what),
                         cell(e.baseline.substr(0, 200)), cell(e.current.substr(0, 200)));
-    md += fmt::format("\n{} sizes compared: {} slower, {} faster, {} within the noise "
-                      "(Mann–Whitney U, alpha {:g}, smallest change {:.0f}%).\n",
-                      s.result.points.size(), s.result.count(Verdict::kSlower),
-                      s.result.count(Verdict::kFaster), s.result.count(Verdict::kSame),
-                      r.regression_options.alpha, r.regression_options.min_change * 100);
-    md += "\n| case | size (B) | baseline (us) | now (us) | change | p-value | verdict |\n"
-          "|---|---:|---:|---:|---:|---:|---|\n";
+    md += fmt::format(
+        "\n{} sizes compared: {} slower, {} faster, {} within the noise "
+        "(Mann–Whitney U, alpha {:g}, smallest change {:.0f}%).\n",
+        s.result.points.size(), s.result.count(Verdict::kSlower), s.result.count(Verdict::kFaster),
+        s.result.count(Verdict::kSame), r.regression_options.alpha,
+        r.regression_options.min_change * 100);
+    md +=
+        "\n| case | size (B) | baseline (us) | now (us) | change | p-value | verdict |\n"
+        "|---|---:|---:|---:|---:|---:|---|\n";
     for (const auto& p : s.result.points)
       if (p.verdict != Verdict::kSame)
         md += fmt::format("| {} | {} | {:.2f} | {:.2f} | {:+.1f}% | {:.2g} | {} |\n",
@@ -154,14 +161,16 @@ void regressions(std::string& md, const Report& r) {
 void instances(std::string& md, const Report& r) {
   if (!r.instances) return;
   const auto& cmp = *r.instances;
-  md += fmt::format("\n## Instance comparison\n\nThroughput per {} per hour; the winner of each "
-                    "row is the best per dollar (in bold).\n\n| instance | price ({}/h) | rows won "
-                    "|\n|---|---:|---:|\n",
-                    cell(cmp.currency), cell(cmp.currency));
+  md += fmt::format(
+      "\n## Instance comparison\n\nThroughput per {} per hour; the winner of each "
+      "row is the best per dollar (in bold).\n\n| instance | price ({}/h) | rows won "
+      "|\n|---|---:|---:|\n",
+      cell(cmp.currency), cell(cmp.currency));
   for (std::size_t i = 0; i < cmp.labels.size(); ++i)
     md += fmt::format("| {} | {:g} | {} |\n", cell(cmp.labels[i]), cmp.prices[i], cmp.wins[i]);
   md += "\n| case and size | metric |";
-  for (const auto& l : cmp.labels) md += fmt::format(" {} | per {}/h |", cell(l), cell(cmp.currency));
+  for (const auto& l : cmp.labels)
+    md += fmt::format(" {} | per {}/h |", cell(l), cell(cmp.currency));
   md += " winner |\n|---|---|";
   for (std::size_t i = 0; i < cmp.labels.size(); ++i) md += "---:|---:|";
   md += "---|\n";
@@ -182,10 +191,11 @@ void instances(std::string& md, const Report& r) {
 
 std::string render_markdown(const Report& report) {
   const auto n = count_checks(report);
-  std::string md = fmt::format("# preflight report: {}\n\n{} checks: {} pass, {} fail, {} "
-                               "inconclusive (exit code {}).\n",
-                               overall_verdict(report), report.checks.size(), n.pass, n.fail,
-                               n.inconclusive, report.exit_code());
+  std::string md = fmt::format(
+      "# preflight report: {}\n\n{} checks: {} pass, {} fail, {} "
+      "inconclusive (exit code {}).\n",
+      overall_verdict(report), report.checks.size(), n.pass, n.fail, n.inconclusive,
+      report.exit_code());
   runs(md, report);
   findings(md, report);
   checks(md, report);

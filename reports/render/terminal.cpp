@@ -48,7 +48,6 @@ void print_case(std::FILE* out, const CaseData& c) {
   }
 }
 
-
 void print_run(std::FILE* out, const RunReport& r) {
   const auto& run = *r.run;
   std::size_t failed = 0, timed_out = 0;
@@ -96,9 +95,9 @@ void print_checks(std::FILE* out, const Report& report, bool colour) {
              report.checks.size(), n.pass, n.fail, n.inconclusive);
   for (const auto& c : report.checks) {
     if (c.verdict == CheckVerdict::kPass) continue;
-    const auto style = colour ? fmt::fg(c.verdict == CheckVerdict::kFail ? fmt::color::red
-                                                                         : fmt::color::orange)
-                              : fmt::text_style();
+    const auto style =
+        colour ? fmt::fg(c.verdict == CheckVerdict::kFail ? fmt::color::red : fmt::color::orange)
+               : fmt::text_style();
     fmt::print(out, style, "{:<12}", name_of(c.verdict));
     fmt::print(out, " {} | {} | {} {} | {} = {} {} (expected {}, threshold {}): {}\n", c.rule,
                c.run_label, c.case_name, c.size, c.metric, figure(c.value), c.unit,
@@ -135,7 +134,8 @@ void print_fits(std::FILE* out, const Report& report) {
   }
 }
 
-void print_regression(std::FILE* out, const RegressionSection& s, const RegressionOptions& options) {
+void print_regression(std::FILE* out, const RegressionSection& s,
+                      const RegressionOptions& options) {
   const auto& report = s.result;
   fmt::print(out, "\n## Regression: {} against baseline {}\n", s.current->path, s.baseline->path);
   if (report.environment.empty()) fmt::print(out, "# environment: no change\n");
@@ -189,10 +189,10 @@ void print_report(std::FILE* out, const Report& report, bool colour) {
   }
   print_checks(out, report, colour);
   const char* verdict = overall_verdict(report);
-  const auto style = !colour                       ? fmt::text_style()
-                     : report.exit_code() == 0     ? fmt::fg(fmt::color::green)
-                     : report.exit_code() == 1     ? fmt::fg(fmt::color::red)
-                                                   : fmt::fg(fmt::color::orange);
+  const auto style = !colour                   ? fmt::text_style()
+                     : report.exit_code() == 0 ? fmt::fg(fmt::color::green)
+                     : report.exit_code() == 1 ? fmt::fg(fmt::color::red)
+                                               : fmt::fg(fmt::color::orange);
   fmt::print(out, "\n");
   fmt::print(out, style, "verdict: {}", verdict);
   fmt::print(out, " (exit {})\n", report.exit_code());

@@ -46,9 +46,10 @@ CaseData make_case(int index, const std::string& collective, const std::string& 
   c.family = "comm";
   c.backend = "mpi";
   c.status = "ok";
-  c.params = {{"collective", collective}, {"topology", topology}, {"layout", topology},
-              {"ladder_nodes", std::to_string(ladder_nodes)}, {"benchmark", "b"},
-              {"variant", ""}, {"repetition", "0"}, {"group_count", "1"},
+  c.params = {{"collective", collective}, {"topology", topology},
+              {"layout", topology},       {"ladder_nodes", std::to_string(ladder_nodes)},
+              {"benchmark", "b"},         {"variant", ""},
+              {"repetition", "0"},        {"group_count", "1"},
               {"wrong_elements", "0"}};
   std::vector<double> point, group, group_ranks, iterations, time, low, high, size, busbw;
   for (std::size_t p = 0; p < points.size(); ++p) {
@@ -62,7 +63,8 @@ CaseData make_case(int index, const std::string& collective, const std::string& 
     high.push_back(s.ci_high > 0 ? s.ci_high : s.seconds);
     size.push_back(s.size);
     busbw.push_back(s.busbw);
-    c.iteration_times.push_back(std::vector<double>(static_cast<std::size_t>(s.iterations), s.seconds));
+    c.iteration_times.push_back(
+        std::vector<double>(static_cast<std::size_t>(s.iterations), s.seconds));
   }
   c.stats = {{"point", numbers(point)},
              {"group", numbers(group)},
@@ -211,7 +213,8 @@ TEST(Acceptance, BadRulesNameTheLineAndKey) {
   expect_error("rules:\n  - metric: busbw\n", "needs exactly one of 'expect");
   expect_error("rules:\n  - metric: busbw\n    expect: fast\n", "'expect' must be a number");
   expect_error("rules:\n  - metric: busbw\n    expect: 1\n    tolerance: 150%\n", "below 100%");
-  expect_error("rules:\n  - metric: busbw\n    expect: 1\n    band: huge\n", "small, medium or large");
+  expect_error("rules:\n  - metric: busbw\n    expect: 1\n    band: huge\n",
+               "small, medium or large");
   expect_error("rules:\n  - metric: busbw\n    expect: 1\n    sizes: [1Q]\n", "unknown unit");
   expect_error("rules: [\n", "not valid YAML");
 }
