@@ -9,6 +9,7 @@
 #include <set>
 #include "analysis/median.hpp"
 
+#include "analysis/case_view.hpp"
 #include "analysis/mann_whitney.hpp"
 
 namespace preflight::report {
@@ -55,10 +56,9 @@ PointComparison compare_point(const CaseData& base, const CaseData& now, std::si
                               const RegressionOptions& options) {
   PointComparison p;
   p.case_name = case_key(now);
-  const auto size = now.stats.find("size_bytes");
-  p.size = size != now.stats.end() && point < size->second.numbers.size()
-               ? fmt::format("{:.0f}", size->second.numbers[point])
-               : fmt::format("point {}", point);
+  // Rows are per point and group: the size is the point's all-groups row's.
+  const double size = CaseView(now).size_at(point);
+  p.size = std::isnan(size) ? fmt::format("point {}", point) : fmt::format("{:.0f}", size);
   const auto& a = base.iteration_times[point];
   const auto& b = now.iteration_times[point];
   p.baseline_samples = a.size();
