@@ -161,7 +161,11 @@ std::string script(const Chart& chart, const std::vector<Kept>& series) {
       "set grid xtics ytics lc rgb '#e4e4e4' lw 1 dt 1\n"
       "set key outside below center horizontal Left reverse samplen 2 spacing 1.1\n"
       "set style data linespoints\n",
-      std::clamp(chart.width, 200, 4000), std::clamp(chart.height, 150, 4000),
+      std::clamp(chart.width, 200, 4000),
+      // The legend sits below the plot: room for it, so the plot keeps its height.
+      std::clamp(
+          chart.height + 18 * static_cast<int>(series.size() > 2 ? (series.size() - 1) / 2 : 0),
+          150, 4000),
       chart.draw_title ? fmt::format("set title '{}'\n", sanitize_chart_text(chart.title)) : "",
       sanitize_chart_text(chart.x_label), sanitize_chart_text(chart.y_label));
   s += x_axis(chart, series);
