@@ -133,6 +133,7 @@ th { background: var(--head); font-weight: 600; white-space: nowrap; }
 td.num, th.num { text-align: right; white-space: nowrap; }
 td.wrap { overflow-wrap: anywhere; min-width: 18ch; }
 td.text { min-width: 12ch; }
+td.path { min-width: 30ch; }
 td.nw { white-space: nowrap; }
 table.kv th { background: none; color: var(--muted); font-weight: normal; }
 .verdict { display: inline-block; padding: 1px 8px; border-radius: 3px; font-weight: 600; font-size: 13px; white-space: nowrap; }
@@ -242,8 +243,10 @@ class Writer {
         : h == Headline::kInconclusive ? verdict_span("inconclusive", "INCONCLUSIVE")
                                        : verdict_span("pass", "PASS"));
     std::string counts =
-        fmt::format("{} check{}: {} pass, {} fail, {} inconclusive", report_.checks.size(),
-                    report_.checks.size() == 1 ? "" : "s", pass, fail, inconclusive);
+        report_.checks.empty()
+            ? std::string("no acceptance checks")
+            : fmt::format("{} check{}: {} pass, {} fail, {} inconclusive", report_.checks.size(),
+                          report_.checks.size() == 1 ? "" : "s", pass, fail, inconclusive);
     if (!report_.regressions.empty())
       counts += fmt::format(" &middot; against the baseline: {} size{} slower, {} faster", slower,
                             slower == 1 ? "" : "s", faster);
@@ -267,12 +270,13 @@ class Writer {
       const char* cls = run.status == "complete"                            ? "pass"
                         : run.status == "failed" || run.status == "timeout" ? "fail"
                                                                             : "inconclusive";
-      add(fmt::format(
-          "<tr><td>{}</td><td class=\"wrap mono\">{}</td><td>{}</td><td class=\"num\">{}</td>"
-          "<td class=\"num\">{}</td><td class=\"mono\">{}</td><td>{}</td><td class=\"wrap\">{}"
-          "</td></tr>\n",
-          e(r.label), e(run.path), verdict_span(cls, e(run.status)), run.world_size, run.node_count,
-          e(run.git_revision), e(run.start_time), hosts(run)));
+      add(
+          fmt::format("<tr><td class=\"nw\">{}</td><td class=\"wrap mono path\">{}</td><td>{}</td>"
+                      "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"mono\">{}</td>"
+                      "<td class=\"nw\">{}</td><td class=\"wrap\">{}"
+                      "</td></tr>\n",
+                      e(r.label), e(run.path), verdict_span(cls, e(run.status)), run.world_size,
+                      run.node_count, e(run.git_revision), e(run.start_time), hosts(run)));
     }
     add("</table></div>\n");
     for (const auto& r : report_.runs) {
