@@ -398,7 +398,7 @@ class Writer {
       c.title = storage ? fmt::format("Storage scaling: aggregate {} vs {}", metric, x_kind)
                         : fmt::format("{} {} vs nodes", family, metric);
       if (!band.empty()) c.title += fmt::format(", {} sizes", band);
-      if (report_.runs.size() > 1) c.title += " - " + run;
+      if (report_.runs.size() > 1) c.title += " \u00b7 " + run;
       c.x_label = by_ranks ? "ranks" : "nodes";
       c.y_label = unit.empty() ? metric : fmt::format("{} ({})", metric, unit);
       bool log_x = true;
@@ -414,10 +414,7 @@ class Writer {
         c.series.push_back(std::move(line));
       }
       c.log_x = log_x;
-      add(fmt::format("<h3>{}</h3>\n", e(storage ? "Storage scaling: " + metric + " vs " + x_kind
-                                                 : family + " " + metric + " vs nodes") +
-                                           (band.empty() ? "" : ", " + e(band) + " sizes") +
-                                           (report_.runs.size() > 1 ? " &middot; " + e(run) : "")));
+      add(fmt::format("<h3>{}</h3>\n", e(c.title)));
       chart(std::move(c), "");
       efficiency_table(series, by_ranks, unit);
     }
