@@ -168,6 +168,10 @@ std::string script(const Chart& chart, const std::vector<Kept>& series) {
           150, 4000),
       chart.draw_title ? fmt::format("set title '{}'\n", sanitize_chart_text(chart.title)) : "",
       sanitize_chart_text(chart.x_label), sanitize_chart_text(chart.y_label));
+  // Eight colours told apart also with colour-blindness (Okabe-Ito, yellow swapped for brown).
+  const char* colours[] = {"#0072b2", "#d55e00", "#009e73", "#cc79a7",
+                           "#e69f00", "#56b4e9", "#000000", "#8c564b"};
+  for (int i = 0; i < 8; ++i) s += fmt::format("set linetype {} lc rgb '{}'\n", i + 1, colours[i]);
   s += x_axis(chart, series);
   bool non_negative = true;
   for (const auto& k : series)
