@@ -11,6 +11,7 @@
 
 #include "analysis/report.hpp"
 #include "preflight/schema/h5.hpp"
+#include "render/html.hpp"
 #include "render/json.hpp"
 #include "render/junit.hpp"
 #include "render/markdown.hpp"
@@ -112,6 +113,8 @@ int main(int argc, char** argv) {
   app.add_option("--min-change", inputs.regression.min_change,
                  "Smallest relative change flagged, e.g. 0.05 for 5% (0.05)")
       ->check(CLI::Range(0.0, 10.0));
+  app.add_option("--html", outputs.html,
+                 "Write one self-contained HTML report here (charts need gnuplot)");
   app.add_option("--md", outputs.markdown, "Write the Markdown summary here");
   app.add_option("--json", outputs.json, "Write the JSON verdict here");
   app.add_option("--junit", outputs.junit, "Write JUnit XML here, one test case per check");
@@ -172,6 +175,7 @@ int main(int argc, char** argv) {
   }
   print_report(stdout, report, !no_colour && isatty(fileno(stdout)) != 0);
   try {
+    if (!outputs.html.empty()) write_file(outputs.html, render_html(report));
     if (!outputs.markdown.empty()) write_file(outputs.markdown, render_markdown(report));
     if (!outputs.json.empty()) write_file(outputs.json, render_json(report));
     if (!outputs.junit.empty()) write_file(outputs.junit, render_junit(report));

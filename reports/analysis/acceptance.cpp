@@ -293,6 +293,7 @@ std::vector<Check> evaluate(const Rules& rules, const RunData& run, const std::s
       if (column == c.stats.end()) continue;  // this case has no such metric
       for (std::size_t p = 0; p < v.points(); ++p) {
         if (!point_selected(r, v.size_at(p))) continue;
+        if (c.family == "comm" && v.group_ranks(p) < 2) continue;  // one rank moves no data
         const auto row = v.row(p);
         auto k = make_check(r.name, label, c.group_name + " " + c.name, v.point_label(p), r.metric);
         k.unit = column->second.unit;

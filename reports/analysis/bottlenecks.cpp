@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "analysis/case_view.hpp"
 #include "analysis/median.hpp"
@@ -63,31 +64,52 @@ void correctness(const RunReport& r, std::vector<Finding>& out) {
                    1e7});
 }
 
-// Throughput that stops growing: a series whose efficiency at its largest step is poor.
+// Throughput that stops growing. One finding per run, family and size band, the worst series
+// first, so that a network that limits every collective reads as one problem, not twenty.
 void scaling_losses(const std::vector<ScalingSeries>& scaling, std::vector<Finding>& out) {
+  std::map<std::tuple<std::string, std::string, std::string>, std::vector<const ScalingSeries*>>
+      poor;
   for (const auto& s : scaling) {
     const auto& last = s.points.back();
     if (std::isnan(last.efficiency) || last.efficiency >= kPoorEfficiency ||
         last.nodes <= s.reference_nodes)
       continue;
-    const bool data = s.family == "storage" || s.family == "dataloader";
+    poor[{s.run_label, s.family, s.band}].push_back(&s);
+  }
+  for (auto& [key, series] : poor) {
+    std::sort(series.begin(), series.end(), [](const ScalingSeries* a, const ScalingSeries* b) {
+      return a->points.back().efficiency < b->points.back().efficiency;
+    });
+    const auto& worst = *series.front();
+    const auto& last = worst.points.back();
+    const bool data = worst.family == "storage" || worst.family == "dataloader";
     std::vector<std::string> evidence;
-    for (const auto& p : s.points)
-      evidence.push_back(fmt::format("{:g} nodes ({:g} ranks): {} {:.3g} {}, {:.0f}% (cases {})",
-                                     p.nodes, p.ranks, s.metric, p.value, s.unit,
-                                     p.efficiency * 100, fmt::join(p.cases, ", ")));
+    for (const auto* s : series) {
+      std::string steps;
+      for (const auto& p : s->points)
+        steps +=
+            fmt::format("{}{:g} nodes {:.3g} {} ({:.0f}%, case {})", steps.empty() ? "" : "; ",
+                        p.nodes, p.value, s->unit, p.efficiency * 100, fmt::join(p.cases, ","));
+      evidence.push_back(fmt::format("{} ({}), {}: {}", s->subject, s->topology, s->metric, steps));
+    }
+    const auto band = worst.band.empty() ? std::string() : ", " + worst.band + " sizes";
     out.push_back(
-        {data ? Stage::kData : Stage::kCommunication, s.run_label,
-         fmt::format("{}{}{}: {} falls to {:.0f}% of its {:g}-node value at {:g} nodes", s.subject,
-                     s.band.empty() ? "" : ", " + s.band + " sizes",
-                     s.topology.empty() ? "" : " (" + s.topology + ")", s.metric,
-                     last.efficiency * 100, s.reference_nodes, last.nodes),
+        {data ? Stage::kData : Stage::kCommunication, worst.run_label,
+         series.size() == 1
+             ? fmt::format("{}{}: {} falls to {:.0f}% of its {:g}-node value at {:g} nodes",
+                           worst.subject, band, worst.metric, last.efficiency * 100,
+                           worst.reference_nodes, last.nodes)
+             : fmt::format("{} {}{}: {} falls to {:.0f}-{:.0f}% of its {:g}-node value at "
+                           "{:g} nodes",
+                           series.size(), data ? "reads" : "collectives", band, worst.metric,
+                           last.efficiency * 100, series.back()->points.back().efficiency * 100,
+                           worst.reference_nodes, last.nodes),
          evidence,
          data ? "Find where the file system saturates: servers and targets busy (iostat, the "
                 "file system's own statistics), client network links, striping of the data set."
               : "Look at the links between node groups: switch oversubscription, rail-optimised "
                 "wiring (topology: rail), adaptive routing; compare with the alpha-beta "
-                "predictions below.",
+                "predictions.",
          1 - last.efficiency});
   }
 }

@@ -15,6 +15,10 @@ struct ChartSeries {
 struct Chart {
   std::string title, x_label, y_label;  // untrusted: sanitised
   bool log_x = false, log_y = false;
+  bool x_bytes = false;  // x is a size in bytes: ticks at powers of two, labelled 4 KiB, 1 MiB
+  int width = 760, height = 380;  // the SVG's view box; it scales to the page
+  bool draw_title = true;         // false where the page heads the chart already (the SVG keeps it)
+  std::string id;  // prefix for the SVG's element ids, so that several charts share a page
   std::vector<ChartSeries> series;
 };
 
@@ -23,6 +27,14 @@ struct ChartResult {
   std::string note;  // why it was not drawn, when it was not
 };
 
+// Runs `gnuplot` (a program name looked up on PATH, or a path; no shell) on a script written to
+// a temporary file. Points that are not finite, or not positive on a log axis, are skipped, and
+// so are series left without points.
 ChartResult draw_chart(const Chart& chart, const std::string& gnuplot);
+
+// Text reduced to characters that are inert in a gnuplot single-quoted string and in SVG text:
+// letters, digits, space and . , : ; / ( ) [ ] + - _ % = # * | ! ?; anything else becomes a
+// space (runs of spaces are folded). Used for every title, axis label and legend entry.
+std::string sanitize_chart_text(const std::string& text);
 
 }  // namespace preflight::report

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <cmath>
+#include <map>
 
 #include "render/text_format.hpp"
 
@@ -73,12 +74,29 @@ void checks(std::string& md, const Report& r) {
   md +=
       "| verdict | rule | run | case | size | metric | value | expected | threshold | samples | "
       "reason |\n|---|---|---|---|---|---|---:|---:|---:|---:|---|\n";
-  for (const auto& c : r.checks)
+  // Failed first, then inconclusive, then passed; each run's passing "results correct" checks
+  // (one per case) as one row.
+  std::map<std::string, std::size_t> correct;
+  std::vector<const Check*> order;
+  for (auto verdict : {CheckVerdict::kFail, CheckVerdict::kInconclusive, CheckVerdict::kPass})
+    for (const auto& c : r.checks)
+      if (c.verdict == verdict && verdict == CheckVerdict::kPass && c.rule == "results correct")
+        ++correct[c.run_label];
+      else if (c.verdict == verdict)
+        order.push_back(&c);
+  for (const auto& [run, cases] : correct)
+    md += fmt::format(
+        "| pass | results correct | {} | all {} case(s) | | | | | | | every element "
+        "of every result as expected |\n",
+        cell(run), cases);
+  for (const Check* check : order) {
+    const Check& c = *check;
     md += fmt::format(
         "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
         c.verdict == CheckVerdict::kPass ? "pass" : fmt::format("**{}**", name_of(c.verdict)),
         cell(c.rule), cell(c.run_label), cell(c.case_name), cell(c.size), cell(c.metric),
         figure(c.value), figure(c.expected), figure(c.threshold), c.samples, cell(c.reason));
+  }
 }
 
 void outliers(std::string& md, const Report& r) {

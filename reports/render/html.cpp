@@ -1,0 +1,736 @@
+#include "render/html.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <string_view>
+#include <tuple>
+
+#include "render/charts.hpp"
+
+namespace preflight::report {
+namespace {
+
+std::string e(const std::string& text) {
+  return escape_html(text);
+}
+
+// Figures as people read them: up to four significant digits, no exponent for ordinary sizes.
+std::string num(double v) {
+  if (std::isnan(v)) return "&ndash;";
+  if (std::isinf(v)) return v > 0 ? "&infin;" : "&minus;&infin;";
+  const double a = std::fabs(v);
+  if (a >= 1e4 && a < 1e12) return fmt::format("{:.0f}", v);
+  return fmt::format("{:.4g}", v);
+}
+
+std::string with_unit(double v, const std::string& unit) {
+  return unit.empty() || std::isnan(v) ? num(v) : num(v) + "&nbsp;" + e(unit);
+}
+
+std::string seconds(double s) {
+  if (std::isnan(s)) return "&ndash;";
+  const double a = std::fabs(s);
+  if (a == 0) return "0";
+  if (a < 1e-6) return fmt::format("{:.4g}&nbsp;ns", s * 1e9);
+  if (a < 1e-3) return fmt::format("{:.4g}&nbsp;&micro;s", s * 1e6);
+  if (a < 1) return fmt::format("{:.4g}&nbsp;ms", s * 1e3);
+  return fmt::format("{:.4g}&nbsp;s", s);
+}
+
+std::string bytes(double b) {
+  if (std::isnan(b)) return "&ndash;";
+  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  int u = 0;
+  while (std::fabs(b) >= 1024 && u < 5) {
+    b /= 1024;
+    ++u;
+  }
+  return fmt::format("{:g}&nbsp;{}", b, units[u]);
+}
+
+std::string percent(double fraction, bool sign = false) {
+  if (std::isnan(fraction)) return "&ndash;";
+  return sign ? fmt::format("{:+.1f}%", fraction * 100) : fmt::format("{:.1f}%", fraction * 100);
+}
+
+std::string p_value(double p) {
+  if (std::isnan(p)) return "&ndash;";
+  return p < 1e-4 ? fmt::format("{:.1e}", p) : fmt::format("{:.4f}", p);
+}
+
+enum class Headline { kPass, kFail, kInconclusive };
+
+// Sizes in a check or comparison are size_bytes written as text: shown as bytes when they are.
+std::string size_text(const std::string& size) {
+  if (size.empty()) return "&ndash;";
+  char* end = nullptr;
+  const double v = std::strtod(size.c_str(), &end);
+  if (end && *end == '\0' && v >= 1024 && v == std::floor(v))
+    return fmt::format("<span title=\"{} bytes\">{}</span>", e(size), bytes(v));
+  return e(size);
+}
+
+const char* css() {
+  return R"(
+:root { --fg:#1d1d1f; --muted:#5f6368; --rule:#d9d9de; --head:#f4f4f6;
+  --pass:#1e7a34; --pass-bg:#e3f4e6; --fail:#b3261e; --fail-bg:#fbe4e2;
+  --inc:#8a5a00; --inc-bg:#fdf1d6; }
+* { box-sizing: border-box; }
+body { margin: 0; color: var(--fg); background: #fff;
+  font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
+main { max-width: 1240px; margin: 0 auto; padding: 24px 28px 64px; }
+h1 { font-size: 26px; margin: 0 0 4px; }
+h2 { font-size: 20px; margin: 40px 0 10px; padding-bottom: 4px; border-bottom: 1px solid var(--rule); }
+h3 { font-size: 16px; margin: 26px 0 8px; }
+p, li { max-width: 80ch; }
+.muted, .note { color: var(--muted); }
+.note { font-style: italic; }
+code, pre, .mono { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, "DejaVu Sans Mono", monospace; font-size: 13px; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--head); padding: 8px 10px; border-radius: 4px; max-height: 320px; overflow: auto; }
+nav { font-size: 14px; margin: 8px 0 0; }
+nav a { color: var(--muted); margin-right: 14px; text-decoration: none; }
+nav a:hover { text-decoration: underline; }
+.scroll { overflow-x: auto; margin: 8px 0 16px; }
+table { border-collapse: collapse; font-size: 14px; font-variant-numeric: tabular-nums; }
+th, td { padding: 5px 8px; border-bottom: 1px solid var(--rule); text-align: left; vertical-align: top; }
+th { background: var(--head); font-weight: 600; white-space: nowrap; }
+td.num, th.num { text-align: right; white-space: nowrap; }
+td.wrap { overflow-wrap: anywhere; min-width: 18ch; }
+td.text { min-width: 12ch; }
+td.path { min-width: 30ch; }
+td.nw { white-space: nowrap; }
+table.kv th { background: none; color: var(--muted); font-weight: normal; }
+.verdict { display: inline-block; padding: 1px 8px; border-radius: 3px; font-weight: 600; font-size: 13px; white-space: nowrap; }
+.v-pass { color: var(--pass); background: var(--pass-bg); }
+.v-fail { color: var(--fail); background: var(--fail-bg); }
+.v-inconclusive { color: var(--inc); background: var(--inc-bg); }
+.v-limit { color: #1f4e8c; background: #e6eef8; }
+.headline { display: flex; align-items: baseline; gap: 16px; margin: 18px 0 6px; flex-wrap: wrap; }
+.headline .verdict { font-size: 22px; padding: 4px 16px; }
+ol.findings { padding-left: 22px; }
+ol.findings > li { margin: 0 0 14px; max-width: none; }
+.finding-title { font-weight: 600; }
+.stage { color: var(--muted); font-size: 13px; margin-left: 6px; }
+.findings ul { margin: 4px 0; padding-left: 20px; }
+figure.chart { margin: 12px 0 4px; max-width: 820px; }
+figure.chart svg { width: 100%; height: auto; display: block; }
+figcaption { color: var(--muted); font-size: 13px; }
+td.winner { font-weight: 700; background: var(--pass-bg); }
+small { color: var(--muted); }
+details summary { cursor: pointer; color: var(--muted); }
+)";
+}
+
+class Writer {
+ public:
+  Writer(const Report& report, const HtmlOptions& options) : report_(report), options_(options) {}
+
+  std::string render() {
+    head();
+    verdict_and_runs();
+    bottlenecks();
+    checks();
+    scaling();
+    bandwidth_vs_size();
+    fits();
+    outliers();
+    regressions();
+    instances();
+    out_ += "</main>\n</body>\n</html>\n";
+    return std::move(out_);
+  }
+
+ private:
+  const Report& report_;
+  const HtmlOptions& options_;
+  std::string out_;
+  int charts_ = 0;
+
+  void add(std::string_view s) { out_ += s; }
+
+  void chart(Chart c, const std::string& caption) {
+    c.id = fmt::format("c{}", ++charts_);
+    c.draw_title = false;  // the section's heading says what it shows
+    const auto drawn = draw_chart(c, options_.gnuplot);
+    add("<figure class=\"chart\">\n");
+    if (!drawn.svg.empty())
+      add(drawn.svg);
+    else
+      add(fmt::format("<p class=\"note\">Chart &ldquo;{}&rdquo; not drawn: {}</p>", e(c.title),
+                      e(drawn.note)));
+    if (!caption.empty()) add(fmt::format("\n<figcaption>{}</figcaption>", caption));
+    add("\n</figure>\n");
+  }
+
+  static std::string verdict_span(const char* cls, const std::string& text) {
+    return fmt::format("<span class=\"verdict v-{}\">{}</span>", cls, text);
+  }
+
+  void head() {
+    add("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        // Nothing is fetched, nothing runs, even if a string escaped our escaping.
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+        "style-src 'unsafe-inline'\">\n");
+    std::string title = "preflight report";
+    if (!report_.runs.empty()) title += ": " + report_.runs.front().label;
+    if (report_.runs.size() > 1) title += fmt::format(" and {} more", report_.runs.size() - 1);
+    add(fmt::format("<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n<main>\n", e(title),
+                    css()));
+    add("<h1>preflight report</h1>\n<nav>");
+    add("<a href=\"#verdict\">Verdict</a><a href=\"#bottlenecks\">Bottlenecks</a>"
+        "<a href=\"#checks\">Acceptance checks</a>");
+    if (!report_.scaling.empty()) add("<a href=\"#scaling\">Scaling</a>");
+    add("<a href=\"#bandwidth\">Bandwidth vs size</a>");
+    if (!report_.fits.empty()) add("<a href=\"#fits\">&alpha;&ndash;&beta; fits</a>");
+    add("<a href=\"#outliers\">Slow nodes and ranks</a>");
+    if (!report_.regressions.empty()) add("<a href=\"#regression\">Regression</a>");
+    if (report_.instances) add("<a href=\"#instances\">Instance comparison</a>");
+    add("</nav>\n");
+  }
+
+  void verdict_and_runs() {
+    std::size_t pass = 0, fail = 0, inconclusive = 0, slower = 0, faster = 0;
+    for (const auto& c : report_.checks) {
+      pass += c.verdict == CheckVerdict::kPass;
+      fail += c.verdict == CheckVerdict::kFail;
+      inconclusive += c.verdict == CheckVerdict::kInconclusive;
+    }
+    for (const auto& r : report_.regressions) {
+      slower += r.result.count(Verdict::kSlower);
+      faster += r.result.count(Verdict::kFaster);
+    }
+    const int code = report_.exit_code();  // the one verdict every renderer shows
+    const Headline h = code == 1   ? Headline::kFail
+                       : code == 3 ? Headline::kInconclusive
+                                   : Headline::kPass;
+    add("<h2 id=\"verdict\">Verdict</h2>\n<div class=\"headline\">");
+    add(h == Headline::kFail           ? verdict_span("fail", "FAIL")
+        : h == Headline::kInconclusive ? verdict_span("inconclusive", "INCONCLUSIVE")
+                                       : verdict_span("pass", "PASS"));
+    std::string counts =
+        report_.checks.empty()
+            ? std::string("no acceptance checks")
+            : fmt::format("{} check{}: {} pass, {} fail, {} inconclusive", report_.checks.size(),
+                          report_.checks.size() == 1 ? "" : "s", pass, fail, inconclusive);
+    if (!report_.regressions.empty())
+      counts += fmt::format(" &middot; against the baseline: {} size{} slower, {} faster", slower,
+                            slower == 1 ? "" : "s", faster);
+    counts += fmt::format(" &middot; {} finding{}", report_.findings.size(),
+                          report_.findings.size() == 1 ? "" : "s");
+    add(fmt::format("<span>{}</span></div>\n", counts));
+    add("<p class=\"muted\">FAIL when a check failed or a size got slower than the baseline; "
+        "else INCONCLUSIVE when a measurement was too noisy to judge; else PASS.</p>\n");
+
+    add("<h3 id=\"runs\">Runs</h3>\n");
+    if (report_.runs.empty()) {
+      add("<p>none</p>\n");
+      return;
+    }
+    add("<div class=\"scroll\"><table>\n<tr><th>label</th><th>file</th><th>status</th>"
+        "<th class=\"num\">ranks</th><th class=\"num\">nodes</th><th>preflight</th>"
+        "<th>started</th><th>hosts</th></tr>\n");
+    for (const auto& r : report_.runs) {
+      if (!r.run) continue;
+      const RunData& run = *r.run;
+      const char* cls = run.status == "complete"                            ? "pass"
+                        : run.status == "failed" || run.status == "timeout" ? "fail"
+                                                                            : "inconclusive";
+      add(
+          fmt::format("<tr><td class=\"nw\">{}</td><td class=\"wrap mono path\">{}</td><td>{}</td>"
+                      "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"mono\">{}</td>"
+                      "<td class=\"nw\">{}</td><td class=\"wrap\">{}"
+                      "</td></tr>\n",
+                      e(r.label), e(run.path), verdict_span(cls, e(run.status)), run.world_size,
+                      run.node_count, e(run.git_revision), e(run.start_time), hosts(run)));
+    }
+    add("</table></div>\n");
+    for (const auto& r : report_.runs) {
+      if (!r.run) continue;
+      add(
+          fmt::format("<details><summary>{}: command line and configuration</summary>\n"
+                      "<pre>{}</pre>\n",
+                      e(r.label), e(r.run->command_line)));
+      if (!r.run->config.empty()) add(fmt::format("<pre>{}</pre>\n", e(r.run->config)));
+      add("</details>\n");
+    }
+  }
+
+  static std::string hosts(const RunData& run) {
+    const auto it = run.environment.find("host");
+    if (it == run.environment.end() || it->second.empty()) return "&ndash;";
+    std::vector<std::string> names;
+    std::set<std::string> seen;
+    for (const auto& h : it->second)
+      if (seen.insert(h).second) names.push_back(h);
+    constexpr std::size_t kShown = 12;
+    std::string text;
+    for (std::size_t i = 0; i < std::min(names.size(), kShown); ++i)
+      text += (i ? ", " : "") + e(names[i]);
+    if (names.size() > kShown) text += fmt::format(" &hellip; ({} hosts in all)", names.size());
+    return text;
+  }
+
+  // Stages of the chain no run measured, so that silence is not read as health.
+  void not_measured() {
+    if (report_.not_measured.empty()) return;
+    std::string stages;
+    for (const auto& m : report_.not_measured) stages += (stages.empty() ? "" : "; ") + e(m);
+    add(fmt::format("<p class=\"muted\">Not measured in these runs: {}.</p>\n", stages));
+  }
+
+  void bottlenecks() {
+    add("<h2 id=\"bottlenecks\">Bottlenecks</h2>\n");
+    not_measured();
+    if (report_.findings.empty()) {
+      add("<p>none found</p>\n");
+      return;
+    }
+    add("<ol class=\"findings\">\n");
+    for (const auto& f : report_.findings) {
+      add("<li>");
+      // A wrong result or a straggler is a defect; a bandwidth that stops scaling is a limit.
+      const bool defect = f.stage == Stage::kCorrectness || f.stage == Stage::kStragglers;
+      add(!f.trustworthy ? verdict_span("inconclusive", "not trustworthy")
+          : defect       ? verdict_span("fail", "defect")
+                         : verdict_span("limit", "limit"));
+      add(fmt::format(" <span class=\"finding-title\">{}</span><span class=\"stage\">{}{}</span>",
+                      e(f.title), name_of(f.stage),
+                      f.run_label.empty() ? "" : " &middot; " + e(f.run_label)));
+      if (!f.trustworthy)
+        add("<br><small>A measurement-quality finding: the figures it names cannot be trusted; "
+            "it is not a defect of the cluster.</small>");
+      if (!f.evidence.empty()) {
+        add("\n<ul>");
+        for (const auto& line : f.evidence) add(fmt::format("<li>{}</li>", e(line)));
+        add("</ul>");
+      }
+      if (!f.next_check.empty()) add(fmt::format("<div>Next: {}</div>", e(f.next_check)));
+      add("</li>\n");
+    }
+    add("</ol>\n");
+  }
+
+  void checks() {
+    add("<h2 id=\"checks\">Acceptance checks</h2>\n");
+    if (report_.checks.empty()) {
+      add("<p>none</p>\n");
+      return;
+    }
+    add("<div class=\"scroll\"><table>\n<tr><th>verdict</th><th>rule</th><th>run</th>"
+        "<th>case</th><th class=\"num\">size</th><th>metric</th><th class=\"num\">value</th>"
+        "<th class=\"num\">expected</th><th class=\"num\">threshold</th>"
+        "<th class=\"num\">95% CI</th><th class=\"num\">samples</th><th>reason</th></tr>\n");
+    // Failed checks first, then inconclusive ones, then passes; the passing "results correct"
+    // check of every case is one summary row per run, so it does not bury the rest.
+    std::vector<const Check*> order;
+    std::map<std::string, std::size_t> correct_cases;
+    for (auto verdict : {CheckVerdict::kFail, CheckVerdict::kInconclusive, CheckVerdict::kPass})
+      for (const auto& c : report_.checks) {
+        if (c.verdict != verdict) continue;
+        if (verdict == CheckVerdict::kPass && c.rule == "results correct")
+          ++correct_cases[c.run_label];
+        else
+          order.push_back(&c);
+      }
+    for (const auto& [run, cases] : correct_cases)
+      add(
+          fmt::format("<tr><td>{}</td><td class=\"nw\">results correct</td><td class=\"nw\">{}"
+                      "</td><td class=\"wrap\" colspan=\"9\">all {} case{} of this run: every "
+                      "element of every result as expected</td></tr>\n",
+                      verdict_span("pass", "pass"), e(run), cases, cases == 1 ? "" : "s"));
+    for (const Check* check : order) {
+      const Check& c = *check;
+      const char* v = name_of(c.verdict);
+      const std::string better =
+          c.better.empty() ? "" : fmt::format(" title=\"{} is better\"", e(c.better));
+      add(fmt::format(
+          "<tr><td>{}</td><td class=\"nw\">{}</td><td class=\"nw\">{}</td>"
+          "<td class=\"wrap\">{}</td><td class=\"num\">{}</td><td class=\"nw\"{}>{}</td>"
+          "<td class=\"num\">{}</td><td class=\"num\">{}</td>"
+          "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+          "<td class=\"text\">{}</td></tr>\n",
+          verdict_span(v, v), e(c.rule), e(c.run_label), e(c.case_name), size_text(c.size), better,
+          e(c.metric), with_unit(c.value, c.unit), with_unit(c.expected, c.unit),
+          with_unit(c.threshold, c.unit),
+          std::isnan(c.ci_low) && std::isnan(c.ci_high)
+              ? std::string("&ndash;")
+              : fmt::format("{} &ndash; {}", num(c.ci_low), num(c.ci_high)),
+          c.samples, e(c.reason)));
+    }
+    add("</table></div>\n");
+  }
+
+  // Scaling: per run, per family and metric (and size band, and for storage what the steps
+  // count), the metric against the steps, one line per subject and topology.
+  void scaling() {
+    if (report_.scaling.empty()) return;
+    add("<h2 id=\"scaling\">Scaling</h2>\n");
+    add("<p class=\"muted\">Each metric against the number of nodes (storage: ranks or nodes), "
+        "the median over the band's sizes. Efficiency is the value against the first multi-node "
+        "step.</p>\n");
+    using Key = std::tuple<std::string, std::string, std::string, std::string, std::string>;
+    std::vector<Key> order;
+    std::map<Key, std::vector<const ScalingSeries*>> groups;
+    for (const auto& s : report_.scaling) {
+      const bool storage = s.family == "storage";
+      const Key key{s.run_label, s.family, s.metric + "\n" + s.unit, s.band,
+                    storage && s.topology == "ranks" ? "ranks" : "nodes"};
+      if (!groups.count(key)) order.push_back(key);
+      groups[key].push_back(&s);
+    }
+    // Storage first among a run's charts would hide the ladder; keep the series' order, but
+    // give storage its own heading.
+    std::string last_run;
+    for (const auto& key : order) {
+      const auto& [run, family, metric_unit, band, x_kind] = key;
+      const auto& series = groups.at(key);
+      const std::string metric = metric_unit.substr(0, metric_unit.find('\n'));
+      const std::string unit = metric_unit.substr(metric_unit.find('\n') + 1);
+      const bool storage = family == "storage";
+      const bool by_ranks = x_kind == "ranks";
+      if (run != last_run && report_.runs.size() > 1) add(fmt::format("<h3>{}</h3>\n", e(run)));
+      last_run = run;
+      Chart c;
+      c.title = storage ? fmt::format("Storage scaling: aggregate {} vs {}", metric, x_kind)
+                        : fmt::format("{} {} vs nodes", family, metric);
+      if (!band.empty()) c.title += fmt::format(", {} sizes", band);
+      if (report_.runs.size() > 1) c.title += " \u00b7 " + run;
+      c.x_label = by_ranks ? "ranks" : "nodes";
+      c.y_label = unit.empty() ? metric : fmt::format("{} ({})", metric, unit);
+      bool log_x = true;
+      for (const auto* s : series) {
+        ChartSeries line;
+        line.label = s->subject;
+        if (!s->topology.empty() && !storage) line.label += " [" + s->topology + "]";
+        for (const auto& p : s->points) {
+          line.x.push_back(by_ranks ? p.ranks : p.nodes);
+          line.y.push_back(p.value);
+          log_x = log_x && (by_ranks ? p.ranks : p.nodes) > 0;
+        }
+        c.series.push_back(std::move(line));
+      }
+      c.log_x = log_x;
+      add(fmt::format("<h3>{}</h3>\n", e(c.title)));
+      chart(std::move(c), "");
+      efficiency_table(series, by_ranks, unit);
+    }
+  }
+
+  void efficiency_table(const std::vector<const ScalingSeries*>& series, bool by_ranks,
+                        const std::string& unit) {
+    std::set<double> steps;
+    for (const auto* s : series)
+      for (const auto& p : s->points) steps.insert(by_ranks ? p.ranks : p.nodes);
+    add("<div class=\"scroll\"><table>\n<tr><th>subject</th><th>topology</th>");
+    for (double step : steps)
+      add(fmt::format("<th class=\"num\">{} {}{}</th>", num(step), by_ranks ? "rank" : "node",
+                      step == 1 ? "" : "s"));
+    add("</tr>\n");
+    for (const auto* s : series) {
+      add(fmt::format("<tr><td class=\"wrap\">{}</td><td>{}</td>", e(s->subject), e(s->topology)));
+      for (double step : steps) {
+        const auto it = std::find_if(s->points.begin(), s->points.end(), [&](const auto& p) {
+          return (by_ranks ? p.ranks : p.nodes) == step;
+        });
+        if (it == s->points.end()) {
+          add("<td class=\"num\"></td>");
+          continue;
+        }
+        add(fmt::format("<td class=\"num\">{}{}</td>", with_unit(it->value, unit),
+                        std::isnan(it->efficiency)
+                            ? std::string()
+                            : fmt::format("<br><small>{} eff.</small>", percent(it->efficiency))));
+      }
+      add("</tr>\n");
+    }
+    add("</table></div>\n");
+  }
+
+  // Per run, per group of cases that differ only in where they ran (comm: collective, dtype,
+  // reduction and placement), the bandwidth against the size, one line per case.
+  void bandwidth_vs_size() {
+    add("<h2 id=\"bandwidth\">Bandwidth vs size</h2>\n");
+    bool any = false;
+    for (const auto& r : report_.runs) {
+      if (!r.run) continue;
+      std::vector<std::string> order;
+      std::map<std::string, std::vector<const CaseData*>> groups;
+      std::map<std::string, std::string> metric_of;
+      for (const auto& c : r.run->cases) {
+        if (!c.stats.count("size_bytes")) continue;
+        const std::string metric = size_metric(c);
+        if (metric.empty()) continue;
+        std::string key = c.family + " " + metric;
+        if (c.params.count("collective")) {
+          for (const char* p : {"collective", "dtype", "redop", "placement"}) {
+            const auto it = c.params.find(p);
+            if (it != c.params.end() && it->second != "none") key += " " + it->second;
+          }
+        } else {
+          key += " " + c.name;
+        }
+        if (!groups.count(key)) order.push_back(key);
+        groups[key].push_back(&c);
+        metric_of[key] = metric;
+      }
+      if (order.empty()) continue;
+      if (report_.runs.size() > 1) add(fmt::format("<h3>{}</h3>\n", e(r.label)));
+      for (const auto& key : order) {
+        const auto& cases = groups.at(key);
+        const std::string& metric = metric_of.at(key);
+        Chart chart_spec;
+        chart_spec.title = key;
+        chart_spec.x_label = "size";
+        chart_spec.log_x = chart_spec.log_y = chart_spec.x_bytes = true;
+        const std::string& unit = cases.front()->stats.at(metric).unit;
+        chart_spec.y_label = unit.empty() ? metric : metric + " (" + unit + ")";
+        for (const CaseData* c : cases) {
+          ChartSeries line;
+          line.label = legend(*c, cases);
+          const auto& sizes = c->stats.at("size_bytes").numbers;
+          const auto& values = c->stats.at(metric).numbers;
+          const auto group = c->stats.find("group");
+          for (std::size_t i = 0; i < std::min(sizes.size(), values.size()); ++i) {
+            if (group != c->stats.end() && i < group->second.numbers.size() &&
+                group->second.numbers[i] != -1)
+              continue;
+            line.x.push_back(sizes[i]);
+            line.y.push_back(values[i]);
+          }
+          chart_spec.series.push_back(std::move(line));
+        }
+        add(fmt::format("<h3>{}{}</h3>\n", e(key),
+                        report_.runs.size() > 1 ? " &middot; " + e(r.label) : ""));
+        chart(std::move(chart_spec),
+              fmt::format("{} of the per-iteration median time, all groups together; log-log.",
+                          e(metric)));
+        any = true;
+      }
+    }
+    if (!any) add("<p>none: no case has sizes</p>\n");
+  }
+
+  // busbw where there is one, else the first per-iteration metric where higher is better.
+  static std::string size_metric(const CaseData& c) {
+    if (c.stats.count("busbw")) return "busbw";
+    for (const auto& [name, column] : c.stats)
+      if (column.better == "higher" && name.rfind("batched_", 0) != 0) return name;
+    return {};
+  }
+
+  static std::string legend(const CaseData& c, const std::vector<const CaseData*>& group) {
+    const auto layout = c.params.find("layout");
+    const auto topology = c.params.find("topology");
+    std::string label = layout != c.params.end() ? layout->second : c.name;
+    if (topology != c.params.end() && label.find(topology->second) == std::string::npos)
+      label = topology->second + ": " + label;
+    const auto same = std::count_if(group.begin(), group.end(), [&](const CaseData* o) {
+      const auto l = o->params.find("layout");
+      return (l != o->params.end() ? l->second : o->name) ==
+             (layout != c.params.end() ? layout->second : c.name);
+    });
+    if (same > 1) {
+      for (const char* p : {"benchmark", "variant", "repetition"}) {
+        const auto it = c.params.find(p);
+        if (it != c.params.end() && !it->second.empty())
+          label += fmt::format(" {}={}", p, it->second);
+      }
+      label += " #" + c.group_name;
+    }
+    return label;
+  }
+
+  void fits() {
+    if (report_.fits.empty()) return;
+    add("<h2 id=\"fits\">&alpha;&ndash;&beta; fits</h2>\n");
+    add("<p class=\"muted\">Time of one operation of S bytes on n ranks: steps(n) &middot; "
+        "&alpha; + factor(n) &middot; S &middot; &beta;, fitted to the measured medians; "
+        "&beta; shown as the link bandwidth 1/&beta;.</p>\n");
+    add("<div class=\"scroll\"><table>\n<tr><th>run</th><th>subject</th><th>topology</th>"
+        "<th class=\"num\">&alpha;</th><th class=\"num\">1/&beta;</th>"
+        "<th class=\"num\">ranks/node</th><th class=\"num\">points</th>"
+        "<th class=\"num\">median error</th><th>model</th></tr>\n");
+    for (const auto& f : report_.fits)
+      add(fmt::format(
+          "<tr><td>{}</td><td class=\"wrap\">{}</td><td>{}</td><td class=\"num\">{}</td>"
+          "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+          "<td class=\"num\">{}</td><td class=\"wrap\">{}</td></tr>\n",
+          e(f.run_label), e(f.subject), e(f.topology), seconds(f.alpha_s),
+          f.beta_s_per_byte > 0 ? with_unit(1e-9 / f.beta_s_per_byte, "GB/s")
+                                : std::string("&ndash;"),
+          num(f.ranks_per_node), f.points, percent(f.median_rel_error), e(f.model)));
+    add("</table></div>\n");
+    bool any = false;
+    for (const auto& f : report_.fits) any = any || !f.predictions.empty();
+    if (!any) return;
+    add("<h3>Predictions</h3>\n<div class=\"scroll\"><table>\n<tr><th>subject</th>"
+        "<th>topology</th><th class=\"num\">nodes</th><th class=\"num\">ranks</th>"
+        "<th class=\"num\">size</th><th class=\"num\">ring</th><th class=\"num\">tree</th></tr>\n");
+    for (const auto& f : report_.fits)
+      for (const auto& p : f.predictions)
+        add(fmt::format(
+            "<tr><td class=\"wrap\">{}</td><td>{}</td><td class=\"num\">{}</td>"
+            "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+            "<td class=\"num\">{}</td></tr>\n",
+            e(f.subject), e(f.topology), num(p.nodes), num(p.ranks), bytes(p.size_bytes),
+            seconds(p.ring_s), seconds(p.tree_s)));
+    add("</table></div>\n");
+  }
+
+  void outliers() {
+    add("<h2 id=\"outliers\">Slow nodes and ranks</h2>\n");
+    for (const auto& r : report_.runs) {
+      if (report_.runs.size() > 1) add(fmt::format("<h3>{}</h3>\n", e(r.label)));
+      if (r.outliers.empty()) {
+        add("<p>none found</p>\n");
+        continue;
+      }
+      add("<div class=\"scroll\"><table>\n<tr><th>kind</th><th>name</th><th>ranks</th>"
+          "<th class=\"num\">time / peers'</th><th class=\"num\">robust z</th>"
+          "<th class=\"num\">sizes</th></tr>\n");
+      for (const auto& o : r.outliers) {
+        std::string ranks;
+        for (int k : o.ranks) ranks += fmt::format("{}{}", ranks.empty() ? "" : ", ", k);
+        add(fmt::format(
+            "<tr><td>{}</td><td class=\"wrap\">{}</td><td class=\"wrap\">{}</td>"
+            "<td class=\"num\">{}&times;</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+            "</tr>\n",
+            e(o.kind), e(o.name), ranks, fmt::format("{:.2f}", o.ratio), fmt::format("{:.1f}", o.z),
+            o.sizes));
+      }
+      add("</table></div>\n");
+    }
+    if (report_.runs.empty()) add("<p>none</p>\n");
+  }
+
+  void regressions() {
+    if (report_.regressions.empty()) return;
+    add("<h2 id=\"regression\">Regression against the baseline</h2>\n");
+    const auto& options = report_.regression_options;
+    for (const auto& section : report_.regressions) {
+      const auto& result = section.result;
+      add(fmt::format("<h3>{} against {}</h3>\n", e(section.current ? section.current->path : "?"),
+                      e(section.baseline ? section.baseline->path : "?")));
+      add("<p><b>Environment changes</b> (usually the cause, so first):</p>\n");
+      if (result.environment.empty()) {
+        add("<p>none</p>\n");
+      } else {
+        add("<div class=\"scroll\"><table>\n<tr><th>what</th><th>baseline</th><th>now</th>"
+            "</tr>\n");
+        for (const auto& c : result.environment)
+          add(fmt::format(
+              "<tr><td>{}</td><td class=\"wrap mono\">{}</td><td class=\"wrap mono\">{}</td>"
+              "</tr>\n",
+              e(c.what), e(c.baseline), e(c.current)));
+        add("</table></div>\n");
+      }
+      add(fmt::format(
+          "<p>{} size{} compared: <b>{} slower</b>, {} faster, {} within the noise or below "
+          "{:.0f}% (two-sided Mann&ndash;Whitney U on per-iteration times, &alpha; = {:g}).</p>\n",
+          result.points.size(), result.points.size() == 1 ? "" : "s",
+          result.count(Verdict::kSlower), result.count(Verdict::kFaster),
+          result.count(Verdict::kSame), options.min_change * 100, options.alpha));
+      bool changed = false;
+      for (const auto& p : result.points) changed = changed || p.verdict != Verdict::kSame;
+      if (changed) {
+        add("<div class=\"scroll\"><table>\n<tr><th>verdict</th><th>case</th>"
+            "<th class=\"num\">size</th><th class=\"num\">baseline</th><th class=\"num\">now</th>"
+            "<th class=\"num\">change</th><th class=\"num\">p-value</th>"
+            "<th class=\"num\">samples</th></tr>\n");
+        for (const auto& p : result.points) {
+          if (p.verdict == Verdict::kSame) continue;
+          add(fmt::format(
+              "<tr><td>{}</td><td class=\"wrap\">{}</td><td class=\"num\">{}</td>"
+              "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+              "<td class=\"num\">{}</td><td class=\"num\">{} / {}</td></tr>\n",
+              verdict_span(p.verdict == Verdict::kSlower ? "fail" : "pass", name_of(p.verdict)),
+              e(p.case_name), size_text(p.size), seconds(p.baseline_median),
+              seconds(p.current_median), percent(p.change, true), p_value(p.p_value),
+              p.baseline_samples, p.current_samples));
+        }
+        add("</table></div>\n");
+      }
+      if (!result.unmatched.empty()) {
+        add("<p>Not compared (in only one of the runs):</p>\n<ul>\n");
+        for (const auto& u : result.unmatched) add(fmt::format("<li>{}</li>\n", e(u)));
+        add("</ul>\n");
+      }
+    }
+  }
+
+  void instances() {
+    if (!report_.instances) return;
+    const auto& cmp = *report_.instances;
+    add("<h2 id=\"instances\">Instance comparison</h2>\n");
+    add(
+        fmt::format("<p class=\"muted\">Each metric per {} per hour; the best per dollar in each "
+                    "row is highlighted, &ldquo;clear&rdquo; when its times differ from the "
+                    "runner-up's beyond the noise.</p>\n",
+                    e(cmp.currency)));
+    add("<div class=\"scroll\"><table>\n<tr><th>case and size</th><th>metric</th>");
+    for (std::size_t i = 0; i < cmp.labels.size(); ++i)
+      add(fmt::format("<th class=\"num\">{}<br><small>{} {}/h</small></th>", e(cmp.labels[i]),
+                      i < cmp.prices.size() ? num(cmp.prices[i]) : "&ndash;", e(cmp.currency)));
+    add("</tr>\n");
+    for (const auto& row : cmp.rows) {
+      add(fmt::format("<tr><td class=\"wrap\">{}</td><td>{}{}</td>", e(row.subject), e(row.metric),
+                      row.unit.empty() ? "" : " (" + e(row.unit) + ")"));
+      for (std::size_t i = 0; i < row.cells.size(); ++i) {
+        const auto& cell = row.cells[i];
+        const bool won = row.winner == static_cast<int>(i);
+        add(fmt::format(
+            "<td class=\"num{}\">{}<br><small>{} per {}/h{}</small></td>", won ? " winner" : "",
+            num(cell.value), num(cell.per_dollar), e(cmp.currency),
+            won ? (row.clear ? ", clear"
+                             : fmt::format(", within noise (p {})", p_value(cell.p_value)))
+                : ""));
+      }
+      add("</tr>\n");
+    }
+    add("<tr><th>wins</th><th></th>");
+    for (std::size_t i = 0; i < cmp.labels.size(); ++i)
+      add(fmt::format("<th class=\"num\">{}</th>", i < cmp.wins.size() ? cmp.wins[i] : 0));
+    add("</tr>\n</table></div>\n");
+  }
+};
+
+}  // namespace
+
+std::string escape_html(const std::string& text) {
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string render_html(const Report& report, const HtmlOptions& options) {
+  return Writer(report, options).render();
+}
+
+}  // namespace preflight::report

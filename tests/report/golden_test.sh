@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Golden report test: a small file written by preflight (one rank's host renamed, with h5py, to
+# an HTML injection), reported with acceptance rules that must pass, fail and be inconclusive.
+# The Markdown, JSON verdict, JUnit XML and HTML must hold what the rules and the file imply;
+# every exit code of the report is produced by its situation.
+# golden_test.sh PREFLIGHT PREFLIGHT_REPORT WORKDIR
+set -uo pipefail
+bin=$1 report=$2 work=$3
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/../faults/common.sh"
+rm -rf "$work" && mkdir -p "$work"
+run=$work/golden.h5
+mpirun -np 4 "$bin" comm --ranks-per-node 1 --op allreduce,allgather --topology world,ladder --sizes 8,64K,1M \
+  --iters 20 --budget 50ms -o "$run" >/dev/null 2>&1 || fail "preflight could not write $run"
+/usr/bin/python3 - "$run" <<'PY'
+import h5py, sys, numpy as np
+f = h5py.File(sys.argv[1], "r+")
+for column, value in (("host", "<script>alert(1)</script>"), ("node_name", "<script>alert(1)</script>/v1")):
+    values = [v.decode() if isinstance(v, bytes) else v for v in f["environment"][column][:]]
+    values[1] = value
+    attrs = dict(f["environment"][column].attrs)
+    del f["environment"][column]
+    f["environment"][column] = np.array(values, dtype=h5py.string_dtype())
+    f["environment"][column].attrs.update(attrs)
+PY
+
+rules() {  # rules FILE RULE... (each a YAML mapping on one line)
+  local file=$1; shift
+  { echo "rules:"; for r in "$@"; do echo "  - $r"; done; } >"$file"
+}
+pass_rule='{name: busbw at least a trickle, where: {collective: allreduce, topology: world}, metric: busbw, sizes: [1M], expect: 1e-6}'
+fail_rule='{name: busbw of a dream, where: {collective: allgather}, metric: busbw, band: medium, expect: 1e6}'
+noisy_rule='{name: too few samples, where: {collective: allreduce, topology: world}, metric: busbw, sizes: [64K], expect: 1e-6, min_samples: 100000}'
+rules "$work/all.yaml" "$pass_rule" "$fail_rule" "$noisy_rule"
+rules "$work/pass.yaml" "$pass_rule"
+rules "$work/noisy.yaml" "$pass_rule" "$noisy_rule"
+
+"$report" "$run" --rules "$work/all.yaml" --md "$work/r.md" --json "$work/r.json" --junit "$work/r.xml" \
+  --html "$work/r.html" >"$work/out" 2>&1
+rc=$?
+[[ $rc -eq 1 ]] && pass "a failed check: exit 1" || { fail "expected exit 1, got $rc"; tail -20 "$work/out"; }
+
+/usr/bin/python3 - "$work" <<'PY' && pass "JSON verdict, JUnit and Markdown hold what is expected" || fail "JSON/JUnit/Markdown content"
+import json, sys, xml.etree.ElementTree as ET
+work = sys.argv[1]
+v = json.load(open(f"{work}/r.json"))
+def check(cond, what):
+    if not cond:
+        print("FAIL:", what); sys.exit(1)
+check(v["schema"] == "preflight-report-verdict/1", "schema")
+check(v["verdict"] == "fail" and v["exit_code"] == 1, "verdict fail, exit 1")
+runs = v["runs"]
+check(len(runs) == 1 and runs[0]["world_size"] == 4 and runs[0]["node_count"] == 4 and runs[0]["status"] == "complete", "run")
+check(runs[0]["cases"] == 8, f"8 cases (2 ops x (world + 3 ladder steps)), got {runs[0]['cases']}")
+by_rule = {}
+for c in v["checks"]:
+    by_rule.setdefault(c["rule"], []).append(c)
+check([c["verdict"] for c in by_rule["run completed"]] == ["pass"], "run completed")
+check(len(by_rule["results correct"]) == 8 and all(c["verdict"] == "pass" for c in by_rule["results correct"]), "8 cases correct")
+p = by_rule["busbw at least a trickle"]
+check(len(p) == 1 and p[0]["verdict"] == "pass" and p[0]["size"] == "1048576 B" and p[0]["value"] > 1e-6, f"pass rule {p}")
+check(p[0]["ci_low"] <= p[0]["value"] <= p[0]["ci_high"] and p[0]["samples"] >= 10, "pass rule interval and samples")
+f = by_rule["busbw of a dream"]
+# allgather at 64 KiB and 1 MiB (medium band) on the 2- and 4-node ladder steps and world; the
+# 1-node step has one rank, moves no data, and is not judged.
+check(len(f) == 6 and all(c["verdict"] == "fail" for c in f), f"fail rule: {[(c['case'], c['size'], c['verdict']) for c in f]}")
+check(all(c["threshold"] == 1e6 * 0.9 for c in f) and all("below the threshold" in c["reason"] for c in f), "fail rule threshold and reason")
+n = by_rule["too few samples"]
+check(len(n) == 1 and n[0]["verdict"] == "inconclusive" and "fewer than the 100000" in n[0]["reason"], "inconclusive rule")
+counts = v["counts"]
+check(counts["fail"] == len(f) and counts["inconclusive"] == 1 and counts["pass"] == 1 + 8 + 1, f"counts {counts}")
+stages = [x["stage"] for x in v["findings"]]
+check(stages == sorted(stages, key=["correctness", "data in", "compute", "communication", "stragglers and hardware", "measurement quality"].index), "findings in chain order")
+check(any("virtual nodes" in x["title"] and not x["trustworthy"] for x in v["findings"]), "virtual nodes flagged as measurement quality")
+check("data in: storage read" in v["not_measured"] and "compute: matmul" in v["not_measured"], "not measured")
+ladder = [s for s in v["scaling"] if s["topology"] == "ladder" and s["subject"].endswith("allreduce float32 sum out-of-place")]
+check(len(ladder) == 2 and {s["band"] for s in ladder} == {"small", "medium"}, f"allreduce ladder series by band: {[(s['subject'], s['band']) for s in ladder]}")
+for s in ladder:
+    ref = [p for p in s["points"] if p["nodes"] == s["reference_nodes"]]
+    check(s["reference_nodes"] == 2 and ref[0]["efficiency"] == 1.0, "efficiency 1 at the 2-node reference")
+    check([p["nodes"] for p in s["points"]] == [2, 4], "one-rank step left out (no bus transfer)")
+fits = [x for x in v["fits"] if x["collective"] == "allreduce" and x["topology"] == "ladder"]
+check(len(fits) == 1 and fits[0]["alpha_s"] >= 0 and fits[0]["beta_s_per_byte"] > 0 and fits[0]["points"] == 6, f"allreduce ladder fit {fits}")
+check(any(p["nodes"] == 8 and p["tree_s"] is not None for p in fits[0]["predictions"]), "predictions at 8 nodes with tree")
+
+root = ET.parse(f"{work}/r.xml").getroot()
+cases = root.findall(".//testcase")
+check(len(cases) == len(v["checks"]) and int(root.get("tests")) == len(cases), "one JUnit test case per check")
+check(int(root.get("failures")) == counts["fail"] and len(root.findall(".//failure")) == counts["fail"], "JUnit failures")
+check(len(root.findall(".//skipped")) == 1, "JUnit: the inconclusive check is skipped")
+
+md = open(f"{work}/r.md").read()
+check(md.startswith("# preflight report: fail\n"), "Markdown headline")
+for heading in ("## Runs", "## Bottlenecks, most important first", f"## Acceptance checks: {counts['pass']} pass, {counts['fail']} fail, 1 inconclusive", "## Scaling", "## Latency and bandwidth (alpha-beta) fits"):
+    check(heading in md, f"Markdown section {heading}")
+check("| **fail** | busbw of a dream |" in md and "| **inconclusive** | too few samples |" in md and "| pass | busbw at least a trickle |" in md, "Markdown check rows")
+check("<script" not in md, "Markdown holds no raw HTML from the file")
+PY
+
+# HTML: self-contained, charts inline, the injected host name escaped.
+html=$work/r.html
+if grep -q "<svg" "$html" && grep -qF "&lt;script&gt;alert(1)&lt;/script&gt;" "$html" && ! grep -qi "<script" "$html" &&
+  ! grep -qE "(src|href)=\"https?:" "$html"; then
+  pass "HTML: $(grep -o '<svg' "$html" | wc -l) inline charts, host name escaped, no script, no external resource"
+else
+  fail "HTML: charts, escaping or self-containedness"
+fi
+grep -q "Storage scaling" "$html" && fail "HTML: a storage chart without storage results" || pass "HTML: no storage chart without storage results"
+
+"$report" "$run" --rules "$work/pass.yaml" >/dev/null 2>&1
+[[ $? -eq 0 ]] && pass "all checks pass: exit 0" || fail "all pass: expected exit 0"
+"$report" "$run" --rules "$work/noisy.yaml" >/dev/null 2>&1
+[[ $? -eq 3 ]] && pass "an inconclusive check, none failed: exit 3" || fail "inconclusive: expected exit 3"
+echo "rules: [{metric: busbw, expct: 3}]" >"$work/bad.yaml"
+"$report" "$run" --rules "$work/bad.yaml" --json "$work/bad.json" >"$work/out" 2>&1
+[[ $? -eq 2 ]] && grep -q "unknown key 'expct'" "$work/out" && [[ ! -e $work/bad.json ]] &&
+  pass "bad rules: exit 2, '$(head -1 "$work/out")', nothing written" || fail "bad rules: expected exit 2 and the key named"
+cp "$run" "$work/keep.h5"
+"$report" "$work/keep.h5" --html "$work/keep.h5" >"$work/out" 2>&1
+[[ $? -eq 2 ]] && cmp -s "$run" "$work/keep.h5" && pass "an output onto an input is refused, the input kept: '$(head -1 "$work/out")'" ||
+  fail "output onto an input"
+finish
