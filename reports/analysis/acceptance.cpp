@@ -209,7 +209,7 @@ void judge(Check& k, const Rule& r, double expected_low, double expected_high) {
         fmt::format("{} samples, fewer than the {} the rule needs", k.samples, r.min_samples);
   } else if (higher ? k.ci_low >= t_high : k.ci_high <= t_low) {
     k.verdict = CheckVerdict::kPass;
-    k.reason = fmt::format("95% interval [{:.4g}, {:.4g}] {} clear of the threshold {}", k.ci_low,
+    k.reason = fmt::format("95% interval [{:.4g}, {:.4g}] wholly {} the threshold {}", k.ci_low,
                            k.ci_high, higher ? "at or above" : "at or below", bound(k.threshold));
   } else if (higher ? k.ci_high < t_low : k.ci_low > t_high) {
     k.verdict = CheckVerdict::kFail;

@@ -109,6 +109,8 @@ table.kv th { background: none; color: var(--muted); font-weight: normal; }
 .v-pass { color: var(--pass); background: var(--pass-bg); }
 .v-fail { color: var(--fail); background: var(--fail-bg); }
 .v-inconclusive { color: var(--inc); background: var(--inc-bg); }
+tr.check td { border-bottom: none; }
+tr.reason td { border-top: none; padding-top: 0; color: var(--muted); font-size: 13px; }
 .v-limit { color: #1f4e8c; background: #e6eef8; }
 .headline { display: flex; align-items: baseline; gap: 16px; margin: 18px 0 6px; flex-wrap: wrap; }
 .headline .verdict { font-size: 22px; padding: 4px 16px; }
@@ -325,7 +327,7 @@ class Writer {
     add("<div class=\"scroll\"><table>\n<tr><th>verdict</th><th>rule</th><th>run</th>"
         "<th>case</th><th class=\"num\">size</th><th>metric</th><th class=\"num\">value</th>"
         "<th class=\"num\">expected</th><th class=\"num\">threshold</th>"
-        "<th class=\"num\">95% CI</th><th class=\"num\">samples</th><th>reason</th></tr>\n");
+        "<th class=\"num\">95% CI</th><th class=\"num\">samples</th></tr>\n");
     // Failed checks first, then inconclusive ones, then passes; the passing "results correct"
     // check of every case is one summary row per run, so it does not bury the rest.
     std::vector<const Check*> order;
@@ -341,7 +343,7 @@ class Writer {
     for (const auto& [run, cases] : correct_cases)
       add(
           fmt::format("<tr><td>{}</td><td class=\"nw\">results correct</td><td class=\"nw\">{}"
-                      "</td><td class=\"wrap\" colspan=\"9\">all {} case{} of this run: every "
+                      "</td><td class=\"wrap\" colspan=\"8\">all {} case{} of this run: every "
                       "element of every result as expected</td></tr>\n",
                       verdict_span("pass", "pass"), e(run), cases, cases == 1 ? "" : "s"));
     for (const Check* check : order) {
@@ -350,11 +352,11 @@ class Writer {
       const std::string better =
           c.better.empty() ? "" : fmt::format(" title=\"{} is better\"", e(c.better));
       add(fmt::format(
-          "<tr><td>{}</td><td class=\"nw\">{}</td><td class=\"nw\">{}</td>"
+          "<tr class=\"check\"><td>{}</td><td class=\"nw\">{}</td><td class=\"nw\">{}</td>"
           "<td class=\"wrap\">{}</td><td class=\"num\">{}</td><td class=\"nw\"{}>{}</td>"
           "<td class=\"num\">{}</td><td class=\"num\">{}</td>"
-          "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
-          "<td class=\"text\">{}</td></tr>\n",
+          "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n"
+          "<tr class=\"reason\"><td></td><td colspan=\"10\">{}</td></tr>\n",
           verdict_span(v, v), e(c.rule), e(c.run_label), e(c.case_name), size_text(c.size), better,
           e(c.metric), with_unit(c.value, c.unit), with_unit(c.expected, c.unit),
           with_unit(c.threshold, c.unit),
