@@ -134,7 +134,7 @@ InstanceComparison compare_instances(const std::vector<const RunData*>& runs,
           }
           row.cells.push_back(cell);
         }
-        if (row.winner < 0) continue;
+        if (row.winner < 0 || !(best > 0)) continue;  // e.g. bus bandwidth of one rank: none
         if (runner_up >= 0) {
           const auto w = static_cast<std::size_t>(row.winner),
                      r = static_cast<std::size_t>(runner_up);

@@ -107,6 +107,40 @@ else
 fi
 grep -q "Storage scaling" "$html" && fail "HTML: a storage chart without storage results" || pass "HTML: no storage chart without storage results"
 
+# Instance comparison: a copy of the run as a second instance type, half as fast (times doubled,
+# bandwidths halved, with h5py) but at 40% of the price, wins every row per dollar (clearly,
+# beyond the noise, where the sizes have samples enough). One-rank steps move no data: no row.
+cp "$run" "$work/slow-cheap.h5"
+/usr/bin/python3 - "$work/slow-cheap.h5" <<'PY'
+import h5py, sys
+f = h5py.File(sys.argv[1], "r+")
+for c in f["cases"].values():
+    for name, d in c["stats"].items():
+        if name.startswith("time_") and name != "time_cv" or name.startswith("median_ci") or name.startswith("batched_time"):
+            d[...] = d[...] * 2
+        elif d.attrs.get("better") == "higher":
+            d[...] = d[...] / 2
+    for p in c["points"].values():
+        p["samples"][...] = p["samples"][...] * 2
+PY
+printf 'currency: EUR\ninstances:\n  - {name: fast, price_per_hour: 10}\n  - {name: slow-cheap, price_per_hour: 4}\n' >"$work/prices.yaml"
+"$report" "$run" "$work/slow-cheap.h5" --label fast --label slow-cheap --prices "$work/prices.yaml" --json "$work/i.json" \
+  --md "$work/i.md" >"$work/out" 2>&1
+/usr/bin/python3 - "$work/i.json" "$work/i.md" <<'PY' && pass "instances: the half-as-fast, 40%-price type wins every row per EUR" || fail "instance comparison"
+import json, sys
+v = json.load(open(sys.argv[1]))["instances"]
+rows = v["rows"]
+ok = v["labels"] == ["fast", "slow-cheap"] and v["prices_per_hour"] == [10, 4] and v["currency"] == "EUR"
+ok = ok and len(rows) > 0 and v["wins"] == [0, len(rows)] and all(r["winner"] == "slow-cheap" for r in rows) and any(r["clear"] for r in rows)
+ok = ok and all(abs(r["cells"][1]["per_dollar"] / r["cells"][0]["per_dollar"] - 1.25) < 1e-9 for r in rows if r["cells"][0]["per_dollar"])
+ok = ok and "## Instance comparison" in open(sys.argv[2]).read()
+print(len(rows), "rows") if ok else print(json.dumps(rows[:2], indent=1))
+sys.exit(0 if ok else 1)
+PY
+"$report" "$run" "$work/slow-cheap.h5" --prices "$work/prices.yaml" >"$work/out" 2>&1
+[[ $? -eq 2 ]] && grep -q "no price for instance 'golden'" "$work/out" && pass "instances: a label without a price: exit 2, '$(head -1 "$work/out")'" ||
+  fail "instances: a label without a price"
+
 "$report" "$run" --rules "$work/pass.yaml" >/dev/null 2>&1
 [[ $? -eq 0 ]] && pass "all checks pass: exit 0" || fail "all pass: expected exit 0"
 "$report" "$run" --rules "$work/noisy.yaml" >/dev/null 2>&1
