@@ -19,6 +19,7 @@ constexpr double kPoorEfficiency = 0.8;  // scaling below this at the top step i
 constexpr double kInterIntraGap = 0.5;   // inter-node throughput below this share of intra-node
 constexpr double kHighCv = 0.2;          // a point this noisy is not trustworthy
 constexpr double kFewSamples = 10;       // nor one with fewer per-iteration samples
+constexpr double kResidentShare = 0.05;  // a read with more of its bytes cached than this
 
 std::string ranks_text(const std::vector<int>& ranks) {
   std::string out;
@@ -211,8 +212,18 @@ void measurement_quality(const RunReport& r, std::vector<Finding>& out) {
       }
       few += v.number("iterations", row) < kFewSamples;
     }
-    if (v.param("cache_state") == "warm")
-      warm.push_back(fmt::format("case {} {}", c.group_name, c.name));
+    if (v.param("cache_state") == "warm" || v.param("fs_type") == "tmpfs")
+      warm.push_back(fmt::format("case {} {} (cache state {}, file system {})", c.group_name,
+                                 c.name, v.param("cache_state"), v.param("fs_type")));
+    else if (c.stats.count("resident_before_max"))
+      for (std::size_t p = 0; p < v.points(); ++p) {
+        const double resident = v.number("resident_before_max", v.row(p));
+        if (resident > kResidentShare)
+          warm.push_back(
+              fmt::format("case {} {} at {}: up to {:.0f}% of a rank's bytes were in "
+                          "the page cache before the read",
+                          c.group_name, c.name, v.point_label(p), resident * 100));
+      }
   }
   if (noisy > 0) {
     noisy_examples.insert(
@@ -236,8 +247,11 @@ void measurement_quality(const RunReport& r, std::vector<Finding>& out) {
                    false});
   if (!warm.empty())
     out.push_back({Stage::kMeasurement, r.label,
-                   "warm page cache: these reads measure memory, not storage", warm,
-                   "Use cache: direct or evicted (or other-node) for storage figures.", 1, false});
+                   "reads served from memory: these figures measure the page cache, not storage",
+                   warm,
+                   "Use cache: direct, evicted or other-node, on the file system under test (not "
+                   "tmpfs); see docs/storage.md.",
+                   1, false});
   const auto names = r.run->environment.find("node_name");
   if (names != r.run->environment.end()) {
     std::set<std::string> hosts(r.run->environment.at("host").begin(),

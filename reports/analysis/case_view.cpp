@@ -114,7 +114,9 @@ std::string CaseView::primary_metric() const {
 
 std::string CaseView::point_label(std::size_t point) const {
   const double size = size_at(point);
-  return std::isnan(size) ? fmt::format("point {}", point) : fmt::format("{:.0f} B", size);
+  if (!std::isnan(size)) return fmt::format("{:.0f} B", size);
+  const double block = number("block_bytes", row(point));
+  return std::isnan(block) ? fmt::format("point {}", point) : fmt::format("{:.0f} B blocks", block);
 }
 
 }  // namespace preflight::report

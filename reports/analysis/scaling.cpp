@@ -9,6 +9,7 @@
 
 #include "analysis/case_view.hpp"
 #include "analysis/median.hpp"
+#include "harness/sizes.hpp"
 
 namespace preflight::report {
 namespace {
@@ -61,6 +62,15 @@ double nodes_of(const CaseView& v, const RunData& run) {
   return static_cast<double>(run.node_count);
 }
 
+// Collectives are grouped by size band; reads (storage) by block size, each its own series.
+std::string band_label(const CaseView& v, std::size_t point) {
+  const double size = v.size_at(point);
+  if (!std::isnan(size)) return name_of(band_of(size));
+  const double block = v.number("block_bytes", v.row(point));
+  if (!(block > 0)) return {};
+  return format_bytes(static_cast<std::uint64_t>(block)) + " blocks";
+}
+
 struct SeriesKey {
   std::string family, subject, topology, band;
   bool operator<(const SeriesKey& o) const {
@@ -85,8 +95,7 @@ void add_case(const CaseView& v, const RunData& run,
   for (std::size_t point = 0; point < v.points(); ++point) {
     const double value = v.metric_at(metric, point);
     if (!(value > 0)) continue;  // e.g. the bus bandwidth of one rank: no transfer at all
-    const double size = v.size_at(point);
-    by_band[std::isnan(size) ? std::string() : name_of(band_of(size))].push_back(value);
+    by_band[band_label(v, point)].push_back(value);
   }
   const double nodes = nodes_of(v, run);
   const double ranks = v.group_ranks(0);
