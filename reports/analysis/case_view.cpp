@@ -119,4 +119,20 @@ std::string CaseView::point_label(std::size_t point) const {
   return std::isnan(block) ? fmt::format("point {}", point) : fmt::format("{:.0f} B blocks", block);
 }
 
+std::vector<double> CaseView::comparable_times(std::size_t point, double reference_bytes) const {
+  if (point >= c.iteration_times.size()) return {};
+  auto times = c.iteration_times[point];
+  if (point >= c.iteration_bytes.size() || c.iteration_bytes[point].size() != times.size() ||
+      !(reference_bytes > 0))
+    return times;
+  for (std::size_t i = 0; i < times.size(); ++i)
+    times[i] *= reference_bytes / c.iteration_bytes[point][i];
+  return times;
+}
+
+double CaseView::median_bytes(std::size_t point) const {
+  if (point >= c.iteration_bytes.size() || c.iteration_bytes[point].empty()) return kNaN;
+  return median(c.iteration_bytes[point]);
+}
+
 }  // namespace preflight::report

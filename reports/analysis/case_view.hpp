@@ -36,6 +36,11 @@ class CaseView {
   std::string primary_metric() const;
   // Every per-iteration metric (columns with a "better" direction, not batched_).
   std::vector<std::string> metrics() const;
+  // Each timed iteration's time (the slowest rank's), scaled to `reference_bytes` where the
+  // family counts the bytes it moved (a time-bounded read): lower is better either way.
+  std::vector<double> comparable_times(std::size_t point, double reference_bytes) const;
+  // The median of the bytes moved per iteration at a point; NaN when not counted.
+  double median_bytes(std::size_t point) const;
   // "size 1048576 B", or "point 3".
   std::string point_label(std::size_t point) const;
 };

@@ -36,10 +36,11 @@ const CaseData* find_case(const RunData& run, const std::string& key) {
 
 // Cost of one operation in money: each iteration's time times the price. Lower is better, and
 // comparing it is comparing throughput per dollar.
-std::vector<double> costs(const CaseData& c, std::size_t point, double price) {
-  std::vector<double> out;
-  if (point < c.iteration_times.size())
-    for (double t : c.iteration_times[point]) out.push_back(t * price);
+// Times of a time-bounded read are scaled to `reference_bytes` (see CaseView).
+std::vector<double> costs(const CaseData& c, std::size_t point, double price,
+                          double reference_bytes) {
+  auto out = CaseView(c).comparable_times(point, reference_bytes);
+  for (double& t : out) t *= price;
   return out;
 }
 
@@ -138,7 +139,9 @@ InstanceComparison compare_instances(const std::vector<const RunData*>& runs,
         if (runner_up >= 0) {
           const auto w = static_cast<std::size_t>(row.winner),
                      r = static_cast<std::size_t>(runner_up);
-          const auto a = costs(*found[w], p, out.prices[w]), b = costs(*found[r], p, out.prices[r]);
+          const double reference = CaseView(*found[w]).median_bytes(p);
+          const auto a = costs(*found[w], p, out.prices[w], reference),
+                     b = costs(*found[r], p, out.prices[r], reference);
           if (!a.empty() && !b.empty()) {
             row.cells[w].p_value = mann_whitney(a, b).p_value;
             row.clear = row.cells[w].p_value < alpha;

@@ -59,8 +59,11 @@ PointComparison compare_point(const CaseData& base, const CaseData& now, std::si
   // Rows are per point and group: the size is the point's all-groups row's.
   const double size = CaseView(now).size_at(point);
   p.size = std::isnan(size) ? fmt::format("point {}", point) : fmt::format("{:.0f}", size);
-  const auto& a = base.iteration_times[point];
-  const auto& b = now.iteration_times[point];
+  // A time-bounded read moves more or fewer bytes, not in more or less time: compare the time
+  // each would take for the baseline's typical amount.
+  const double reference = CaseView(base).median_bytes(point);
+  const auto a = CaseView(base).comparable_times(point, reference);
+  const auto b = CaseView(now).comparable_times(point, reference);
   p.baseline_samples = a.size();
   p.current_samples = b.size();
   p.baseline_median = median(a);

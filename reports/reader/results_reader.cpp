@@ -79,6 +79,21 @@ std::vector<double> read_matrix(hid_t group, const std::string& name, std::size_
   return values;
 }
 
+// counters/bytes of a point (iterations x ranks, like samples), or empty when the family
+// writes none.
+std::vector<double> read_bytes_counter(hid_t point, std::size_t rows, std::size_t cols,
+                                       const std::string& path, const std::string& case_name,
+                                       const std::string& point_name) {
+  if (!h5::exists(point, "counters") || !h5::exists(point, "counters/bytes")) return {};
+  std::size_t r = 0, k = 0;
+  h5::Handle counters = h5::open_group(point, "counters");
+  auto bytes = read_matrix(counters.get(), "bytes", r, k);
+  if (r != rows || k != cols)
+    throw ReadError(fmt::format("{}: case {} size {}: counters/bytes is {} x {}, samples {} x {}",
+                                path, case_name, point_name, r, k, rows, cols));
+  return bytes;
+}
+
 void read_iteration_times(hid_t case_group, CaseData& c, const std::string& path) {
   const auto groups = h5::read_int_column(case_group, s::kGroupOfRank);
   h5::Handle points = h5::open_group(case_group, s::kPointsGroup);
@@ -97,11 +112,21 @@ void read_iteration_times(hid_t case_group, CaseData& c, const std::string& path
       if (t >= 0) slowest.push_back(t);
     }
     c.iteration_times.push_back(std::move(slowest));
+    const auto bytes = read_bytes_counter(point.get(), rows, cols, path, c.group_name, name);
+    std::vector<double> total;
+    for (std::size_t i = 0; i < rows && !bytes.empty(); ++i) {
+      double sum = 0;
+      for (std::size_t r = 0; r < cols; ++r)
+        if (groups[r] >= 0 && !std::isnan(bytes[i * cols + r])) sum += bytes[i * cols + r];
+      total.push_back(sum);
+    }
+    c.iteration_bytes.push_back(std::move(total));
     std::vector<double> medians(cols, std::nan(""));
     for (std::size_t r = 0; r < cols && rows > 0; ++r) {
       if (groups[r] < 0) continue;
       std::vector<double> own(rows);
-      for (std::size_t i = 0; i < rows; ++i) own[i] = samples[i * cols + r];
+      for (std::size_t i = 0; i < rows; ++i)
+        own[i] = samples[i * cols + r] / (bytes.empty() ? 1.0 : bytes[i * cols + r]);
       medians[r] = median(std::move(own));
     }
     c.rank_medians.push_back(std::move(medians));

@@ -31,7 +31,12 @@ struct CaseData {
   std::map<std::string, Column> stats;        // empty for a case that timed out before a size ended
   // Per point (size): each timed iteration's time, the slowest rank's, from the raw samples.
   std::vector<std::vector<double>> iteration_times;
-  // Per point: each rank's median time over the iterations (NaN where it idled).
+  // Per point: bytes all ranks moved in each timed iteration, from counters/bytes where the
+  // family writes it (storage; a time-bounded read moves a varying amount); else empty.
+  std::vector<std::vector<double>> iteration_bytes;
+  // Per point: each rank's median time over the iterations (NaN where it idled); with
+  // counters/bytes, its median time per byte, so that a rank that reads less in a time-bounded
+  // read is the slow one.
   std::vector<std::vector<double>> rank_medians;
   std::size_t rows() const;
 };
