@@ -4,39 +4,19 @@
 
 #include <map>
 
+#include "render/html.hpp"
 #include "render/text_format.hpp"
 
 namespace preflight::report {
 namespace {
 
+// HTML's escaping is XML's; XML 1.0 also allows no control characters but tab, newline and
+// carriage return.
 std::string xml(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        // XML 1.0 allows no control characters but tab, newline and carriage return.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r')
-          out += ' ';
-        else
-          out += c;
-    }
-  }
-  return out;
+  std::string clean = text;
+  for (char& c : clean)
+    if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') c = ' ';
+  return escape_html(clean);
 }
 
 std::string test_name(const Check& c) {

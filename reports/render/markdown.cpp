@@ -6,36 +6,21 @@
 #include <cmath>
 #include <map>
 
+#include "render/html.hpp"
 #include "render/text_format.hpp"
 
 namespace preflight::report {
 namespace {
 
-// Text from a results or rules file, safe in a Markdown table cell: no table breaks, no raw
-// HTML (wikis and forges render inline HTML).
+// Text from a results or rules file, safe in a Markdown table cell: no raw HTML (wikis and
+// forges render inline HTML), no table breaks.
 std::string cell(const std::string& text) {
   std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '|':
-        out += "\\|";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '\n':
-      case '\r':
-        out += ' ';
-        break;
-      default:
-        out += c;
-    }
+  for (char c : escape_html(text)) {
+    if (c == '|')
+      out += "\\|";
+    else
+      out += c == '\n' || c == '\r' ? ' ' : c;
   }
   return out;
 }
