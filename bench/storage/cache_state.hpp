@@ -16,7 +16,7 @@ enum class CacheState { kDirect, kEvicted, kOtherNode, kWarm };
 std::string_view name_of(CacheState s);
 std::optional<CacheState> cache_state_named(std::string_view name);
 std::string names_of_cache_states();
-// Whether the state evicts the reader's own cache before each iteration.
+// Whether the state evicts the reader's own cache before each iteration: all but warm.
 bool evicts(CacheState s);
 
 // Writes back and drops [offset, offset + bytes) of the file from this node's page cache.

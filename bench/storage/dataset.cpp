@@ -108,11 +108,13 @@ std::string write_pattern(const std::string& path, int flags, std::uint32_t file
     std::size_t put = 0;
     while (put < n) {
       ssize_t w;
+      std::size_t want = n - put;
+      if (fault != UINT64_MAX) want = std::min<std::uint64_t>(want, fault - (done + put));
       if (done + put >= fault) {
         w = -1;
         errno = ENOSPC;
       } else {
-        w = pwrite(fd, buffer.get() + put, n - put, static_cast<off_t>(offset + done + put));
+        w = pwrite(fd, buffer.get() + put, want, static_cast<off_t>(offset + done + put));
       }
       if (w < 0 && errno == EINTR) continue;
       if (w <= 0) {
