@@ -27,8 +27,6 @@ namespace {
 
 namespace fs = std::filesystem;
 constexpr const char* kMarker = ".preflight-dataset";
-constexpr const char* kRankFiles = "rank-files";
-constexpr const char* kShared = "shared";
 constexpr std::size_t kWriteChunk = 1 << 20;
 
 // Rank 0's message (empty: fine) on every rank; a non-empty one becomes a UsageError.
@@ -52,6 +50,20 @@ std::string first_error(const std::string& mine, const RankContext& ctx) {
   message.resize(static_cast<std::size_t>(length));
   MPI_Bcast(message.data(), length, MPI_CHAR, first, ctx.world);
   return message;
+}
+
+// The parts of a set a marker vouches for: rank files 0 .. rank_files-1, and a shared file
+// written for shared_ranks ranks; none unless the marker says complete and the size matches.
+struct WholeParts {
+  int rank_files = 0;
+  int shared_ranks = 0;
+};
+
+WholeParts whole_parts(const nlohmann::json& m, std::uint64_t bytes_per_rank) {
+  if (m.value("state", "") != "complete" ||
+      m.value("bytes_per_rank", std::uint64_t{0}) != bytes_per_rank)
+    return {};
+  return {m.value("rank_files", 0), m.value("shared_ranks", 0)};
 }
 
 std::optional<nlohmann::json> read_marker(const std::string& path) {
@@ -236,8 +248,8 @@ void Dataset::check(bool needs_eviction, bool needs_direct) const {
             dir, type);
         return;
       }
-      std::set<std::string> listed, complete;
-      bool same_shape = false;
+      std::set<std::string> listed;
+      WholeParts whole;
       if (fs::exists(set_dir())) {
         const auto m = read_marker(marker());
         if (!fs::is_directory(set_dir()) || !m) {
@@ -249,11 +261,7 @@ void Dataset::check(bool needs_eviction, bool needs_direct) const {
           return;
         }
         for (const auto& f : m->value("files", std::vector<std::string>{})) listed.insert(f);
-        same_shape = m->value("world_size", -1) == ctx_.size &&
-                     m->value("bytes_per_rank", std::uint64_t{0}) == spec_.bytes_per_rank &&
-                     m->value("state", "") == "complete";
-        if (same_shape)
-          for (const auto& c : m->value("complete", std::vector<std::string>{})) complete.insert(c);
+        whole = whole_parts(*m, spec_.bytes_per_rank);
         for (const auto& name : file_names())
           if (fs::exists(fs::path(set_dir()) / name) && listed.count(name) == 0) {
             error = fmt::format(
@@ -266,8 +274,8 @@ void Dataset::check(bool needs_eviction, bool needs_direct) const {
       }
       std::uint64_t needed = 0;
       const std::uint64_t all = spec_.bytes_per_rank * static_cast<std::uint64_t>(ctx_.size);
-      if (spec_.per_rank_files && complete.count(kRankFiles) == 0) needed += all;
-      if (spec_.shared_file && complete.count(kShared) == 0) needed += all;
+      if (spec_.per_rank_files && whole.rank_files < ctx_.size) needed += all;
+      if (spec_.shared_file && whole.shared_ranks != ctx_.size) needed += all;
       if (statvfs(dir.c_str(), &vfs) == 0) {
         const std::uint64_t available = static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize;
         if (needed > available)
@@ -302,24 +310,22 @@ void Dataset::prepare() {
                             set_dir());
         return;
       }
-      std::set<std::string> files, complete;
+      std::set<std::string> files;
+      WholeParts whole;
       if (old) {
         for (const auto& f : old->value("files", std::vector<std::string>{})) files.insert(f);
-        if (old->value("world_size", -1) == ctx_.size &&
-            old->value("bytes_per_rank", std::uint64_t{0}) == spec_.bytes_per_rank &&
-            old->value("state", "") == "complete")
-          for (const auto& c : old->value("complete", std::vector<std::string>{}))
-            complete.insert(c);
+        whole = whole_parts(*old, spec_.bytes_per_rank);
       }
       for (const auto& f : file_names()) files.insert(f);
-      write_ranks = spec_.per_rank_files && complete.count(kRankFiles) == 0;
-      write_shared = spec_.shared_file && complete.count(kShared) == 0;
+      write_ranks = spec_.per_rank_files && whole.rank_files < ctx_.size;
+      write_shared = spec_.shared_file && whole.shared_ranks != ctx_.size;
+      // Until every write below has succeeded the marker vouches for nothing (state incomplete).
       m = {{"creator", "preflight"},
            {"about", "data set written by preflight's storage family; removed unless kept"},
-           {"world_size", ctx_.size},
            {"bytes_per_rank", spec_.bytes_per_rank},
+           {"rank_files", write_ranks ? ctx_.size : whole.rank_files},
+           {"shared_ranks", write_shared ? ctx_.size : whole.shared_ranks},
            {"files", std::vector<std::string>(files.begin(), files.end())},
-           {"complete", std::vector<std::string>(complete.begin(), complete.end())},
            {"state", write_ranks || write_shared ? "incomplete" : "complete"}};
       if (write_ranks || write_shared) {
         error = write_marker(marker(), m);
@@ -368,10 +374,6 @@ void Dataset::prepare() {
   }
   MPI_Barrier(ctx_.world);
   if (ctx_.is_root() && (write_ranks || write_shared)) {
-    std::set<std::string> complete(m["complete"].begin(), m["complete"].end());
-    if (write_ranks) complete.insert(kRankFiles);
-    if (write_shared) complete.insert(kShared);
-    m["complete"] = std::vector<std::string>(complete.begin(), complete.end());
     m["state"] = "complete";
     error = write_marker(marker(), m);
   }
