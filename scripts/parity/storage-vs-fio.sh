@@ -5,7 +5,8 @@
 # access, and 1 and 2 jobs (preflight: 1 and 2 ranks, a file each; fio: numjobs as jobs with a
 # file each, group_reporting). Cold on both sides: O_DIRECT, or buffered with the file evicted
 # before each read (preflight's evicted state; fio's default invalidate=1). Each run reads
-# every block of each file once. Runs alternate preflight, fio, preflight, fio, ...; the table
+# every block of each file once. Neither side is pinned to a core (mpirun --bind-to none: fio
+# does not pin either). Runs alternate preflight, fio, preflight, fio, ...; the table
 # shows each side's median bandwidth and IOPS, the median of the paired ratios
 # (preflight / fio: 1.00 is parity; target >= 0.95) with its interquartile range, and fio's own
 # run-to-run variation (CV), i.e. the machine's noise.
@@ -39,7 +40,7 @@ preflight_run() {  # engine direct(0/1) rw bs jobs -> "bandwidth_GB/s iops"
   [[ $direct == 1 ]] && cache=direct
   [[ $rw == randread ]] && access=random
   [[ $engine == io_uring ]] && depth=(--queue-depth "$qd")
-  mpirun -np "$jobs" "$preflight" storage --dir "$work" --dataset parity --size "$size" --keep true \
+  mpirun -np "$jobs" --bind-to none "$preflight" storage --dir "$work" --dataset parity --size "$size" --keep true \
     --engine "$engine" --cache "$cache" --access "$access" --block-sizes "$bs" "${depth[@]}" \
     --warmup 0 --min-iters 1 --iters 1 -o "$out" >/dev/null
   /usr/bin/python3 - "$out" <<'PY'
