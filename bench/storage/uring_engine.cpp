@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
+#include <thread>
 
 #include "storage/engine.hpp"
 
@@ -77,19 +78,25 @@ class UringEngine final : public Engine {
   };
 
   void setup(int depth, std::size_t block_bytes) {
-    if (depth != depth_) {
+    // A ring belongs to the thread that made it (SINGLE_ISSUER): a reader thread started for
+    // a later iteration makes its own.
+    if (depth != depth_ || owner_ != std::this_thread::get_id()) {
       if (depth_ > 0) io_uring_queue_exit(&ring_);
-      // Completion work runs in the submitting thread when it enters the kernel, not through
-      // interrupts of it (COOP_TASKRUN, SINGLE_ISSUER; plain set-up on kernels without them).
-      int rc = io_uring_queue_init(static_cast<unsigned>(depth), &ring_,
-                                   IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER);
-      if (rc == -EINVAL) rc = io_uring_queue_init(static_cast<unsigned>(depth), &ring_, 0);
-      if (rc < 0) {
-        depth_ = 0;
+      depth_ = 0;
+      // As fio sets its ring up: completion work runs in the submitting thread when it reaps
+      // (COOP_TASKRUN, SINGLE_ISSUER, DEFER_TASKRUN), with fallbacks for older kernels.
+      int rc = -EINVAL;
+      for (unsigned flags :
+           {IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+            unsigned{IORING_SETUP_COOP_TASKRUN}, 0u}) {
+        rc = io_uring_queue_init(static_cast<unsigned>(depth), &ring_, flags);
+        if (rc != -EINVAL) break;
+      }
+      if (rc < 0)
         throw std::runtime_error(
             fmt::format("io_uring_queue_init({}): {}", depth, std::strerror(-rc)));
-      }
       depth_ = depth;
+      owner_ = std::this_thread::get_id();
     }
     if (block_bytes_ != block_bytes || slots_.size() != static_cast<std::size_t>(depth)) {
       buffers_ = aligned_buffer(block_bytes * static_cast<std::size_t>(depth));
@@ -119,6 +126,7 @@ class UringEngine final : public Engine {
 
   io_uring ring_{};
   int depth_ = 0;
+  std::thread::id owner_;
   std::size_t block_bytes_ = 0;
   AlignedBuffer buffers_;
   std::vector<Slot> slots_;
