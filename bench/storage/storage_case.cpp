@@ -25,7 +25,8 @@ namespace preflight::storage {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr int kMessagesPerRank = 5;  // bad blocks named per rank and point
+constexpr int kMessagesPerRank = 5;     // bad blocks named per rank and point
+constexpr double kWarnResident = 0.05;  // cached after eviction: worth a warning
 
 enum CounterIndex { kBytes, kOps, kResident, kP50, kP99, kP999, kCounterCount };
 
@@ -144,6 +145,15 @@ class StorageOperation final : public Operation {
         throw std::runtime_error(fmt::format("evicting {}: {}", region_.path, error));
     }
     resident_ = resident_fraction(cache_fd_, region_.offset, region_.bytes);
+    if (evicts(spec_.cache) && resident_ > kWarnResident && !warned_) {
+      // The figure stays, labelled by resident_before; say it once per rank and point.
+      std::fprintf(stderr,
+                   "preflight: rank %d: warning: %.0f%% of %s was still in the page cache after "
+                   "eviction (this file system may ignore POSIX_FADV_DONTNEED): this read is "
+                   "partly warm, see resident_before\n",
+                   rank_, resident_ * 100, region_.path.c_str());
+      warned_ = true;
+    }
     if (spec_.random) {
       std::mt19937_64 rng(static_cast<std::uint64_t>(rank_) * 1000003 + iteration_++);
       std::shuffle(blocks_.begin(), blocks_.end(), rng);
@@ -283,7 +293,7 @@ class StorageOperation final : public Operation {
   std::vector<FileRef> files_;
   std::vector<BlockRef> blocks_;
   std::vector<std::unique_ptr<Engine>> engines_;
-  bool attached_ = false, checking_ = false;
+  bool attached_ = false, checking_ = false, warned_ = false;
   std::uint64_t iteration_ = 0;
   double resident_ = kNaN;
   Iteration last_;
