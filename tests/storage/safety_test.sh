@@ -57,6 +57,21 @@ rm -rf "$work/data/preflight-ours"
 refused "too little free space" "not enough free space in '$work/data' for the data set: it needs 2147483648000 bytes" \
   --dir "$work/data" --size 1000G --block-sizes 1M --warmup 0 --min-iters 1 --iters 1
 
+# A real ENOSPC: two data sets on a 3 MiB tmpfs, each passing the free-space check alone.
+if mkdir -p "$work/small" && mount -t tmpfs -o size=3m tmpfs "$work/small" 2>/dev/null; then
+  mounts+=("$work/small")
+  mpirun -np 2 "$bin" run "$(dirname "$0")/enospc.yaml" --set storage.dir="$work/small" \
+    -o "$work/real-enospc.h5" >"$work/stdout" 2>"$work/stderr"
+  rc=$?
+  expect "real ENOSPC while preparing: exit 2 (got $rc)" test $rc -eq 2
+  expect "real ENOSPC: the message names the file and the error" \
+    grep -q "writing $work/small/preflight-second/rank-00000[01].dat at offset [0-9]*: No space left on device; the partial data set was removed" "$work/stderr"
+  expect "real ENOSPC: nothing is left on the file system ($(ls -A "$work/small" | tr '\n' ' '))" \
+    test -z "$(ls -A "$work/small")"
+else
+  echo "skip: cannot mount a small tmpfs here (the test-only fault below still runs)"
+fi
+
 PREFLIGHT_TEST_ENOSPC_AFTER=300000 mpirun -np 2 -x PREFLIGHT_TEST_ENOSPC_AFTER "$bin" storage \
   --dir "$work/data" --dataset full "${small[@]}" -o "$work/enospc.h5" >"$work/stdout" 2>"$work/stderr"
 rc=$?
