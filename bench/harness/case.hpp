@@ -93,6 +93,9 @@ class Case {
   virtual void start() {}
   // False: no back-to-back phase (each operation must start from the before_iteration state).
   virtual bool back_to_back() const { return true; }
+  // True: before_iteration runs after a barrier too, when no rank is still in the previous
+  // operation (ranks that share data must not refill what another just evicted).
+  virtual bool quiet_setup() const { return false; }
   // Per-iteration counters and per-rank series the operations report.
   virtual std::vector<CounterSpec> counters() const { return {}; }
   virtual std::vector<CounterSpec> series() const { return {}; }

@@ -39,8 +39,14 @@ void plant_slowness(Clock::time_point start, double factor) {
 }
 
 // One operation started right after a barrier, timed on this rank alone. The operation's
-// untimed set-up (before_iteration) comes before the barrier.
-double timed_iteration(Operation* op, MPI_Comm world, Watchdog* w, double slow) {
+// untimed set-up (before_iteration) comes before that barrier; with `quiet` also after one,
+// so that no rank is still in the previous operation while another sets up.
+double timed_iteration(Operation* op, MPI_Comm world, Watchdog* w, double slow, bool quiet) {
+  if (quiet) {
+    set_phase(w, Phase::kBarrier);
+    MPI_Barrier(world);
+    set_phase(w, Phase::kHarness);
+  }
   if (op != nullptr) op->before_iteration();
   set_phase(w, Phase::kBarrier);
   MPI_Barrier(world);
@@ -78,9 +84,10 @@ std::uint64_t check_result(Operation* op, const RankContext& ctx, const RunContr
   return op->count_wrong();
 }
 
-double estimate_cost(Operation* op, const RankContext& ctx, int warmup, Watchdog* w, double slow) {
+double estimate_cost(Operation* op, const RankContext& ctx, int warmup, Watchdog* w, double slow,
+                     bool quiet) {
   std::vector<double> times;
-  for (int i = 0; i < warmup; ++i) times.push_back(timed_iteration(op, ctx.world, w, slow));
+  for (int i = 0; i < warmup; ++i) times.push_back(timed_iteration(op, ctx.world, w, slow, quiet));
   double local = 0;
   if (op != nullptr && !times.empty()) {
     std::sort(times.begin(), times.end());
@@ -117,13 +124,13 @@ class CounterColumns {
 
 std::vector<double> timed_iterations(Operation* op, const RankContext& ctx, const TimingOptions& t,
                                      int planned, StopReason& reason, Watchdog* w, double slow,
-                                     CounterColumns& counters) {
+                                     CounterColumns& counters, bool quiet) {
   std::vector<double> samples;
   samples.reserve(static_cast<std::size_t>(planned));
   reason = planned >= t.max_iterations ? StopReason::kMaxIterations : StopReason::kBudget;
   if (t.precision <= 0) {
     for (int i = 0; i < planned; ++i) {
-      samples.push_back(timed_iteration(op, ctx.world, w, slow));
+      samples.push_back(timed_iteration(op, ctx.world, w, slow, quiet));
       counters.take(op);
     }
     return samples;
@@ -133,7 +140,7 @@ std::vector<double> timed_iterations(Operation* op, const RankContext& ctx, cons
     const int chunk = std::min(kPrecisionChunk, planned - static_cast<int>(samples.size()));
     std::vector<double> mine;
     for (int i = 0; i < chunk; ++i) {
-      mine.push_back(timed_iteration(op, ctx.world, w, slow));
+      mine.push_back(timed_iteration(op, ctx.world, w, slow, quiet));
       counters.take(op);
     }
     samples.insert(samples.end(), mine.begin(), mine.end());
@@ -340,18 +347,19 @@ PointResult run_point(Case& c, std::size_t point, const RankContext& ctx,
   set_phase(w, Phase::kHarness);
   const double slow = ctx.node == controls.slow_node ? controls.slow_factor : 0;
   auto op = c.make_operation(point);
+  const bool quiet = c.quiet_setup();
   PointResult p;
   p.index = point;
   const std::uint64_t wrong = check_result(op.get(), ctx, controls, w);
 
   const int planned =
-      decide_iterations(timing, estimate_cost(op.get(), ctx, timing.warmup, w, slow));
+      decide_iterations(timing, estimate_cost(op.get(), ctx, timing.warmup, w, slow, quiet));
   StopReason reason = StopReason::kMaxIterations;
   p.counter_specs = c.counters();
   p.series_specs = c.series();
   CounterColumns counters(p.counter_specs.size());
   const std::vector<double> samples =
-      timed_iterations(op.get(), ctx, timing, planned, reason, w, slow, counters);
+      timed_iterations(op.get(), ctx, timing, planned, reason, w, slow, counters, quiet);
   p.iterations = static_cast<int>(samples.size());
   p.stop_reason = name_of(reason);
   std::vector<std::vector<double>> series;

@@ -50,6 +50,7 @@ class StorageCase final : public Case {
 
   void start() override { dataset_->prepare(); }
   bool back_to_back() const override { return false; }
+  bool quiet_setup() const override { return true; }
   std::vector<CounterSpec> counters() const override;
   std::vector<CounterSpec> series() const override;
   std::vector<Metric> sample_metrics(std::size_t point, int group,
