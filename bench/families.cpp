@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "comm/comm_family.hpp"
+#include "storage/storage_family.hpp"
 
 namespace preflight {
 namespace {
@@ -11,6 +12,7 @@ namespace {
 using Maker = std::unique_ptr<Family> (*)();
 constexpr std::array kFamilies = {
     std::pair{"comm", &comm::make_comm_family},
+    std::pair{"storage", &storage::make_storage_family},
 };
 
 }  // namespace

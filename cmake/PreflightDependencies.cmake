@@ -14,3 +14,7 @@ if(HDF5_IS_PARALLEL)
   message(FATAL_ERROR "preflight needs the serial HDF5 (libhdf5-dev), found a parallel one: "
                       "${HDF5_C_LIBRARIES}")
 endif()
+
+# io_uring for the storage family's io_uring engine (liburing-dev).
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(URING REQUIRED IMPORTED_TARGET liburing>=2.0)

@@ -26,6 +26,26 @@ struct Metric {
   double value = 0;
 };
 
+// A per-rank figure an operation reports besides its time, per timed iteration (for example
+// the bytes a time-bounded read got through), or a per-rank time series. Written to
+// points/<P>/counters/<name> (iteration x rank) or points/<P>/series/<name> (row x rank).
+struct CounterSpec {
+  std::string name;
+  std::string unit;
+  std::string description;
+  double interval_s = 0;  // series only: the time one row covers; 0 when rows are not times
+};
+
+// A group's raw results at one point, for figures that need more than the median time.
+struct SampleView {
+  std::size_t ranks = 0;             // world size: the row length of every matrix
+  std::size_t iterations = 0;        // rows
+  const std::vector<int>* members;   // world ranks of the group
+  const std::vector<double>* times;  // iterations x ranks, seconds
+  // One matrix per Case::counters() entry, iterations x ranks, in that order.
+  const std::vector<std::vector<double>>* counters;
+};
+
 // What one rank does for one point of a case. It owns its buffers.
 class Operation {
  public:
@@ -38,6 +58,14 @@ class Operation {
   virtual std::uint64_t count_wrong() = 0;
   // Test-only fault injection: damages this rank's result so the check must catch it.
   virtual void corrupt_result() = 0;
+  // Untimed, before the barrier that starts each warm-up and timed iteration: puts the rank in
+  // the state every iteration must start from (e.g. evicts a file from the page cache). It
+  // must not communicate: idle ranks do not call it.
+  virtual void before_iteration() {}
+  // Untimed, after each timed iteration: one value per Case::counters() entry, in order.
+  virtual std::vector<double> iteration_counters() { return {}; }
+  // After the timed phase: one series per Case::series() entry, in order (any lengths).
+  virtual std::vector<std::vector<double>> series() { return {}; }
 };
 
 // One benchmark case: a fixed set of parameters swept over points (sizes). Every rank holds
@@ -58,6 +86,24 @@ class Case {
   virtual std::vector<Metric> metrics(std::size_t point, int group, double seconds) const = 0;
   // This rank's operation at `point`, or nullptr when this rank idles in this case.
   virtual std::unique_ptr<Operation> make_operation(std::size_t point) = 0;
+
+  // Optional parts; the defaults are what a collective needs.
+  // Collective over the world, before the case's first point runs (not on a dry run): e.g.
+  // write the files the case reads. Every rank must return, or throw, together.
+  virtual void start() {}
+  // False: no back-to-back phase (each operation must start from the before_iteration state).
+  virtual bool back_to_back() const { return true; }
+  // True: before_iteration runs after a barrier too, when no rank is still in the previous
+  // operation (ranks that share data must not refill what another just evicted).
+  virtual bool quiet_setup() const { return false; }
+  // Per-iteration counters and per-rank series the operations report.
+  virtual std::vector<CounterSpec> counters() const { return {}; }
+  virtual std::vector<CounterSpec> series() const { return {}; }
+  // Figures derived from the group's samples and counters at a point (no batched twin).
+  virtual std::vector<Metric> sample_metrics(std::size_t /*point*/, int /*group*/,
+                                             const SampleView& /*view*/) const {
+    return {};
+  }
 };
 
 }  // namespace preflight

@@ -35,6 +35,14 @@ std::string number(double v, int decimals) {
   return std::isnan(v) ? std::string("-") : fmt::format("{:.{}f}", v, decimals);
 }
 
+// Metrics span many magnitudes (GB/s, ops/s, seconds of latency, bytes): small and large
+// ones in 3 significant digits, the rest with 2 decimals.
+std::string metric_text(double v) {
+  if (std::isnan(v)) return "-";
+  const double a = std::abs(v);
+  return a != 0 && (a < 0.01 || a >= 1e7) ? fmt::format("{:.3g}", v) : fmt::format("{:.2f}", v);
+}
+
 std::vector<Cell> row_cells(const Case& c, const PointResult& p) {
   const GroupResult& all = p.groups.front();
   std::vector<Cell> cells;
@@ -45,10 +53,10 @@ std::vector<Cell> row_cells(const Case& c, const PointResult& p) {
   cells.push_back({"time", "us", number(all.per_iteration.median * 1e6, 2), 10});
   cells.push_back({"p95", "us", number(all.per_iteration.p95 * 1e6, 2), 10});
   cells.push_back({"cv", "%", number(all.per_iteration.cv * 100, 1), 6});
-  for (const auto& m : all.metrics) cells.push_back({m.name, m.unit, number(m.value, 2), 8});
+  for (const auto& m : all.metrics) cells.push_back({m.name, m.unit, metric_text(m.value), 8});
   cells.push_back({"batch", "us", number(all.batched.median * 1e6, 2), 10});
   for (const auto& m : all.batched_metrics)
-    cells.push_back({m.name, m.unit, number(m.value, 2), 8});
+    cells.push_back({m.name, m.unit, metric_text(m.value), 8});
   cells.push_back({"#wrong", "", fmt::format("{}", all.wrong), 7});
   return cells;
 }

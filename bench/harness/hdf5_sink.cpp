@@ -169,13 +169,20 @@ void write_metrics(hid_t stats, const StatsTable& t) {
     std::vector<double> per_iteration, batched;
     for (const auto* g : t.group_of_row) {
       per_iteration.push_back(g->metrics[m].value);
-      batched.push_back(g->batched_metrics[m].value);
+      if (m < g->batched_metrics.size()) batched.push_back(g->batched_metrics[m].value);
     }
     const Metric& metric = first.metrics[m];
+    // The case's time metrics come first and have a batched twin (when there was a
+    // back-to-back phase); figures from samples and counters follow, once.
+    const bool twin = m < first.batched_metrics.size();
     h5::write_column(stats, metric.name, std::span<const double>(per_iteration),
-                     {metric.unit, "from the per-iteration median time", metric.better});
-    h5::write_column(stats, "batched_" + metric.name, std::span<const double>(batched),
-                     {metric.unit, "from the back-to-back median time", metric.better});
+                     {metric.unit,
+                      twin ? "from the per-iteration median time"
+                           : "from the per-iteration samples and counters",
+                      metric.better});
+    if (twin)
+      h5::write_column(stats, "batched_" + metric.name, std::span<const double>(batched),
+                       {metric.unit, "from the back-to-back median time", metric.better});
   }
 }
 
@@ -191,6 +198,24 @@ void write_points(hid_t case_group, const CaseRecord& r) {
         {"s", "back-to-back time per operation, block x rank; NaN where the rank idled", ""});
     h5::write_column(g.get(), s::kWrongPerRank, std::span<const std::uint64_t>(p.wrong_per_rank),
                      {"elements", "wrong result elements per rank", ""});
+    if (!p.counter_specs.empty()) {
+      h5::Handle counters = h5::create_group(g.get(), s::kCountersGroup);
+      for (std::size_t i = 0; i < p.counter_specs.size(); ++i) {
+        const auto& spec = p.counter_specs[i];
+        h5::write_matrix(counters.get(), spec.name, static_cast<std::size_t>(p.iterations), ranks,
+                         p.counters[i], {spec.unit, spec.description, ""});
+      }
+    }
+    if (!p.series_specs.empty()) {
+      h5::Handle series = h5::create_group(g.get(), s::kSeriesGroup);
+      for (std::size_t i = 0; i < p.series_specs.size(); ++i) {
+        const auto& spec = p.series_specs[i];
+        h5::write_matrix(series.get(), spec.name, p.series_rows[i], ranks, p.series[i],
+                         {spec.unit, spec.description, ""});
+        h5::Handle set(H5Dopen2(series.get(), spec.name.c_str(), H5P_DEFAULT), H5Dclose);
+        h5::set_attribute(set.get(), s::kIntervalAttribute, spec.interval_s);
+      }
+    }
   }
 }
 

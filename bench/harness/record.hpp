@@ -20,8 +20,8 @@ struct GroupResult {
   Summary batched;           // per back-to-back block: time per operation, slowest rank
   std::uint64_t wrong = 0;
   std::vector<Param> columns;
-  std::vector<Metric> metrics;          // from the per-iteration median
-  std::vector<Metric> batched_metrics;  // from the batched median
+  std::vector<Metric> metrics;          // from the per-iteration median, then sample metrics
+  std::vector<Metric> batched_metrics;  // from the batched median (time metrics only)
 };
 
 struct PointResult {
@@ -33,6 +33,11 @@ struct PointResult {
   std::vector<double> samples;  // iterations x world size, seconds; NaN for idle ranks
   std::vector<double> batched;  // batch_blocks x world size, seconds per operation
   std::vector<std::uint64_t> wrong_per_rank;
+  // Case::counters(): one iterations x world matrix each; Case::series(): rows x world each.
+  std::vector<CounterSpec> counter_specs, series_specs;
+  std::vector<std::vector<double>> counters;
+  std::vector<std::vector<double>> series;
+  std::vector<std::size_t> series_rows;
   std::vector<GroupResult> groups;  // groups.front() is all groups together
 };
 

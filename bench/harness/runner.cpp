@@ -38,8 +38,16 @@ void plant_slowness(Clock::time_point start, double factor) {
   while (Clock::now() < until) std::this_thread::yield();  // leave the core to other ranks
 }
 
-// One operation started right after a barrier, timed on this rank alone.
-double timed_iteration(Operation* op, MPI_Comm world, Watchdog* w, double slow) {
+// One operation started right after a barrier, timed on this rank alone. The operation's
+// untimed set-up (before_iteration) comes before that barrier; with `quiet` also after one,
+// so that no rank is still in the previous operation while another sets up.
+double timed_iteration(Operation* op, MPI_Comm world, Watchdog* w, double slow, bool quiet) {
+  if (quiet) {
+    set_phase(w, Phase::kBarrier);
+    MPI_Barrier(world);
+    set_phase(w, Phase::kHarness);
+  }
+  if (op != nullptr) op->before_iteration();
   set_phase(w, Phase::kBarrier);
   MPI_Barrier(world);
   set_phase(w, Phase::kOperation);
@@ -76,9 +84,10 @@ std::uint64_t check_result(Operation* op, const RankContext& ctx, const RunContr
   return op->count_wrong();
 }
 
-double estimate_cost(Operation* op, const RankContext& ctx, int warmup, Watchdog* w, double slow) {
+double estimate_cost(Operation* op, const RankContext& ctx, int warmup, Watchdog* w, double slow,
+                     bool quiet) {
   std::vector<double> times;
-  for (int i = 0; i < warmup; ++i) times.push_back(timed_iteration(op, ctx.world, w, slow));
+  for (int i = 0; i < warmup; ++i) times.push_back(timed_iteration(op, ctx.world, w, slow, quiet));
   double local = 0;
   if (op != nullptr && !times.empty()) {
     std::sort(times.begin(), times.end());
@@ -93,20 +102,47 @@ double estimate_cost(Operation* op, const RankContext& ctx, int warmup, Watchdog
 // The per-iteration phase. Without a precision target it runs the budget's worth of
 // iterations; with one it stops early once the median's 95% interval is narrow enough, a
 // decision every rank takes from the same numbers (the slowest rank's time per iteration).
+// After each timed iteration, the operation's counters (one column per counter) are kept too.
+class CounterColumns {
+ public:
+  explicit CounterColumns(std::size_t n) : columns_(n) {}
+  void take(Operation* op) {
+    if (columns_.empty()) return;
+    std::vector<double> v;
+    if (op != nullptr) v = op->iteration_counters();
+    if (op != nullptr && v.size() != columns_.size())
+      throw std::logic_error(fmt::format("an operation reported {} counters, its case declares {}",
+                                         v.size(), columns_.size()));
+    for (std::size_t i = 0; i < columns_.size(); ++i)
+      columns_[i].push_back(op != nullptr ? v[i] : kNaN);
+  }
+  const std::vector<std::vector<double>>& columns() const { return columns_; }
+
+ private:
+  std::vector<std::vector<double>> columns_;
+};
+
 std::vector<double> timed_iterations(Operation* op, const RankContext& ctx, const TimingOptions& t,
-                                     int planned, StopReason& reason, Watchdog* w, double slow) {
+                                     int planned, StopReason& reason, Watchdog* w, double slow,
+                                     CounterColumns& counters, bool quiet) {
   std::vector<double> samples;
   samples.reserve(static_cast<std::size_t>(planned));
   reason = planned >= t.max_iterations ? StopReason::kMaxIterations : StopReason::kBudget;
   if (t.precision <= 0) {
-    for (int i = 0; i < planned; ++i) samples.push_back(timed_iteration(op, ctx.world, w, slow));
+    for (int i = 0; i < planned; ++i) {
+      samples.push_back(timed_iteration(op, ctx.world, w, slow, quiet));
+      counters.take(op);
+    }
     return samples;
   }
   std::vector<double> slowest;
   while (static_cast<int>(samples.size()) < planned) {
     const int chunk = std::min(kPrecisionChunk, planned - static_cast<int>(samples.size()));
     std::vector<double> mine;
-    for (int i = 0; i < chunk; ++i) mine.push_back(timed_iteration(op, ctx.world, w, slow));
+    for (int i = 0; i < chunk; ++i) {
+      mine.push_back(timed_iteration(op, ctx.world, w, slow, quiet));
+      counters.take(op);
+    }
     samples.insert(samples.end(), mine.begin(), mine.end());
     for (double& x : mine) x = std::isnan(x) ? 0 : x;  // idle ranks take no part in the maximum
     std::vector<double> chunk_slowest(mine.size());
@@ -137,6 +173,32 @@ std::vector<double> gather_matrix(const std::vector<double>& mine, const RankCon
   const auto n = static_cast<std::size_t>(ctx.size);
   for (std::size_t r = 0; r < n; ++r)
     for (std::size_t i = 0; i < rows; ++i) matrix[i * n + r] = by_rank[r * rows + i];
+  return matrix;
+}
+
+// Each rank's series of any length, as rows x ranks on rank 0, NaN below a rank's last value.
+std::vector<double> gather_series(const std::vector<double>& mine, const RankContext& ctx,
+                                  std::size_t& rows) {
+  const int length = static_cast<int>(mine.size());
+  std::vector<int> lengths(ctx.is_root() ? static_cast<std::size_t>(ctx.size) : 0);
+  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, ctx.world);
+  std::vector<int> offsets(lengths.size(), 0);
+  int total = 0;
+  for (std::size_t r = 0; r < lengths.size(); ++r) {
+    offsets[r] = total;
+    total += lengths[r];
+  }
+  std::vector<double> all(static_cast<std::size_t>(total));
+  MPI_Gatherv(mine.data(), length, MPI_DOUBLE, all.data(), lengths.data(), offsets.data(),
+              MPI_DOUBLE, 0, ctx.world);
+  rows = 0;
+  if (!ctx.is_root()) return {};
+  for (int l : lengths) rows = std::max(rows, static_cast<std::size_t>(l));
+  const auto n = static_cast<std::size_t>(ctx.size);
+  std::vector<double> matrix(rows * n, kNaN);
+  for (std::size_t r = 0; r < n; ++r)
+    for (std::size_t i = 0; i < static_cast<std::size_t>(lengths[r]); ++i)
+      matrix[i * n + r] = all[static_cast<std::size_t>(offsets[r]) + i];
   return matrix;
 }
 
@@ -172,7 +234,10 @@ GroupResult group_result(Case& c, const PointResult& p, int group, const std::ve
   for (int r : members) g.wrong += p.wrong_per_rank[static_cast<std::size_t>(r)];
   g.columns = c.point_columns(p.index, group);
   g.metrics = c.metrics(p.index, group, g.per_iteration.median);
-  g.batched_metrics = c.metrics(p.index, group, g.batched.median);
+  if (p.batch_blocks > 0) g.batched_metrics = c.metrics(p.index, group, g.batched.median);
+  const SampleView view{ranks, static_cast<std::size_t>(p.iterations), &members, &p.samples,
+                        &p.counters};
+  for (auto& m : c.sample_metrics(p.index, group, view)) g.metrics.push_back(std::move(m));
   return g;
 }
 
@@ -258,6 +323,8 @@ void run_case(PlannedCase& planned, const CaseHeading& heading, const RankContex
   const bool faulty_case = heading.index == controls.hang_case;
   if (ctx.rank == controls.internal_error_rank && faulty_case)
     throw std::runtime_error("test-only internal error (--test-internal-error-rank)");
+  set_phase(watchdog, Phase::kHarness);
+  c.start();
   for (std::size_t p = 0; p < c.point_count(); ++p) {
     if (watchdog != nullptr) watchdog->set_point(static_cast<std::int64_t>(p));
     if (ctx.rank == controls.hang_rank && faulty_case && p == controls.hang_point) {
@@ -280,20 +347,30 @@ PointResult run_point(Case& c, std::size_t point, const RankContext& ctx,
   set_phase(w, Phase::kHarness);
   const double slow = ctx.node == controls.slow_node ? controls.slow_factor : 0;
   auto op = c.make_operation(point);
+  const bool quiet = c.quiet_setup();
   PointResult p;
   p.index = point;
   const std::uint64_t wrong = check_result(op.get(), ctx, controls, w);
 
   const int planned =
-      decide_iterations(timing, estimate_cost(op.get(), ctx, timing.warmup, w, slow));
+      decide_iterations(timing, estimate_cost(op.get(), ctx, timing.warmup, w, slow, quiet));
   StopReason reason = StopReason::kMaxIterations;
+  p.counter_specs = c.counters();
+  p.series_specs = c.series();
+  CounterColumns counters(p.counter_specs.size());
   const std::vector<double> samples =
-      timed_iterations(op.get(), ctx, timing, planned, reason, w, slow);
+      timed_iterations(op.get(), ctx, timing, planned, reason, w, slow, counters, quiet);
   p.iterations = static_cast<int>(samples.size());
   p.stop_reason = name_of(reason);
+  std::vector<std::vector<double>> series;
+  if (!p.series_specs.empty()) {
+    if (op != nullptr) series = op->series();
+    series.resize(p.series_specs.size());
+  }
 
-  p.batch_blocks = timing.batch_blocks;
-  p.batch_ops = std::max(1, p.iterations / timing.batch_blocks);
+  const bool back_to_back = c.back_to_back();
+  p.batch_blocks = back_to_back ? timing.batch_blocks : 0;
+  p.batch_ops = back_to_back ? std::max(1, p.iterations / timing.batch_blocks) : 0;
   std::vector<double> batched;
   for (int b = 0; b < p.batch_blocks; ++b)
     batched.push_back(timed_block(op.get(), p.batch_ops, ctx.world, w, slow));
@@ -301,6 +378,12 @@ PointResult run_point(Case& c, std::size_t point, const RankContext& ctx,
   set_phase(w, Phase::kBarrier);
   p.samples = gather_matrix(samples, ctx);
   p.batched = gather_matrix(batched, ctx);
+  for (const auto& column : counters.columns()) p.counters.push_back(gather_matrix(column, ctx));
+  for (const auto& one : series) {
+    std::size_t rows = 0;
+    p.series.push_back(gather_series(one, ctx, rows));
+    p.series_rows.push_back(rows);
+  }
   p.wrong_per_rank.resize(ctx.is_root() ? static_cast<std::size_t>(ctx.size) : 1);
   MPI_Gather(&wrong, 1, MPI_UINT64_T, p.wrong_per_rank.data(), 1, MPI_UINT64_T, 0, ctx.world);
   set_phase(w, Phase::kHarness);

@@ -8,7 +8,7 @@ bin=$1 work=$2 config=$3; shift 3
 check=("$@")
 source "$(dirname "$0")/common.sh"
 rm -rf "$work" && mkdir -p "$work"
-total=35  # configs/quick.yaml: 7 collectives x (world, intra, inter, ladder 1 node, ladder 2 nodes)
+total=41  # configs/quick.yaml: 7 collectives x (world, intra, inter, ladder 1 node, ladder 2 nodes), 6 storage
 
 rank_pid() {  # the pid of world rank $1 of preflight
   local pid

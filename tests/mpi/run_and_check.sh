@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs preflight under mpirun, checks its exit code, then runs a checker on the results file.
 # run_and_check.sh --np N --rc CODE --bin PREFLIGHT [--out FILE] [--check "CMD ARGS"]
-#                  [--expect-output REGEX] -- PREFLIGHT-ARGS...
+#                  [--expect-output REGEX] [--mkdir DIR] -- PREFLIGHT-ARGS...
 set -euo pipefail
 np=2 rc=0 bin= out= check= expect=
 while [[ $# -gt 0 ]]; do
@@ -12,6 +12,7 @@ while [[ $# -gt 0 ]]; do
     --out) out=$2; shift 2 ;;
     --check) check=$2; shift 2 ;;
     --expect-output) expect=$2; shift 2 ;;
+    --mkdir) rm -rf "$2" && mkdir -p "$2"; shift 2 ;;
     --) shift; break ;;
     *) echo "run_and_check.sh: unknown argument $1" >&2; exit 2 ;;
   esac

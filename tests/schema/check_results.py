@@ -129,9 +129,13 @@ def check_recomputed_stats(case, where, world):
                 close(float(stats["median_ci_high"][row]), float(high))):
             problem(f"{here}: median CI [{stats['median_ci_low'][row]}, {stats['median_ci_high'][row]}], "
                     f"order statistics give [{low}, {high}]")
-        batched = np.nanmax(pg["batched"][:][:, members], axis=1)
-        if not close(float(stats["batched_time_median"][row]), float(np.median(batched))):
-            problem(f"{here}: batched_time_median does not follow from the batched samples")
+        if pg["batched"].shape[0] == 0:  # no back-to-back phase
+            if not np.isnan(float(stats["batched_time_median"][row])):
+                problem(f"{here}: batched_time_median without back-to-back samples")
+        else:
+            batched = np.nanmax(pg["batched"][:][:, members], axis=1)
+            if not close(float(stats["batched_time_median"][row]), float(np.median(batched))):
+                problem(f"{here}: batched_time_median does not follow from the batched samples")
         if int(stats["group_ranks"][row]) != len(members) and group >= 0:
             problem(f"{here}: group_ranks {stats['group_ranks'][row]}, group_of_rank says {len(members)}")
         if int(stats["wrong"][row]) != int(pg["wrong_per_rank"][:][members].sum()):
@@ -139,6 +143,126 @@ def check_recomputed_stats(case, where, world):
         if text(case.attrs.get("family", "")) == "comm":
             check_bandwidth(case, stats, row, here)
             check_size(case, stats, row, here, REQUESTED_SIZES)
+        if text(case.attrs.get("family", "")) == "storage":
+            check_storage_row(case, stats, row, members, here)
+
+
+def median(values):
+    values = np.asarray(values, dtype=float)
+    values = values[~np.isnan(values)]
+    return float(np.median(values)) if len(values) else float("nan")
+
+
+def check_storage_row(case, stats, row, members, here):
+    """Every storage figure must follow from the samples and counters (SPEC: The storage family)."""
+    pg = case["points"][f"{int(stats['point'][row]):04d}"]
+    times = pg["samples"][:][:, members]
+    counters = {name: pg["counters"][name][:][:, members] for name in STORAGE_COUNTERS}
+    slowest = times.max(axis=1)
+    expected = {
+        "agg_bw": median(counters["bytes"].sum(axis=1) / slowest / 1e9),
+        "iops": median(counters["ops"].sum(axis=1) / slowest),
+        "lat_p50": median(counters["lat_p50"].ravel()),
+        "lat_p99": median(counters["lat_p99"].ravel()),
+        "lat_p999": median(counters["lat_p999"].ravel()),
+        "resident_before_max": float(np.nanmax(counters["resident_before"])),
+        "bytes_total": float(counters["bytes"].sum()),
+    }
+    per_rank = [median(counters["bytes"][:, k] / times[:, k] / 1e9) for k in range(len(members))]
+    expected["rank_bw_min"] = min(per_rank)
+    expected["rank_bw_median"] = median(per_rank)
+    for column, value in expected.items():
+        got = float(stats[column][row])
+        if not (abs(got - value) <= 1e-9 * max(abs(got), abs(value), 1e-300) or (np.isnan(got) and np.isnan(value))):
+            problem(f"{here}: {column} {got} but the samples and counters give {value}")
+    block = int(stats["block_bytes"][row])
+    if not np.allclose(counters["bytes"], counters["ops"] * block):
+        problem(f"{here}: bytes is not ops x block_bytes")
+    if float(case.attrs["stonewall_s"]) == 0 and not np.all(counters["bytes"] == int(case.attrs["bytes_per_rank"])):
+        problem(f"{here}: a size-bounded read did not read bytes_per_rank on every rank")
+    read = counters["ops"] > 0  # a time-bounded read may end before a rank's first read
+    if (not np.all(counters["lat_p50"][read] <= counters["lat_p99"][read])
+            or not np.all(counters["lat_p99"][read] <= counters["lat_p999"][read])):
+        problem(f"{here}: latency percentiles out of order")
+    if not np.all(np.isnan(counters["lat_p50"][~read])):
+        problem(f"{here}: a latency percentile where the rank read nothing")
+    resident = counters["resident_before"]
+    if np.any(np.isnan(resident)) or np.any(resident < 0) or np.any(resident > 1):
+        problem(f"{here}: resident_before outside 0..1")
+    if COLD_LIMIT is not None and text(case.attrs["cache_state"]) != "warm" and resident.max() > COLD_LIMIT:
+        problem(f"{here}: cache_state {text(case.attrs['cache_state'])} but up to {resident.max():.3f} "
+                f"of a rank's bytes were cached before a read (limit {COLD_LIMIT})")
+
+
+STORAGE_COUNTERS = ["bytes", "ops", "resident_before", "lat_p50", "lat_p99", "lat_p999"]
+STORAGE_CACHE_STATES = {"direct", "evicted", "other-node", "warm"}
+COLD_LIMIT = None
+
+
+def check_storage_case(case, where, spec, world):
+    tables = spec["The storage family"]
+    check_attributes(case, tables[0]["rows"], where)
+    check_columns(case["stats"], tables[1]["rows"], where + "/stats", len(case["stats"]["point"]))
+    state = text(case.attrs.get("cache_state", ""))
+    if state not in STORAGE_CACHE_STATES:
+        problem(f"{where}: cache_state '{state}' is not one of {sorted(STORAGE_CACHE_STATES)}")
+    if int(case.attrs.get("direct", -1)) != int(state == "direct"):
+        problem(f"{where}: direct {case.attrs.get('direct')} with cache_state {state}")
+    if text(case.attrs.get("engine", "")) == "mmap" and state == "direct":
+        problem(f"{where}: mmap cannot read with O_DIRECT")
+    groups = case["group_of_rank"][:]
+    if int(case.attrs["ranks"]) != int(np.count_nonzero(groups >= 0)):
+        problem(f"{where}: ranks {case.attrs['ranks']}, group_of_rank has {np.count_nonzero(groups >= 0)} active")
+    for p in case["points"]:
+        pg = case["points"][p]
+        iterations = pg["samples"].shape[0]
+        for row in tables[2]["rows"]:
+            name = row["name"]
+            if name not in pg.get("counters", {}):
+                problem(f"{where} point {p}: missing counters/{name}")
+                continue
+            ds = pg["counters"][name]
+            if ds.shape != (iterations, world):
+                problem(f"{where} point {p}: counters/{name} shape {ds.shape}, expected {(iterations, world)}")
+            if text(ds.attrs.get("units", "?")) != row["units"]:
+                problem(f"{where} point {p}: counters/{name} units '{text(ds.attrs.get('units', ''))}', spec says '{row['units']}'")
+            if not np.all(np.isnan(ds[:][:, groups < 0])):
+                problem(f"{where} point {p}: counters/{name} has values for idle ranks")
+        if "series" not in pg or "interval_bw" not in pg["series"]:
+            problem(f"{where} point {p}: missing series/interval_bw")
+            continue
+        series = pg["series"]["interval_bw"]
+        if series.shape[1] != world or text(series.attrs.get("units", "")) != "GB/s" or "interval_s" not in series.attrs:
+            problem(f"{where} point {p}: series/interval_bw shape {series.shape} or attributes wrong")
+        elif series.shape[0] == 0 or not np.all(np.isnan(series[:][:, groups < 0])):
+            problem(f"{where} point {p}: series/interval_bw empty, or has values for idle ranks")
+        else:
+            # The series holds every timed byte: full intervals add up to no more than the bytes
+            # read, and with the last (partial) interval counted whole, to no less.
+            interval = float(series.attrs["interval_s"])
+            active = np.flatnonzero(groups >= 0)
+            read = pg["counters"]["bytes"][:][:, active].sum(axis=0)
+            for k, r in enumerate(active):
+                col = series[:, r]
+                col = col[~np.isnan(col)] * 1e9 * interval
+                if len(col) == 0 or col[:-1].sum() > read[k] * (1 + 1e-9) or col.sum() < read[k] * (1 - 1e-9):
+                    problem(f"{where} point {p}: series/interval_bw of rank {r} does not add up to "
+                            f"counters/bytes ({read[k]} B)")
+
+
+def check_storage_matrix(cases):
+    """Every engine x direct/buffered x sequential/random x file-per-rank/shared ran (mmap: buffered only)."""
+    seen = set()
+    for case in cases:
+        if text(case.attrs.get("family", "")) == "storage":
+            seen.add((text(case.attrs["engine"]), int(case.attrs["direct"]), text(case.attrs["access"]),
+                      text(case.attrs["file_layout"])))
+    for engine in ("psync", "io_uring", "mmap"):
+        for direct in ((0, 1) if engine != "mmap" else (0,)):
+            for access in ("sequential", "random"):
+                for layout in ("file-per-rank", "shared"):
+                    if (engine, direct, access, layout) not in seen:
+                        problem(f"no storage case {engine} direct={direct} {access} {layout}")
 
 
 DTYPE_BYTES = {"float32": 4, "float64": 8, "int32": 4, "int64": 8, "uint32": 4, "uint64": 8}
@@ -217,7 +341,14 @@ def main():
     parser.add_argument("--stop-reason", help="at least one point stopped for this reason")
     parser.add_argument("--timeout-points", type=int, help="sizes the timed-out case finished")
     parser.add_argument("--sizes", help="comma list of the requested sizes in bytes, to check size_bytes")
+    parser.add_argument("--storage-matrix", action="store_true",
+                        help="every storage engine x direct/buffered x access x file layout must appear")
+    parser.add_argument("--cache-states", help="comma list of storage cache states that must appear")
+    parser.add_argument("--cold-limit", type=float,
+                        help="largest resident_before allowed in a storage case that is not warm")
     args = parser.parse_args()
+    global COLD_LIMIT
+    COLD_LIMIT = args.cold_limit
     global REQUESTED_SIZES
     REQUESTED_SIZES = [int(x) for x in args.sizes.split(",")] if args.sizes else None
 
@@ -256,7 +387,10 @@ def main():
             rows = len(case["stats"]["point"])
             check_columns(case["stats"], spec["Stats columns (`/cases/<NNNNNN>/stats/<column>`)"][0]["rows"],
                           where + "/stats", rows)
-            check_columns(case["stats"], comm_tables[1]["rows"], where + "/stats", rows)
+            if text(case.attrs.get("family", "")) == "comm":
+                check_columns(case["stats"], comm_tables[1]["rows"], where + "/stats", rows)
+            if text(case.attrs.get("family", "")) == "storage":
+                check_storage_case(case, where, spec, world)
             if case["group_of_rank"].shape != (world,):
                 problem(f"{where}/group_of_rank: shape {case['group_of_rank'].shape}, expected ({world},)")
                 continue
@@ -264,6 +398,13 @@ def main():
             check_recomputed_stats(case, where, world)
             check_correctness(case, where, args.failed_rank)
         check_coverage(seen, args)
+        if args.storage_matrix:
+            check_storage_matrix(cases)
+        if args.cache_states:
+            states = {text(c.attrs.get("cache_state", "")) for c in cases}
+            for state in args.cache_states.split(","):
+                if state not in states:
+                    problem(f"no storage case with cache_state {state} (found {sorted(states)})")
         if args.stop_reason and args.stop_reason not in reasons:
             problem(f"no point stopped for '{args.stop_reason}' (found {sorted(reasons)})")
         if args.timeout_case is not None and f"{args.timeout_case:06d}" not in f["cases"]:

@@ -16,12 +16,12 @@ struct Row {
   std::string type, units;
 };
 
-// Rows of the first table under the heading that starts with `heading`, by name.
-std::map<std::string, Row> spec_table(const std::string& heading) {
+// Rows of table number `table` (0-based) under the heading that starts with `heading`, by name.
+std::map<std::string, Row> spec_table(const std::string& heading, int table = 0) {
   std::ifstream in(PREFLIGHT_SPEC_PATH);
   std::string line;
   bool in_section = false;
-  int row = 0;
+  int row = 0, tables_seen = 0;
   std::map<std::string, Row> rows;
   while (std::getline(in, line)) {
     if (line.rfind("## ", 0) == 0) {
@@ -31,10 +31,13 @@ std::map<std::string, Row> spec_table(const std::string& heading) {
     }
     if (!in_section) continue;
     if (line.rfind("|", 0) != 0) {
-      if (row > 0) break;
+      if (row > 0) {
+        if (tables_seen++ == table) break;
+        row = 0;
+      }
       continue;
     }
-    if (row++ < 2) continue;  // header and separator
+    if (row++ < 2 || tables_seen != table) continue;  // header and separator; other tables
     std::vector<std::string> cells;
     std::stringstream ss(line.substr(1));
     std::string cell;
@@ -63,8 +66,9 @@ std::string type_name(Type t) {
 }
 
 template <std::size_t N>
-void expect_documented(const std::array<Item, N>& items, const std::string& heading) {
-  const auto rows = spec_table(heading);
+void expect_documented(const std::array<Item, N>& items, const std::string& heading,
+                       int table = 0) {
+  const auto rows = spec_table(heading, table);
   ASSERT_FALSE(rows.empty()) << "SPEC.md has no table under '## " << heading << "'";
   EXPECT_EQ(rows.size(), N) << "SPEC.md and layout.hpp list different numbers of items under "
                             << heading;
@@ -87,6 +91,16 @@ TEST(SchemaSpec, CaseAttributes) {
 }
 TEST(SchemaSpec, StatsColumns) {
   expect_documented(kStatsColumns, "Stats columns");
+}
+
+TEST(SchemaSpec, StorageCaseAttributes) {
+  expect_documented(kStorageCaseAttributes, "The storage family", 0);
+}
+TEST(SchemaSpec, StorageStatsColumns) {
+  expect_documented(kStorageStatsColumns, "The storage family", 1);
+}
+TEST(SchemaSpec, StorageCounters) {
+  expect_documented(kStorageCounters, "The storage family", 2);
 }
 
 TEST(SchemaSpec, VersionIsStated) {

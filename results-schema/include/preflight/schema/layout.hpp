@@ -30,6 +30,9 @@ inline constexpr std::string_view kGroupOfRank = "group_of_rank";
 inline constexpr std::string_view kSamples = "samples";
 inline constexpr std::string_view kBatched = "batched";
 inline constexpr std::string_view kWrongPerRank = "wrong_per_rank";
+inline constexpr std::string_view kCountersGroup = "counters";        // points/<P>/counters/<name>
+inline constexpr std::string_view kSeriesGroup = "series";            // points/<P>/series/<name>
+inline constexpr std::string_view kIntervalAttribute = "interval_s";  // on a series dataset
 
 // Attribute names every column dataset carries.
 inline constexpr std::string_view kUnitAttribute = "units";
@@ -125,5 +128,53 @@ inline constexpr std::array kStatsColumns = {
     Item{"batched_time_max", Type::kFloat64, "s", "back-to-back time per operation, maximum"},
     Item{"wrong", Type::kUInt64, "elements", "wrong result elements in the group"},
 };
+
+// The storage family (SPEC.md, "The storage family").
+inline constexpr std::array kStorageCaseAttributes = {
+    Item{"engine", Type::kString, "", "psync (pread), io_uring or mmap"},
+    Item{"direct", Type::kInt64, "", "1 when the files are opened with O_DIRECT, else 0"},
+    Item{"cache_state", Type::kString, "", "direct, evicted, other-node or warm"},
+    Item{"access", Type::kString, "", "sequential or random"},
+    Item{"file_layout", Type::kString, "", "file-per-rank or shared"},
+    Item{"queue_depth", Type::kInt64, "", "reads in flight per thread"},
+    Item{"threads", Type::kInt64, "", "reader threads per rank"},
+    Item{"bytes_per_rank", Type::kInt64, "B", "bytes each rank reads per size-bounded iteration"},
+    Item{"stonewall_s", Type::kFloat64, "s", "time bound of one iteration; 0 when size-bounded"},
+    Item{"interval_s", Type::kFloat64, "s", "time one row of series/interval_bw covers"},
+    Item{"ranks_per_node", Type::kInt64, "ranks", "active ranks per node in this case"},
+    Item{"nodes", Type::kInt64, "nodes", "nodes with active ranks in this case"},
+    Item{"ranks", Type::kInt64, "ranks", "active ranks in this case"},
+    Item{"dataset_dir", Type::kString, "", "the data set directory"},
+    Item{"fs_type", Type::kString, "", "file system type of the data set directory"},
+    Item{"verify", Type::kInt64, "", "1 when the check pass verified every block"},
+};
+
+inline constexpr std::array kStorageStatsColumns = {
+    Item{"block_bytes", Type::kInt64, "B", "bytes of each read"},
+    Item{"agg_bw", Type::kFloat64, "GB/s",
+         "median over iterations of bytes of all ranks / slowest rank's time"},
+    Item{"iops", Type::kFloat64, "ops/s",
+         "median over iterations of reads of all ranks / slowest rank's time"},
+    Item{"rank_bw_min", Type::kFloat64, "GB/s", "per-rank bandwidth, lowest rank"},
+    Item{"rank_bw_median", Type::kFloat64, "GB/s", "per-rank bandwidth, median rank"},
+    Item{"lat_p50", Type::kFloat64, "s", "median of the per-rank per-iteration p50 latencies"},
+    Item{"lat_p99", Type::kFloat64, "s", "median of the per-rank per-iteration p99 latencies"},
+    Item{"lat_p999", Type::kFloat64, "s", "median of the per-rank per-iteration p99.9 latencies"},
+    Item{"resident_before_max", Type::kFloat64, "",
+         "largest fraction of a rank's bytes cached just before a timed read"},
+    Item{"bytes_total", Type::kFloat64, "B", "bytes read over all timed iterations"},
+};
+
+inline constexpr std::array kStorageCounters = {
+    Item{"bytes", Type::kFloat64, "B", "bytes the rank read in the iteration"},
+    Item{"ops", Type::kFloat64, "operations", "reads the rank completed in the iteration"},
+    Item{"resident_before", Type::kFloat64, "",
+         "fraction of the rank's bytes in the page cache just before the iteration"},
+    Item{"lat_p50", Type::kFloat64, "s", "median latency of the rank's reads in the iteration"},
+    Item{"lat_p99", Type::kFloat64, "s", "99th percentile latency of the same"},
+    Item{"lat_p999", Type::kFloat64, "s", "99.9th percentile latency of the same"},
+};
+
+inline constexpr std::string_view kStorageIntervalSeries = "interval_bw";  // GB/s
 
 }  // namespace preflight::schema

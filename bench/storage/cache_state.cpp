@@ -1,0 +1,86 @@
+#include "storage/cache_state.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <limits>
+#include <utility>
+
+namespace preflight::storage {
+namespace {
+
+constexpr std::array kStates = {
+    std::pair{CacheState::kDirect, std::string_view("direct")},
+    std::pair{CacheState::kEvicted, std::string_view("evicted")},
+    std::pair{CacheState::kOtherNode, std::string_view("other-node")},
+    std::pair{CacheState::kWarm, std::string_view("warm")},
+};
+
+}  // namespace
+
+std::string_view name_of(CacheState s) {
+  for (const auto& [v, n] : kStates)
+    if (v == s) return n;
+  return "?";
+}
+
+std::optional<CacheState> cache_state_named(std::string_view name) {
+  for (const auto& [v, n] : kStates)
+    if (n == name) return v;
+  return std::nullopt;
+}
+
+std::string names_of_cache_states() {
+  std::string out;
+  for (const auto& [v, n] : kStates) out += (out.empty() ? "" : ", ") + std::string(n);
+  return out;
+}
+
+bool evicts(CacheState s) {
+  // direct too, as fio does (invalidate=1): O_DIRECT bypasses the cache, and an empty cache
+  // makes resident_before mean the same for every state.
+  return s != CacheState::kWarm;
+}
+
+std::string evict_range(int fd, std::uint64_t offset, std::uint64_t bytes) {
+  // Dirty pages are not dropped by DONTNEED: write them back first.
+  if (fdatasync(fd) != 0) return fmt::format("fdatasync: {}", std::strerror(errno));
+  const int rc =
+      posix_fadvise(fd, static_cast<off_t>(offset), static_cast<off_t>(bytes), POSIX_FADV_DONTNEED);
+  if (rc != 0) return fmt::format("posix_fadvise(DONTNEED): {}", std::strerror(rc));
+  return {};
+}
+
+double resident_fraction(int fd, std::uint64_t offset, std::uint64_t bytes) {
+  const auto page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+  if (bytes == 0 || offset % page != 0) return std::numeric_limits<double>::quiet_NaN();
+  void* p = mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd, static_cast<off_t>(offset));
+  if (p == MAP_FAILED) return std::numeric_limits<double>::quiet_NaN();
+  const std::size_t pages = (bytes + page - 1) / page;
+  std::vector<unsigned char> vec(pages);
+  double fraction = std::numeric_limits<double>::quiet_NaN();
+  if (mincore(p, bytes, vec.data()) == 0) {
+    std::size_t resident = 0;
+    for (unsigned char v : vec) resident += v & 1;
+    fraction = static_cast<double>(resident) / static_cast<double>(pages);
+  }
+  munmap(p, bytes);
+  return fraction;
+}
+
+int other_node_source(int rank, const std::vector<int>& node_of_rank,
+                      const std::vector<int>& local_rank_of_rank, int node_count) {
+  const int target = (node_of_rank[static_cast<std::size_t>(rank)] + 1) % node_count;
+  std::vector<int> on_target;
+  for (std::size_t r = 0; r < node_of_rank.size(); ++r)
+    if (node_of_rank[r] == target) on_target.push_back(static_cast<int>(r));
+  const int local = local_rank_of_rank[static_cast<std::size_t>(rank)];
+  return on_target[static_cast<std::size_t>(local) % on_target.size()];
+}
+
+}  // namespace preflight::storage

@@ -1,0 +1,35 @@
+// What the page cache holds before each timed read, set up and measured: O_DIRECT bypasses it,
+// eviction empties it (fdatasync + posix_fadvise DONTNEED, then mincore says what is left),
+// other-node reads what a rank on another node wrote (IOR -C), warm leaves it full.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace preflight::storage {
+
+enum class CacheState { kDirect, kEvicted, kOtherNode, kWarm };
+
+std::string_view name_of(CacheState s);
+std::optional<CacheState> cache_state_named(std::string_view name);
+std::string names_of_cache_states();
+// Whether the state evicts the reader's own cache before each iteration: all but warm.
+bool evicts(CacheState s);
+
+// Writes back and drops [offset, offset + bytes) of the file from this node's page cache.
+// Returns "" or what failed.
+std::string evict_range(int fd, std::uint64_t offset, std::uint64_t bytes);
+
+// Fraction of the pages of [offset, offset + bytes) in the page cache (mincore), 0..1; NaN
+// when it cannot be measured. offset must be page-aligned.
+double resident_fraction(int fd, std::uint64_t offset, std::uint64_t bytes);
+
+// The rank whose data `rank` reads in other-node mode: the same local rank (modulo that
+// node's size) on the next node, so no rank reads what its own node wrote. Needs 2+ nodes.
+int other_node_source(int rank, const std::vector<int>& node_of_rank,
+                      const std::vector<int>& local_rank_of_rank, int node_count);
+
+}  // namespace preflight::storage

@@ -1,0 +1,80 @@
+// How one reader thread reads its blocks: one engine per file (psync, io_uring, mmap) behind
+// this interface, like IOR's aiori-*.c and fio's ioengines.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace preflight::storage {
+
+using Clock = std::chrono::steady_clock;
+
+// An open file a thread reads from.
+struct FileRef {
+  int fd = -1;
+  std::uint64_t size = 0;  // bytes
+};
+
+// One read: block_bytes at `offset` of files[file].
+struct BlockRef {
+  std::uint32_t file = 0;
+  std::uint64_t offset = 0;
+};
+
+// Where completions go: one call per finished read, in completion order.
+class Completions {
+ public:
+  virtual ~Completions() = default;
+  // `data` holds the block_bytes just read; `submitted` and `completed` on Clock.
+  virtual void done(const BlockRef& block, const std::byte* data, Clock::time_point submitted,
+                    Clock::time_point completed) = 0;
+};
+
+struct ReadJob {
+  std::span<const FileRef> files;
+  std::span<const BlockRef> blocks;  // in the order to read them
+  std::size_t block_bytes = 0;
+  int queue_depth = 1;
+  bool direct = false;                        // files opened with O_DIRECT
+  std::optional<Clock::time_point> deadline;  // stonewall: no new read after it
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  virtual std::string_view name() const = 0;
+  // Untimed, before each iteration, after the cache state is set (mmap maps the files here).
+  virtual void attach(std::span<const FileRef> /*files*/, bool /*random*/) {}
+  // Untimed, before the cache state is set again (mmap unmaps, so eviction can work).
+  virtual void detach() {}
+  // Reads job.blocks in order, at most queue_depth in flight, until done or the deadline;
+  // throws std::runtime_error naming the failing read.
+  virtual void run(const ReadJob& job, Completions& out) = 0;
+};
+
+// Defined one per file: psync_engine.cpp, uring_engine.cpp, mmap_engine.cpp.
+std::unique_ptr<Engine> make_psync_engine();
+std::unique_ptr<Engine> make_uring_engine();
+std::unique_ptr<Engine> make_mmap_engine();
+
+// The engine table (engines.cpp): name -> maker; nullptr for an unknown name.
+std::unique_ptr<Engine> make_engine(std::string_view name);
+std::vector<std::string> engine_names();
+bool engine_supports_direct(std::string_view name);
+bool engine_supports_queue_depth(std::string_view name);
+
+// Buffers aligned for O_DIRECT (4 KiB), freed with free().
+struct AlignedFree {
+  void operator()(std::byte* p) const;
+};
+using AlignedBuffer = std::unique_ptr<std::byte[], AlignedFree>;
+AlignedBuffer aligned_buffer(std::size_t bytes);
+
+}  // namespace preflight::storage

@@ -1,0 +1,428 @@
+#include "storage/storage_case.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <thread>
+
+#include "harness/sizes.hpp"
+#include "preflight/schema/layout.hpp"
+#include "storage/engine.hpp"
+#include "storage/pattern.hpp"
+
+namespace preflight::storage {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr int kMessagesPerRank = 5;     // bad blocks named per rank and point
+constexpr double kWarnResident = 0.05;  // cached after eviction: worth a warning
+
+enum CounterIndex { kBytes, kOps, kResident, kP50, kP99, kP999, kCounterCount };
+
+double seconds(Clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
+// Nearest-rank percentile of sorted values; NaN when there are none.
+double percentile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return kNaN;
+  const auto n = static_cast<double>(sorted.size());
+  const auto i = static_cast<std::size_t>(std::clamp(std::ceil(q * n) - 1, 0.0, n - 1));
+  return sorted[i];
+}
+
+double median_of(std::vector<double> v) {
+  std::erase_if(v, [](double x) { return std::isnan(x); });
+  if (v.empty()) return kNaN;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// One reader thread's completions in one iteration.
+class Recorder final : public Completions {
+ public:
+  Recorder(Clock::time_point start, std::size_t block_bytes, const std::string* path,
+           std::uint32_t file_id, bool verify)
+      : start_(start), block_bytes_(block_bytes), path_(path), file_id_(file_id), verify_(verify) {}
+
+  void done(const BlockRef& block, const std::byte* data, Clock::time_point submitted,
+            Clock::time_point completed) override {
+    latencies.push_back(seconds(completed - submitted));
+    finished.emplace_back(seconds(completed - start_), static_cast<double>(block_bytes_));
+    bytes += static_cast<double>(block_bytes_);
+    if (verify_) check(block, data);
+  }
+
+  std::vector<double> latencies;
+  std::vector<std::pair<double, double>> finished;  // (seconds since the start, bytes)
+  double bytes = 0;
+  std::uint64_t bad_pages = 0;
+  std::vector<std::string> messages;
+
+ private:
+  void check(const BlockRef& block, const std::byte* data) {
+    for (std::size_t p = 0; p < block_bytes_; p += kPatternPage) {
+      const std::uint64_t offset = block.offset + p;
+      const long at = first_mismatch(data + p, kPatternPage, file_id_, offset);
+      if (at < 0) continue;
+      ++bad_pages;
+      if (messages.size() >= kMessagesPerRank) continue;
+      std::uint64_t found;
+      std::memcpy(&found, data + p + at, 8);
+      messages.push_back(fmt::format(
+          "bad block in {} at offset {} (4 KiB page; first wrong byte at offset {}): expected "
+          "0x{:016x}, found 0x{:016x}",
+          *path_, offset, offset + static_cast<std::uint64_t>(at),
+          pattern_word(file_id_, offset + static_cast<std::uint64_t>(at)), found));
+    }
+  }
+
+  Clock::time_point start_;
+  std::size_t block_bytes_;
+  const std::string* path_;
+  std::uint32_t file_id_;
+  bool verify_;
+};
+
+struct Region {
+  std::string path;
+  std::uint32_t file_id = 0;
+  std::uint64_t offset = 0;  // of this rank's bytes in the file
+  std::uint64_t bytes = 0;
+};
+
+class StorageOperation final : public Operation {
+ public:
+  StorageOperation(const ReadSpec& spec, std::size_t block_bytes, Region region, int rank)
+      : spec_(spec), block_bytes_(block_bytes), region_(std::move(region)), rank_(rank) {
+    const bool direct = spec_.cache == CacheState::kDirect;
+    read_fd_ = open(region_.path.c_str(), O_RDONLY | (direct ? O_DIRECT : 0));
+    if (read_fd_ < 0)
+      throw std::runtime_error(fmt::format("cannot open {}{}: {}", region_.path,
+                                           direct ? " with O_DIRECT" : "", std::strerror(errno)));
+    // The access hint fio gives by default (fadvise_hint=1): it sets the readahead window.
+    posix_fadvise(read_fd_, 0, 0, spec_.random ? POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL);
+    cache_fd_ = open(region_.path.c_str(), O_RDONLY);
+    if (cache_fd_ < 0)
+      throw std::runtime_error(
+          fmt::format("cannot open {}: {}", region_.path, std::strerror(errno)));
+    struct stat st {};
+    fstat(read_fd_, &st);
+    if (static_cast<std::uint64_t>(st.st_size) < region_.offset + region_.bytes)
+      throw std::runtime_error(fmt::format("{} has {} bytes, expected at least {}", region_.path,
+                                           st.st_size, region_.offset + region_.bytes));
+    files_.push_back({read_fd_, static_cast<std::uint64_t>(st.st_size)});
+    for (std::uint64_t o = 0; o + block_bytes_ <= region_.bytes; o += block_bytes_)
+      blocks_.push_back({0, region_.offset + o});
+    for (int t = 0; t < spec_.threads; ++t) engines_.push_back(make_engine(spec_.engine));
+  }
+
+  ~StorageOperation() override {
+    for (auto& e : engines_) e->detach();
+    if (read_fd_ >= 0) close(read_fd_);
+    if (cache_fd_ >= 0) close(cache_fd_);
+  }
+
+  void fill() override { checking_ = true; }  // the data set is the input: nothing to fill
+
+  void before_iteration() override {
+    detach();  // mapped pages cannot be evicted
+    if (evicts(spec_.cache)) {
+      const std::string error = evict_range(cache_fd_, region_.offset, region_.bytes);
+      if (!error.empty())
+        throw std::runtime_error(fmt::format("evicting {}: {}", region_.path, error));
+    }
+    resident_ = resident_fraction(cache_fd_, region_.offset, region_.bytes);
+    if (evicts(spec_.cache) && resident_ > kWarnResident && !warned_) {
+      // The figure stays, labelled by resident_before; say it once per rank and point.
+      std::fprintf(stderr,
+                   "preflight: rank %d: warning: %.0f%% of %s was still in the page cache after "
+                   "eviction (this file system may ignore POSIX_FADV_DONTNEED): this read is "
+                   "partly warm, see resident_before\n",
+                   rank_, resident_ * 100, region_.path.c_str());
+      warned_ = true;
+    }
+    if (spec_.random) {
+      std::mt19937_64 rng(static_cast<std::uint64_t>(rank_) * 1000003 + iteration_++);
+      std::shuffle(blocks_.begin(), blocks_.end(), rng);
+    }
+    attach();
+  }
+
+  void run() override {
+    if (checking_ && !spec_.verify) return;  // nothing to check without verification
+    attach();
+    const auto start = Clock::now();
+    ReadJob base;
+    base.files = files_;
+    base.block_bytes = block_bytes_;
+    base.queue_depth = spec_.queue_depth;
+    base.direct = spec_.cache == CacheState::kDirect;
+    if (spec_.stonewall_s > 0 && !checking_)
+      base.deadline = start + std::chrono::duration_cast<Clock::duration>(
+                                  std::chrono::duration<double>(spec_.stonewall_s));
+    const bool verify = checking_ && spec_.verify;
+    const std::size_t threads = engines_.size();
+    std::vector<Recorder> recorders;
+    for (std::size_t t = 0; t < threads; ++t)
+      recorders.emplace_back(start, block_bytes_, &region_.path, region_.file_id, verify);
+    auto job_of = [&](std::size_t t) {
+      ReadJob job = base;
+      const std::size_t n = blocks_.size();
+      const std::size_t from = n * t / threads, to = n * (t + 1) / threads;
+      job.blocks = std::span<const BlockRef>(blocks_).subspan(from, to - from);
+      return job;
+    };
+    if (threads == 1) {
+      engines_[0]->run(job_of(0), recorders[0]);
+    } else {
+      std::vector<std::exception_ptr> errors(threads);
+      std::vector<std::thread> workers;
+      for (std::size_t t = 0; t < threads; ++t)
+        workers.emplace_back([&, t] {
+          try {
+            engines_[t]->run(job_of(t), recorders[t]);
+          } catch (...) {
+            errors[t] = std::current_exception();
+          }
+        });
+      for (auto& w : workers) w.join();
+      for (auto& e : errors)
+        if (e) std::rethrow_exception(e);
+    }
+    const auto end = Clock::now();
+    last_ = {};
+    last_.duration = seconds(end - start);
+    for (auto& r : recorders) {
+      last_.bytes += r.bytes;
+      last_.latencies.insert(last_.latencies.end(), r.latencies.begin(), r.latencies.end());
+      last_.finished.insert(last_.finished.end(), r.finished.begin(), r.finished.end());
+      bad_pages_ += r.bad_pages;
+      for (auto& m : r.messages)
+        if (messages_.size() < kMessagesPerRank) messages_.push_back(std::move(m));
+    }
+  }
+
+  std::uint64_t count_wrong() override {
+    for (const auto& m : messages_)
+      std::fprintf(stderr, "preflight: rank %d: verify: %s\n", rank_, m.c_str());
+    if (bad_pages_ > messages_.size())
+      std::fprintf(stderr, "preflight: rank %d: verify: %llu bad 4 KiB pages in all\n", rank_,
+                   static_cast<unsigned long long>(bad_pages_));
+    std::fflush(stderr);
+    checking_ = false;
+    const std::uint64_t bad = bad_pages_;
+    bad_pages_ = 0;
+    messages_.clear();
+    return bad;
+  }
+
+  void corrupt_result() override {
+    // Test-only: as if one page of the region had been read wrong.
+    ++bad_pages_;
+    messages_.push_back(
+        fmt::format("test-only corruption of {} at offset {}", region_.path, region_.offset));
+  }
+
+  std::vector<double> iteration_counters() override {
+    std::vector<double> v(kCounterCount, kNaN);
+    v[kBytes] = last_.bytes;
+    v[kOps] = static_cast<double>(last_.latencies.size());
+    v[kResident] = resident_;
+    std::sort(last_.latencies.begin(), last_.latencies.end());
+    v[kP50] = percentile(last_.latencies, 0.5);
+    v[kP99] = percentile(last_.latencies, 0.99);
+    v[kP999] = percentile(last_.latencies, 0.999);
+    // This iteration's reads join the rank's interval series after the earlier iterations.
+    for (const auto& [t, b] : last_.finished) {
+      const auto bin = static_cast<std::size_t>((elapsed_ + t) / spec_.interval_s);
+      if (interval_bytes_.size() <= bin) interval_bytes_.resize(bin + 1, 0);
+      interval_bytes_[bin] += b;
+    }
+    elapsed_ += last_.duration;
+    return v;
+  }
+
+  std::vector<std::vector<double>> series() override {
+    const std::size_t full = static_cast<std::size_t>(elapsed_ / spec_.interval_s);
+    const std::size_t rows = std::max(interval_bytes_.size(), full + (elapsed_ > 0 ? 1 : 0));
+    std::vector<double> bw(rows, 0);
+    for (std::size_t i = 0; i < rows; ++i) {
+      const double span =
+          std::min(spec_.interval_s, elapsed_ - static_cast<double>(i) * spec_.interval_s);
+      const double b = i < interval_bytes_.size() ? interval_bytes_[i] : 0;
+      bw[i] = span > 0 ? b / span / 1e9 : 0;
+    }
+    return {bw};
+  }
+
+ private:
+  void attach() {
+    if (attached_) return;
+    for (auto& e : engines_) e->attach(files_, spec_.random);
+    attached_ = true;
+  }
+  void detach() {
+    for (auto& e : engines_) e->detach();
+    attached_ = false;
+  }
+
+  struct Iteration {
+    double duration = 0, bytes = 0;
+    std::vector<double> latencies;
+    std::vector<std::pair<double, double>> finished;
+  };
+
+  ReadSpec spec_;
+  std::size_t block_bytes_;
+  Region region_;
+  int rank_;
+  int read_fd_ = -1, cache_fd_ = -1;
+  std::vector<FileRef> files_;
+  std::vector<BlockRef> blocks_;
+  std::vector<std::unique_ptr<Engine>> engines_;
+  bool attached_ = false, checking_ = false, warned_ = false;
+  std::uint64_t iteration_ = 0;
+  double resident_ = kNaN;
+  Iteration last_;
+  double elapsed_ = 0;  // seconds of timed reads so far
+  std::vector<double> interval_bytes_;
+  std::uint64_t bad_pages_ = 0;
+  std::vector<std::string> messages_;
+};
+
+}  // namespace
+
+StorageCase::StorageCase(ReadSpec spec, RankLayout layout, std::vector<std::uint64_t> block_sizes,
+                         std::shared_ptr<Dataset> dataset, const RankContext& ctx)
+    : spec_(std::move(spec)),
+      layout_(std::move(layout)),
+      block_sizes_(std::move(block_sizes)),
+      dataset_(std::move(dataset)),
+      ctx_(ctx) {
+  source_rank_ =
+      spec_.cache == CacheState::kOtherNode
+          ? other_node_source(ctx.rank, ctx.node_of_rank, ctx.local_rank_of_rank, ctx.node_count)
+          : ctx.rank;
+}
+
+std::string StorageCase::name() const {
+  std::string tuning = fmt::format("qd{} x{}", spec_.queue_depth, spec_.threads);
+  if (spec_.stonewall_s > 0) tuning += fmt::format(" stonewall {:g}s", spec_.stonewall_s);
+  return fmt::format("{} {} {} {} {} {}", spec_.engine, name_of(spec_.cache),
+                     spec_.random ? "random" : "sequential",
+                     spec_.shared ? "shared" : "file-per-rank", tuning, layout_.label);
+}
+
+std::vector<Param> StorageCase::params() const {
+  return {
+      {"engine", spec_.engine, "", false},
+      {"direct", std::int64_t{spec_.cache == CacheState::kDirect}, "", false},
+      {"cache_state", std::string(name_of(spec_.cache)), "", false},
+      {"access", std::string(spec_.random ? "random" : "sequential"), "", false},
+      {"file_layout", std::string(spec_.shared ? "shared" : "file-per-rank"), "", false},
+      {"queue_depth", std::int64_t{spec_.queue_depth}, "", false},
+      {"threads", std::int64_t{spec_.threads}, "", false},
+      {"bytes_per_rank", static_cast<std::int64_t>(dataset_->spec().bytes_per_rank), "B", false},
+      {"stonewall_s", spec_.stonewall_s, "s", false},
+      {"interval_s", spec_.interval_s, "s", false},
+      {"ranks_per_node", std::int64_t{layout_.ranks_per_node}, "ranks", false},
+      {"nodes", std::int64_t{layout_.nodes}, "nodes", false},
+      {"ranks", std::int64_t{layout_.ranks}, "ranks", false},
+      {"dataset_dir", dataset_->set_dir(), "", false},
+      {"fs_type", dataset_->fs_type(), "", false},
+      {"verify", std::int64_t{spec_.verify}, "", false},
+  };
+}
+
+std::vector<Param> StorageCase::point_columns(std::size_t point, int) const {
+  return {{"block_bytes", static_cast<std::int64_t>(block_sizes_[point]), "B", true}};
+}
+
+std::vector<CounterSpec> StorageCase::counters() const {
+  std::vector<CounterSpec> out;
+  for (const auto& item : schema::kStorageCounters)
+    out.push_back({std::string(item.name), std::string(item.unit), std::string(item.description)});
+  return out;
+}
+
+std::vector<CounterSpec> StorageCase::series() const {
+  return {{std::string(schema::kStorageIntervalSeries), "GB/s",
+           "bandwidth of each rank per interval of its timed reads, iteration after iteration",
+           spec_.interval_s}};
+}
+
+std::vector<Metric> StorageCase::sample_metrics(std::size_t, int, const SampleView& v) const {
+  const auto& c = *v.counters;
+  const auto& times = *v.times;
+  auto at = [&](const std::vector<double>& m, std::size_t i, int r) {
+    return m[i * v.ranks + static_cast<std::size_t>(r)];
+  };
+  std::vector<double> agg, iops, lat50, lat99, lat999;
+  double resident_max = 0, total = 0;
+  for (std::size_t i = 0; i < v.iterations; ++i) {
+    double bytes = 0, ops = 0, slowest = 0;
+    for (int r : *v.members) {
+      bytes += at(c[kBytes], i, r);
+      ops += at(c[kOps], i, r);
+      slowest = std::max(slowest, at(times, i, r));
+      lat50.push_back(at(c[kP50], i, r));
+      lat99.push_back(at(c[kP99], i, r));
+      lat999.push_back(at(c[kP999], i, r));
+      const double resident = at(c[kResident], i, r);
+      if (!std::isnan(resident)) resident_max = std::max(resident_max, resident);
+    }
+    total += bytes;
+    agg.push_back(slowest > 0 ? bytes / slowest / 1e9 : kNaN);
+    iops.push_back(slowest > 0 ? ops / slowest : kNaN);
+  }
+  std::vector<double> per_rank;
+  for (int r : *v.members) {
+    std::vector<double> bw;
+    for (std::size_t i = 0; i < v.iterations; ++i)
+      bw.push_back(at(c[kBytes], i, r) / at(times, i, r) / 1e9);
+    per_rank.push_back(median_of(bw));
+  }
+  std::erase_if(per_rank, [](double x) { return std::isnan(x); });
+  const double rank_min =
+      per_rank.empty() ? kNaN : *std::min_element(per_rank.begin(), per_rank.end());
+  return {
+      {"agg_bw", "GB/s", "higher", median_of(agg)},
+      {"iops", "ops/s", "higher", median_of(iops)},
+      {"rank_bw_min", "GB/s", "higher", rank_min},
+      {"rank_bw_median", "GB/s", "higher", median_of(per_rank)},
+      {"lat_p50", "s", "lower", median_of(lat50)},
+      {"lat_p99", "s", "lower", median_of(lat99)},
+      {"lat_p999", "s", "lower", median_of(lat999)},
+      {"resident_before_max", "", "lower", resident_max},
+      {"bytes_total", "B", "", total},  // a figure, not a metric: no direction
+  };
+}
+
+std::unique_ptr<Operation> StorageCase::make_operation(std::size_t point) {
+  if (layout_.group_of_rank[static_cast<std::size_t>(ctx_.rank)] < 0) return nullptr;
+  const std::uint64_t b = dataset_->spec().bytes_per_rank;
+  Region region;
+  if (spec_.shared) {
+    region = {dataset_->shared_file(), kSharedFileId, b * static_cast<std::uint64_t>(source_rank_),
+              b};
+  } else {
+    region = {dataset_->rank_file(source_rank_), static_cast<std::uint32_t>(source_rank_), 0, b};
+  }
+  return std::make_unique<StorageOperation>(spec_, block_sizes_[point], std::move(region),
+                                            ctx_.rank);
+}
+
+}  // namespace preflight::storage

@@ -1,0 +1,12 @@
+#pragma once
+
+#include <memory>
+
+#include "harness/family.hpp"
+
+namespace preflight::storage {
+
+// Read throughput from every rank at once (psync, io_uring, mmap), with proof of cache state.
+std::unique_ptr<Family> make_storage_family();
+
+}  // namespace preflight::storage

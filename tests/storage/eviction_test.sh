@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The evicted cache state is proven: the data set is fully resident after a warm read (fincore,
+# util-linux's own measurement); a time-bounded evicted read then records resident_before 0
+# (mincore after fdatasync + DONTNEED) and, as fincore shows afterwards, only about what it
+# read came back into the cache: the rest stayed evicted.
+# eviction_test.sh PREFLIGHT WORKDIR
+set -uo pipefail
+bin=$1 work=$2
+source "$(dirname "$0")/../faults/common.sh"
+rm -rf "$work" && mkdir -p "$work/data"
+if [[ $(stat -f -c %T "$work/data") == tmpfs ]]; then
+  echo "SKIP: $work is on tmpfs, where pages cannot be evicted"; exit 77
+fi
+command -v fincore >/dev/null || { echo "SKIP: no fincore"; exit 77; }
+set_dir=$work/data/preflight-evict
+common=(storage --dir "$work/data" --dataset evict --size 32M --block-sizes 64K --keep true
+        --warmup 0 --min-iters 1 --iters 1)
+resident() {  # resident bytes of the set's files (fincore)
+  fincore --bytes --noheadings --output RES "$set_dir"/rank-*.dat | awk '{s += $1} END {print s + 0}'
+}
+mpirun -np 2 "$bin" "${common[@]}" --cache warm -o "$work/warm.h5" >"$work/warm.log" 2>&1 ||
+  fail "warm run failed: $(tail -3 "$work/warm.log")"
+before=$(resident)
+total=$((2 * 32 * 1024 * 1024))
+expect "before eviction fincore finds the data set resident ($before of $total bytes)" \
+  test "$before" -ge $((total * 9 / 10))
+warm=$(h5 "$work/warm.h5" 'print(float(f["cases/000000/points/0000/counters/resident_before"][:].min()))')
+expect "preflight's mincore agrees: warm resident_before $warm >= 0.9" \
+  awk -v x="$warm" 'BEGIN {exit !(x >= 0.9)}'
+mpirun -np 2 "$bin" "${common[@]}" --cache evicted --stonewall 2ms -o "$work/evicted.h5" \
+  >"$work/evicted.log" 2>&1 || fail "evicted run failed: $(tail -3 "$work/evicted.log")"
+cold=$(h5 "$work/evicted.h5" 'print(float(f["cases/000000/points/0000/counters/resident_before"][:].max()))')
+expect "after eviction preflight's mincore finds resident_before $cold <= 0.01" \
+  awk -v x="$cold" 'BEGIN {exit !(x <= 0.01)}'
+read_bytes=$(h5 "$work/evicted.h5" 'print(int(f["cases/000000/points/0000/counters/bytes"][:].sum()))')
+after=$(resident)
+# Readahead may bring in a few MiB beyond what was read.
+expect "after the evicted read fincore finds $after bytes resident: what it read ($read_bytes) plus readahead, not the $before before" \
+  test "$after" -le $((read_bytes + 16 * 1024 * 1024)) -a "$after" -lt $((before / 2))
+rm -rf "$set_dir"
+finish

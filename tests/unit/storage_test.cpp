@@ -1,0 +1,66 @@
+// The storage family's pure parts: other-node pairing, the data set's pattern, cache states.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "storage/cache_state.hpp"
+#include "storage/engine.hpp"
+#include "storage/pattern.hpp"
+
+namespace preflight::storage {
+namespace {
+
+TEST(StorageOtherNode, EveryRankReadsAnotherNodesData) {
+  // 3 nodes of 2, 1 and 3 ranks.
+  const std::vector<int> node = {0, 0, 1, 2, 2, 2};
+  const std::vector<int> local = {0, 1, 0, 0, 1, 2};
+  std::vector<int> source;
+  for (int r = 0; r < 6; ++r) {
+    source.push_back(other_node_source(r, node, local, 3));
+    EXPECT_NE(node[static_cast<std::size_t>(source.back())], node[static_cast<std::size_t>(r)])
+        << "rank " << r << " reads its own node's data";
+  }
+  // The same local rank on the next node, modulo that node's size.
+  EXPECT_EQ(source, (std::vector<int>{2, 2, 3, 0, 1, 0}));
+}
+
+TEST(StorageOtherNode, TwoNodesSwap) {
+  const std::vector<int> node = {0, 0, 1, 1};
+  const std::vector<int> local = {0, 1, 0, 1};
+  for (int r = 0; r < 4; ++r) EXPECT_EQ(other_node_source(r, node, local, 2), (r + 2) % 4);
+}
+
+TEST(StoragePattern, NamesFileAndOffsetAndCatchesOneBadWord) {
+  std::vector<std::byte> page(kPatternPage);
+  fill_pattern(page.data(), page.size(), 7, 1 << 20);
+  EXPECT_EQ(first_mismatch(page.data(), page.size(), 7, 1 << 20), -1);
+  EXPECT_EQ(first_mismatch(page.data(), page.size(), 8, 1 << 20), 0) << "another file's page";
+  EXPECT_EQ(first_mismatch(page.data(), page.size(), 7, 0), 0) << "another offset's page";
+  page[1000] ^= std::byte{1};
+  EXPECT_EQ(first_mismatch(page.data(), page.size(), 7, 1 << 20), 1000 / 8 * 8);
+  std::vector<std::byte> zeros(kPatternPage);
+  EXPECT_EQ(first_mismatch(zeros.data(), zeros.size(), 0, 0), 0) << "a zero page is never right";
+}
+
+TEST(StorageCacheState, NamesRoundTripAndOnlyWarmKeepsTheCache) {
+  for (auto s :
+       {CacheState::kDirect, CacheState::kEvicted, CacheState::kOtherNode, CacheState::kWarm}) {
+    EXPECT_EQ(cache_state_named(name_of(s)), s);
+    EXPECT_EQ(evicts(s), s != CacheState::kWarm);
+  }
+  EXPECT_FALSE(cache_state_named("cold"));
+}
+
+TEST(StorageEngines, TableAndCapabilities) {
+  EXPECT_EQ(engine_names(), (std::vector<std::string>{"psync", "io_uring", "mmap"}));
+  for (const auto& n : engine_names()) EXPECT_EQ(make_engine(n)->name(), n);
+  EXPECT_FALSE(make_engine("libaio"));
+  EXPECT_TRUE(engine_supports_direct("psync"));
+  EXPECT_FALSE(engine_supports_direct("mmap"));
+  EXPECT_TRUE(engine_supports_queue_depth("io_uring"));
+  EXPECT_FALSE(engine_supports_queue_depth("psync"));
+}
+
+}  // namespace
+}  // namespace preflight::storage
