@@ -341,6 +341,7 @@ std::vector<Param> StorageCase::params() const {
       {"ranks_per_node", std::int64_t{layout_.ranks_per_node}, "ranks", false},
       {"nodes", std::int64_t{layout_.nodes}, "nodes", false},
       {"ranks", std::int64_t{layout_.ranks}, "ranks", false},
+      {"layout", layout_.label, "", false},
       {"dataset_dir", dataset_->set_dir(), "", false},
       {"fs_type", dataset_->fs_type(), "", false},
       {"verify", std::int64_t{spec_.verify}, "", false},

@@ -18,7 +18,8 @@ namespace {
 constexpr double kPoorEfficiency = 0.8;  // scaling below this at the top step is a finding
 constexpr double kInterIntraGap = 0.5;   // inter-node throughput below this share of intra-node
 constexpr double kHighCv = 0.2;          // a point this noisy is not trustworthy
-constexpr double kFewSamples = 10;       // nor one with fewer per-iteration samples
+constexpr double kFewSamples = 10;       // nor one with fewer per-iteration samples (a storage
+constexpr double kFewReads = 3;          // iteration reads a whole data set: fewer than 3 there)
 constexpr double kResidentShare = 0.05;  // a read with more of its bytes cached than this
 
 std::string ranks_text(const std::vector<int>& ranks) {
@@ -72,9 +73,8 @@ void scaling_losses(const std::vector<ScalingSeries>& scaling, std::vector<Findi
       poor;
   for (const auto& s : scaling) {
     const auto& last = s.points.back();
-    if (std::isnan(last.efficiency) || last.efficiency >= kPoorEfficiency ||
-        last.nodes <= s.reference_nodes)
-      continue;
+    const bool grew = s.aggregate ? last.ranks > s.reference_ranks : last.nodes > s.reference_nodes;
+    if (std::isnan(last.efficiency) || last.efficiency >= kPoorEfficiency || !grew) continue;
     poor[{s.run_label, s.family, s.band}].push_back(&s);
   }
   for (auto& [key, series] : poor) {
@@ -88,23 +88,28 @@ void scaling_losses(const std::vector<ScalingSeries>& scaling, std::vector<Findi
     for (const auto* s : series) {
       std::string steps;
       for (const auto& p : s->points)
-        steps +=
-            fmt::format("{}{:g} nodes {:.3g} {} ({:.0f}%, case {})", steps.empty() ? "" : "; ",
-                        p.nodes, p.value, s->unit, p.efficiency * 100, fmt::join(p.cases, ","));
+        steps += fmt::format("{}{:g} ranks on {:g} nodes {:.3g} {} ({:.0f}%, case {})",
+                             steps.empty() ? "" : "; ", p.ranks, p.nodes, p.value, s->unit,
+                             p.efficiency * 100, fmt::join(p.cases, ","));
       evidence.push_back(fmt::format("{} ({}), {}: {}", s->subject, s->topology, s->metric, steps));
     }
-    const auto band = worst.band.empty() ? std::string() : ", " + worst.band + " sizes";
+    const auto band = worst.band.empty() ? std::string() : ", " + band_text(worst.band);
+    const auto what = series.size() == 1
+                          ? worst.subject
+                          : fmt::format("{} {}", series.size(), data ? "reads" : "collectives");
+    const auto share = series.size() == 1
+                           ? fmt::format("{:.0f}%", last.efficiency * 100)
+                           : fmt::format("{:.0f}-{:.0f}%", last.efficiency * 100,
+                                         series.back()->points.back().efficiency * 100);
     out.push_back(
         {data ? Stage::kData : Stage::kCommunication, worst.run_label,
-         series.size() == 1
-             ? fmt::format("{}{}: {} falls to {:.0f}% of its {:g}-node value at {:g} nodes",
-                           worst.subject, band, worst.metric, last.efficiency * 100,
-                           worst.reference_nodes, last.nodes)
-             : fmt::format("{} {}{}: {} falls to {:.0f}-{:.0f}% of its {:g}-node value at "
-                           "{:g} nodes",
-                           series.size(), data ? "reads" : "collectives", band, worst.metric,
-                           last.efficiency * 100, series.back()->points.back().efficiency * 100,
-                           worst.reference_nodes, last.nodes),
+         worst.aggregate
+             ? fmt::format("{}{}: {} per rank falls to {} of its {:g}-rank value at {:g} ranks "
+                           "({:g} nodes): the storage saturates",
+                           what, band, worst.metric, share, worst.reference_ranks, last.ranks,
+                           last.nodes)
+             : fmt::format("{}{}: {} falls to {} of its {:g}-node value at {:g} nodes", what, band,
+                           worst.metric, share, worst.reference_nodes, last.nodes),
          evidence,
          data ? "Find where the file system saturates: servers and targets busy (iostat, the "
                 "file system's own statistics), client network links, striping of the data set."
@@ -210,7 +215,7 @@ void measurement_quality(const RunReport& r, std::vector<Finding>& out) {
           noisy_examples.push_back(fmt::format("case {} {} at {}: CV {:.0f}%", c.group_name, c.name,
                                                v.point_label(p), cv * 100));
       }
-      few += v.number("iterations", row) < kFewSamples;
+      few += v.number("iterations", row) < (c.family == "storage" ? kFewReads : kFewSamples);
     }
     if (v.param("cache_state") == "warm" || v.param("fs_type") == "tmpfs")
       warm.push_back(fmt::format("case {} {} (cache state {}, file system {})", c.group_name,
@@ -237,14 +242,16 @@ void measurement_quality(const RunReport& r, std::vector<Finding>& out) {
                    static_cast<double>(noisy) / static_cast<double>(total), false});
   }
   if (few > 0)
-    out.push_back({Stage::kMeasurement,
-                   r.label,
-                   "few samples: not trustworthy",
-                   {fmt::format("{} of {} sizes have fewer than {:.0f} per-iteration samples", few,
-                                total, kFewSamples)},
-                   "Raise timing.min_iters or timing.budget so each size has enough samples.",
-                   static_cast<double>(few) / static_cast<double>(total),
-                   false});
+    out.push_back(
+        {Stage::kMeasurement,
+         r.label,
+         "few samples: not trustworthy",
+         {fmt::format("{} of {} sizes have fewer than {:.0f} per-iteration samples ({:.0f} "
+                      "for storage reads)",
+                      few, total, kFewSamples, kFewReads)},
+         "Raise timing.min_iters or timing.budget so each size has enough samples.",
+         static_cast<double>(few) / static_cast<double>(total),
+         false});
   if (!warm.empty())
     out.push_back({Stage::kMeasurement, r.label,
                    "reads served from memory: these figures measure the page cache, not storage",

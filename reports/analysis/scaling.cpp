@@ -112,6 +112,11 @@ void add_case(const CaseView& v, const RunData& run,
 
 }  // namespace
 
+std::string band_text(const std::string& band) {
+  if (band.empty()) return band;
+  return band == "small" || band == "medium" || band == "large" ? band + " sizes" : band;
+}
+
 Band band_of(double size_bytes) {
   if (size_bytes < kSmallBelow) return Band::kSmall;
   if (size_bytes >= kLargeFrom) return Band::kLarge;
@@ -159,14 +164,24 @@ std::vector<ScalingSeries> scaling_series(const RunData& run, const std::string&
     s.band = key.band;
     std::tie(s.metric, s.unit) = metric_of[key];
     for (auto& [scale, point] : by_scale) s.points.push_back(point);
-    // The reference: the first multi-node step, or the smallest step when all share one node.
-    auto reference = std::find_if(s.points.begin(), s.points.end(),
-                                  [](const ScalingPoint& p) { return p.nodes >= 2; });
-    if (reference == s.points.end() || s.points.back().nodes == reference->nodes)
+    s.aggregate = key.family == "storage" || key.family == "dataloader";
+    auto reference = s.points.begin();
+    if (s.aggregate) {  // by ranks, then nodes; against the fewest ranks
+      std::sort(s.points.begin(), s.points.end(), [](const ScalingPoint& a, const ScalingPoint& b) {
+        return std::tie(a.ranks, a.nodes) < std::tie(b.ranks, b.nodes);
+      });
       reference = s.points.begin();
+    } else {  // the first multi-node step, or the smallest step when all share one node
+      reference = std::find_if(s.points.begin(), s.points.end(),
+                               [](const ScalingPoint& p) { return p.nodes >= 2; });
+      if (reference == s.points.end() || s.points.back().nodes == reference->nodes)
+        reference = s.points.begin();
+    }
     s.reference_nodes = reference->nodes;
-    const double ref = reference->value;
-    for (auto& p : s.points) p.efficiency = ref > 0 ? p.value / ref : kNaN;
+    s.reference_ranks = reference->ranks;
+    const double ref = s.aggregate ? reference->value / reference->ranks : reference->value;
+    for (auto& p : s.points)
+      p.efficiency = ref > 0 ? (s.aggregate ? p.value / p.ranks : p.value) / ref : kNaN;
     out.push_back(std::move(s));
   }
   return out;

@@ -33,8 +33,12 @@ struct ScalingSeries {
   std::string subject;   // e.g. "allreduce float32 sum out-of-place", "storage psync seq direct"
   std::string topology;  // the comm topology, or "ranks" / "nodes" for storage
   std::string band;      // name_of(Band), or "" where sizes do not apply
-  std::string metric, unit;          // e.g. busbw, GB/s
-  double reference_nodes = 0;        // efficiency is against this step (the first multi-node one)
+  std::string metric, unit;  // e.g. busbw, GB/s
+  // Collectives: efficiency is the value against the first multi-node step (busbw is already
+  // per rank: ideal is flat). Aggregate throughputs (storage, dataloader): the value per rank
+  // against the smallest step's (ideal is linear in ranks).
+  bool aggregate = false;
+  double reference_nodes = 0, reference_ranks = 0;
   std::vector<ScalingPoint> points;  // by nodes (then ranks), ascending
 };
 
@@ -57,6 +61,9 @@ struct AlphaBetaFit {
   std::string model;            // the formula, in words, for the report
   std::vector<Prediction> predictions;
 };
+
+// "small sizes", "1 MiB blocks" or "": a series' band as the report words it.
+std::string band_text(const std::string& band);
 
 std::vector<ScalingSeries> scaling_series(const RunData& run, const std::string& label);
 std::vector<AlphaBetaFit> alpha_beta_fits(const RunData& run, const std::string& label);

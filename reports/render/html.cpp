@@ -373,16 +373,19 @@ class Writer {
   void scaling() {
     if (report_.scaling.empty()) return;
     add("<h2 id=\"scaling\">Scaling</h2>\n");
-    add("<p class=\"muted\">Each metric against the number of nodes (storage: ranks or nodes), "
-        "the median over the band's sizes. Efficiency is the value against the first multi-node "
-        "step.</p>\n");
+    add("<p class=\"muted\">Each metric against the number of nodes (storage: ranks), the median "
+        "over the band's sizes (storage: per block size). Collectives: efficiency is busbw against "
+        "the first multi-node step (ideal: flat). Storage: efficiency is the aggregate bandwidth "
+        "per "
+        "rank against the fewest ranks' (ideal: linear in ranks; it falls where the storage "
+        "saturates).</p>\n");
     using Key = std::tuple<std::string, std::string, std::string, std::string, std::string>;
     std::vector<Key> order;
     std::map<Key, std::vector<const ScalingSeries*>> groups;
     for (const auto& s : report_.scaling) {
       const bool storage = s.family == "storage";
       const Key key{s.run_label, s.family, s.metric + "\n" + s.unit, s.band,
-                    storage && s.topology == "ranks" ? "ranks" : "nodes"};
+                    storage || s.aggregate ? "ranks" : "nodes"};
       if (!groups.count(key)) order.push_back(key);
       groups[key].push_back(&s);
     }
@@ -401,7 +404,7 @@ class Writer {
       Chart c;
       c.title = storage ? fmt::format("Storage scaling: aggregate {} vs {}", metric, x_kind)
                         : fmt::format("{} {} vs nodes", family, metric);
-      if (!band.empty()) c.title += fmt::format(", {} sizes", band);
+      if (!band.empty()) c.title += ", " + band_text(band);
       if (report_.runs.size() > 1) c.title += " \u00b7 " + run;
       c.x_label = by_ranks ? "ranks" : "nodes";
       c.y_label = unit.empty() ? metric : fmt::format("{} ({})", metric, unit);

@@ -88,6 +88,8 @@ json scaling(const Report& r) {
                    {"metric", s.metric},
                    {"unit", s.unit},
                    {"reference_nodes", s.reference_nodes},
+                   {"reference_ranks", s.reference_ranks},
+                   {"aggregate", s.aggregate},
                    {"points", points}});
   }
   return out;

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "analysis/case_view.hpp"
 #include "render/text_format.hpp"
 
 namespace preflight::report {
@@ -14,36 +15,32 @@ std::string number(double v, double scale, int decimals) {
   return std::isnan(v) ? std::string("-") : fmt::format("{:.{}f}", v * scale, decimals);
 }
 
-// The metrics a family wrote (columns with a "better" direction), per-iteration ones only.
-std::vector<std::string> metric_names(const CaseData& c) {
-  std::vector<std::string> names;
-  for (const auto& [name, column] : c.stats)
-    if (!column.better.empty() && name.rfind("batched_", 0) != 0) names.push_back(name);
-  return names;
-}
-
 void print_case(std::FILE* out, const CaseData& c) {
   fmt::print(out, "\n{} {} [{}]\n", c.group_name, c.name, c.status);
   if (c.status == "timeout" && c.params.count("timeout_message"))
     fmt::print(out, "  {}\n", c.params.at("timeout_message"));
   if (c.rows() == 0) return;
-  const auto metrics = metric_names(c);
-  const bool sized = c.stats.count("size_bytes") > 0;
-  fmt::print(out, "  {:>12} {:>6} {:>11} {:>11} {:>7}", sized ? "size(B)" : "point", "iters",
-             "median(us)", "p95(us)", "cv(%)");
-  for (const auto& m : metrics)
-    fmt::print(out, " {:>12}", fmt::format("{}({})", m, c.stats.at(m).unit));
+  const CaseView v(c);
+  const auto metrics = v.metrics();
+  const char* size_column = c.stats.count("size_bytes")    ? "size_bytes"
+                            : c.stats.count("block_bytes") ? "block_bytes"
+                                                           : "point";
+  fmt::print(out, "  {:>12} {:>6} {:>11} {:>11} {:>7}",
+             size_column == std::string("point") ? "point" : "size(B)", "iters", "median(us)",
+             "p95(us)", "cv(%)");
+  for (const auto& m : metrics) {
+    const auto& unit = c.stats.at(m).unit;
+    fmt::print(out, " {:>12}", unit.empty() ? m : fmt::format("{}({})", m, unit));
+  }
   fmt::print(out, " {:>7}\n", "wrong");
   const auto& group = c.stats.at("group").numbers;
   for (std::size_t r = 0; r < c.rows(); ++r) {
     if (group[r] != -1) continue;  // all groups together; per-group rows are in the file
     const auto col = [&](const char* name) { return c.stats.at(name).numbers[r]; };
-    fmt::print(out, "  {:>12} {:>6} {:>11} {:>11} {:>7}",
-               number(sized ? col("size_bytes") : col("point"), 1, 0),
+    fmt::print(out, "  {:>12} {:>6} {:>11} {:>11} {:>7}", number(col(size_column), 1, 0),
                number(col("iterations"), 1, 0), number(col("time_median"), 1e6, 2),
                number(col("time_p95"), 1e6, 2), number(col("time_cv"), 100, 1));
-    for (const auto& m : metrics)
-      fmt::print(out, " {:>12}", number(c.stats.at(m).numbers[r], 1, 2));
+    for (const auto& m : metrics) fmt::print(out, " {:>12}", figure(c.stats.at(m).numbers[r], 4));
     fmt::print(out, " {:>7}\n", number(col("wrong"), 1, 0));
   }
 }
@@ -107,10 +104,12 @@ void print_checks(std::FILE* out, const Report& report, bool colour) {
 
 void print_scaling(std::FILE* out, const Report& report) {
   if (report.scaling.empty()) return;
-  fmt::print(out, "\n## Scaling (efficiency against the first multi-node step)\n");
+  fmt::print(out,
+             "\n## Scaling (collectives: against the first multi-node step; storage: per rank, "
+             "against the fewest ranks)\n");
   for (const auto& s : report.scaling) {
     fmt::print(out, "{} | {} ({}){}: {}\n", s.run_label, s.subject, s.topology,
-               s.band.empty() ? "" : ", " + s.band + " sizes", s.metric);
+               s.band.empty() ? "" : ", " + band_text(s.band), s.metric);
     for (const auto& p : s.points)
       fmt::print(out, "  {:>6g} nodes {:>6g} ranks  {:>10} {}  {:>5}%\n", p.nodes, p.ranks,
                  figure(p.value), s.unit, figure(p.efficiency * 100, 3));

@@ -144,6 +144,7 @@ inline constexpr std::array kStorageCaseAttributes = {
     Item{"ranks_per_node", Type::kInt64, "ranks", "active ranks per node in this case"},
     Item{"nodes", Type::kInt64, "nodes", "nodes with active ranks in this case"},
     Item{"ranks", Type::kInt64, "ranks", "active ranks in this case"},
+    Item{"layout", Type::kString, "", "the scaling step's label; the case name ends with it"},
     Item{"dataset_dir", Type::kString, "", "the data set directory"},
     Item{"fs_type", Type::kString, "", "file system type of the data set directory"},
     Item{"verify", Type::kInt64, "", "1 when the check pass verified every block"},

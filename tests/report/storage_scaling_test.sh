@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The report's storage scaling: a storage read at 1 and 2 ranks per node and on the node ladder
+# (4 ranks as 2 virtual nodes) becomes one series per engine and block size, aggregate bandwidth
+# against ranks, efficiency per rank against the fewest ranks; the HTML draws it as the storage
+# scaling chart.
+# storage_scaling_test.sh PREFLIGHT PREFLIGHT_REPORT WORKDIR
+set -uo pipefail
+bin=$1 report=$2 work=$3
+source "$(dirname "$0")/../faults/common.sh"
+rm -rf "$work" && mkdir -p "$work/data"
+run=$work/storage.h5
+mpirun -np 4 "$bin" storage --ranks-per-node 2 --dir "$work/data" --engine psync --cache direct --size 4M \
+  --block-sizes 1M --scale-ranks-per-node 1,2 --node-ladder true -w 1 --min-iters 3 -n 3 -o "$run" >"$work/run.log" 2>&1 ||
+  { fail "preflight storage failed"; tail -5 "$work/run.log"; }
+"$report" "$run" --no-color --json "$work/r.json" --html "$work/r.html" >"$work/out" 2>&1
+rc=$?
+[[ $rc -eq 0 ]] && pass "report: exit 0" || { fail "report: exit $rc"; tail -5 "$work/out"; }
+/usr/bin/python3 - "$work/r.json" <<'PY' && pass "one storage series: agg_bw against ranks, per-rank efficiency" || fail "storage scaling series"
+import json, sys
+v = json.load(open(sys.argv[1]))
+series = [s for s in v["scaling"] if s["family"] == "storage"]
+def check(cond, what):
+    if not cond:
+        print("FAIL:", what, json.dumps(series, indent=1)[:2000]); sys.exit(1)
+check(len(series) == 1, "one series (one engine, one block size)")
+s = series[0]
+check(s["metric"] == "agg_bw" and s["unit"] == "GB/s" and s["band"] == "1 MiB blocks", "agg_bw per block size")
+steps = [(p["ranks"], p["nodes"]) for p in s["points"]]
+check(steps == [(2, 1), (2, 2), (4, 2)], f"steps by ranks then nodes: {steps}")
+check(s["reference_ranks"] == 2 and s["points"][0]["efficiency"] == 1.0, "reference: the fewest ranks")
+last, first = s["points"][-1], s["points"][0]
+check(abs(last["efficiency"] - (last["value"] / 4) / (first["value"] / 2)) < 1e-12, "efficiency per rank")
+check(all(p["value"] > 0 for p in s["points"]), "measured bandwidths")
+print(" ".join(f"{r} ranks/{n} nodes: {p['value']:.3g} GB/s ({p['efficiency']:.0%})" for (r, n), p in zip(steps, s["points"])))
+PY
+html=$work/r.html
+awk '/Storage scaling/ {seen=1} seen && /<svg/ {found=1} END {exit !found}' "$html" &&
+  pass "HTML: the storage scaling chart, drawn" || fail "HTML: no storage scaling chart"
+[[ -z $(ls -A "$work/data") ]] && pass "data set removed after the run" || fail "data set left in $work/data"
+finish
