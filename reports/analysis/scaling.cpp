@@ -145,6 +145,35 @@ std::string describe(Band b) {
   }
 }
 
+namespace {
+
+// Orders the steps, sets each one's efficiency and adds the series (two steps at least).
+void add_series(ScalingSeries s, std::vector<ScalingPoint> points,
+                std::vector<ScalingSeries>& out) {
+  if (points.size() < 2) return;  // one scale is no scaling
+  s.points = std::move(points);
+  auto reference = s.points.begin();
+  if (s.aggregate) {  // by ranks, then nodes; against the fewest ranks
+    std::sort(s.points.begin(), s.points.end(), [](const ScalingPoint& a, const ScalingPoint& b) {
+      return std::tie(a.ranks, a.nodes) < std::tie(b.ranks, b.nodes);
+    });
+    reference = s.points.begin();
+  } else {  // the first multi-node step, or the smallest step when all share one node
+    reference = std::find_if(s.points.begin(), s.points.end(),
+                             [](const ScalingPoint& p) { return p.nodes >= 2; });
+    if (reference == s.points.end() || s.points.back().nodes == reference->nodes)
+      reference = s.points.begin();
+  }
+  s.reference_nodes = reference->nodes;
+  s.reference_ranks = reference->ranks;
+  const double ref = s.aggregate ? reference->value / reference->ranks : reference->value;
+  for (auto& p : s.points)
+    p.efficiency = ref > 0 ? (s.aggregate ? p.value / p.ranks : p.value) / ref : kNaN;
+  out.push_back(std::move(s));
+}
+
+}  // namespace
+
 std::vector<ScalingSeries> scaling_series(const RunData& run, const std::string& label) {
   std::map<SeriesKey, std::map<std::pair<double, double>, ScalingPoint>> steps;
   std::map<SeriesKey, std::pair<std::string, std::string>> metric_of;
@@ -155,7 +184,6 @@ std::vector<ScalingSeries> scaling_series(const RunData& run, const std::string&
   }
   std::vector<ScalingSeries> out;
   for (auto& [key, by_scale] : steps) {
-    if (by_scale.size() < 2) continue;  // one scale is no scaling
     ScalingSeries s;
     s.run_label = label;
     s.family = key.family;
@@ -163,26 +191,31 @@ std::vector<ScalingSeries> scaling_series(const RunData& run, const std::string&
     s.topology = key.topology;
     s.band = key.band;
     std::tie(s.metric, s.unit) = metric_of[key];
-    for (auto& [scale, point] : by_scale) s.points.push_back(point);
+    std::vector<ScalingPoint> points;
+    for (auto& [scale, point] : by_scale) points.push_back(point);
     s.aggregate = key.family == "storage" || key.family == "dataloader";
-    auto reference = s.points.begin();
-    if (s.aggregate) {  // by ranks, then nodes; against the fewest ranks
-      std::sort(s.points.begin(), s.points.end(), [](const ScalingPoint& a, const ScalingPoint& b) {
-        return std::tie(a.ranks, a.nodes) < std::tie(b.ranks, b.nodes);
-      });
-      reference = s.points.begin();
-    } else {  // the first multi-node step, or the smallest step when all share one node
-      reference = std::find_if(s.points.begin(), s.points.end(),
-                               [](const ScalingPoint& p) { return p.nodes >= 2; });
-      if (reference == s.points.end() || s.points.back().nodes == reference->nodes)
-        reference = s.points.begin();
+    if (!s.aggregate) {
+      add_series(s, points, out);
+      continue;
     }
-    s.reference_nodes = reference->nodes;
-    s.reference_ranks = reference->ranks;
-    const double ref = s.aggregate ? reference->value / reference->ranks : reference->value;
-    for (auto& p : s.points)
-      p.efficiency = ref > 0 ? (s.aggregate ? p.value / p.ranks : p.value) / ref : kNaN;
-    out.push_back(std::move(s));
+    // Aggregates scale two ways: more ranks on every node, and more nodes with every rank; a
+    // curve each, which share the whole job's step.
+    double most_nodes = 0, most_per_node = 0;
+    for (const auto& p : points) {
+      most_nodes = std::max(most_nodes, p.nodes);
+      most_per_node = std::max(most_per_node, p.ranks / p.nodes);
+    }
+    std::vector<ScalingPoint> per_node, over_nodes;
+    for (const auto& p : points) {
+      if (p.nodes == most_nodes) per_node.push_back(p);
+      if (p.ranks / p.nodes == most_per_node) over_nodes.push_back(p);
+    }
+    s.topology =
+        fmt::format("ranks per node, on {:g} node{}", most_nodes, most_nodes == 1 ? "" : "s");
+    add_series(s, per_node, out);
+    s.topology =
+        fmt::format("nodes, {:g} rank{} per node", most_per_node, most_per_node == 1 ? "" : "s");
+    add_series(s, over_nodes, out);
   }
   return out;
 }

@@ -412,7 +412,7 @@ class Writer {
       for (const auto* s : series) {
         ChartSeries line;
         line.label = s->subject;
-        if (!s->topology.empty() && !storage) line.label += " [" + s->topology + "]";
+        if (!s->topology.empty()) line.label += " [" + s->topology + "]";
         for (const auto& p : s->points) {
           line.x.push_back(by_ranks ? p.ranks : p.nodes);
           line.y.push_back(p.value);

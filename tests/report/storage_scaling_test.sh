@@ -15,23 +15,27 @@ mpirun -np 4 "$bin" storage --ranks-per-node 2 --dir "$work/data" --engine psync
 "$report" "$run" --no-color --json "$work/r.json" --html "$work/r.html" >"$work/out" 2>&1
 rc=$?
 [[ $rc -eq 0 ]] && pass "report: exit 0" || { fail "report: exit $rc"; tail -5 "$work/out"; }
-/usr/bin/python3 - "$work/r.json" <<'PY' && pass "one storage series: agg_bw against ranks, per-rank efficiency" || fail "storage scaling series"
+/usr/bin/python3 - "$work/r.json" <<'PY' && pass "storage series: agg_bw against ranks per node and against nodes, per-rank efficiency" || fail "storage scaling series"
 import json, sys
 v = json.load(open(sys.argv[1]))
 series = [s for s in v["scaling"] if s["family"] == "storage"]
 def check(cond, what):
     if not cond:
         print("FAIL:", what, json.dumps(series, indent=1)[:2000]); sys.exit(1)
-check(len(series) == 1, "one series (one engine, one block size)")
-s = series[0]
-check(s["metric"] == "agg_bw" and s["unit"] == "GB/s" and s["band"] == "1 MiB blocks", "agg_bw per block size")
-steps = [(p["ranks"], p["nodes"]) for p in s["points"]]
-check(steps == [(2, 1), (2, 2), (4, 2)], f"steps by ranks then nodes: {steps}")
-check(s["reference_ranks"] == 2 and s["points"][0]["efficiency"] == 1.0, "reference: the fewest ranks")
-last, first = s["points"][-1], s["points"][0]
-check(abs(last["efficiency"] - (last["value"] / 4) / (first["value"] / 2)) < 1e-12, "efficiency per rank")
-check(all(p["value"] > 0 for p in s["points"]), "measured bandwidths")
-print(" ".join(f"{r} ranks/{n} nodes: {p['value']:.3g} GB/s ({p['efficiency']:.0%})" for (r, n), p in zip(steps, s["points"])))
+check(len(series) == 2, "two series (one engine, one block size): ranks per node, and nodes")
+by = {s["topology"]: s for s in series}
+check(set(by) == {"ranks per node, on 2 nodes", "nodes, 2 ranks per node"}, f"series {list(by)}")
+for s in series:
+    check(s["metric"] == "agg_bw" and s["unit"] == "GB/s" and s["band"] == "1 MiB blocks", "agg_bw per block size")
+    check(s["points"][0]["efficiency"] == 1.0 and s["reference_ranks"] == s["points"][0]["ranks"], "reference: the fewest ranks")
+    last, first = s["points"][-1], s["points"][0]
+    check(abs(last["efficiency"] - (last["value"] / last["ranks"]) / (first["value"] / first["ranks"])) < 1e-12, "efficiency per rank")
+    check(all(p["value"] > 0 for p in s["points"]), "measured bandwidths")
+steps = lambda s: [(p["ranks"], p["nodes"]) for p in s["points"]]
+check(steps(by["ranks per node, on 2 nodes"]) == [(2, 2), (4, 2)], "1 and 2 ranks on each of 2 nodes")
+check(steps(by["nodes, 2 ranks per node"]) == [(2, 1), (4, 2)], "the node ladder with 2 ranks per node")
+for s in series:
+    print(s["topology"] + ": " + ", ".join(f"{p['ranks']:g} ranks/{p['nodes']:g} nodes {p['value']:.3g} GB/s ({p['efficiency']:.0%})" for p in s["points"]))
 PY
 html=$work/r.html
 awk '/Storage scaling/ {seen=1} seen && /<svg/ {found=1} END {exit !found}' "$html" &&
