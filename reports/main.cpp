@@ -38,13 +38,13 @@ struct Outputs {
 void check_outputs(const Outputs& o, const std::vector<std::string>& inputs) {
   std::set<fs::path> in;
   for (const auto& i : inputs)
-    if (fs::exists(i)) in.insert(fs::weakly_canonical(i));
+    if (fs::exists(i)) in.insert(fs::weakly_canonical(fs::absolute(i)));
   const std::pair<const char*, const std::string*> all[] = {
       {"--html", &o.html}, {"--md", &o.markdown}, {"--json", &o.json}, {"--junit", &o.junit}};
   std::set<fs::path> seen;
   for (const auto& [flag, path] : all) {
     if (path->empty()) continue;
-    const auto canonical = fs::weakly_canonical(*path);
+    const auto canonical = fs::weakly_canonical(fs::absolute(*path));
     if (in.count(canonical))
       throw BadInput(fmt::format("{} {}: that is an input file; give another path", flag, *path));
     if (!seen.insert(canonical).second)

@@ -149,8 +149,10 @@ echo "rules: [{metric: busbw, expct: 3}]" >"$work/bad.yaml"
 "$report" "$run" --rules "$work/bad.yaml" --json "$work/bad.json" >"$work/out" 2>&1
 [[ $? -eq 2 ]] && grep -q "unknown key 'expct'" "$work/out" && [[ ! -e $work/bad.json ]] &&
   pass "bad rules: exit 2, '$(head -1 "$work/out")', nothing written" || fail "bad rules: expected exit 2 and the key named"
+(cd "$work" && "$report" golden.h5 --html rel.html --md rel.md >/dev/null 2>&1) && [[ -s $work/rel.html && -s $work/rel.md ]] &&
+  pass "relative output paths are written" || fail "relative output paths"
 cp "$run" "$work/keep.h5"
-"$report" "$work/keep.h5" --html "$work/keep.h5" >"$work/out" 2>&1
+(cd "$work" && "$report" keep.h5 --html ./keep.h5) >"$work/out" 2>&1
 [[ $? -eq 2 ]] && cmp -s "$run" "$work/keep.h5" && pass "an output onto an input is refused, the input kept: '$(head -1 "$work/out")'" ||
   fail "output onto an input"
 finish
