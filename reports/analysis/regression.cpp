@@ -52,8 +52,46 @@ std::vector<EnvironmentChange> environment_changes(const RunData& a, const RunDa
   return changes;
 }
 
+// The same case without its repetition: repetitions of one case are run-to-run replicates.
+std::string replicate_key(const CaseData& c) {
+  return fmt::format("{} | {} | {}", c.name, param(c, "benchmark"), param(c, "variant"));
+}
+
+// Run-to-run noise, where a run repeated its cases: per case (without repetition) and point,
+// the spread of the repetitions' medians, (max - min) / median.
+using NoiseFloors = std::map<std::string, std::vector<double>>;
+NoiseFloors repetition_spread(const RunData& run) {
+  std::map<std::string, std::vector<std::vector<double>>> medians;  // key -> point -> medians
+  for (const auto& c : run.cases) {
+    auto& points = medians[replicate_key(c)];
+    points.resize(std::max(points.size(), c.iteration_times.size()));
+    for (std::size_t p = 0; p < c.iteration_times.size(); ++p)
+      if (!c.iteration_times[p].empty()) {
+        const CaseView v(c);
+        const auto times = v.comparable_times(p, v.median_bytes(p));
+        points[p].push_back(median(times));
+      }
+  }
+  NoiseFloors floors;
+  for (const auto& [key, points] : medians)
+    for (std::size_t p = 0; p < points.size(); ++p) {
+      auto& floor = floors[key];
+      floor.resize(points.size(), 0);
+      if (points[p].size() < 2) continue;
+      const auto [lo, hi] = std::minmax_element(points[p].begin(), points[p].end());
+      const double m = median(points[p]);
+      if (m > 0) floor[p] = (*hi - *lo) / m;
+    }
+  return floors;
+}
+
+double floor_of(const NoiseFloors& floors, const std::string& key, std::size_t point) {
+  const auto it = floors.find(key);
+  return it == floors.end() || point >= it->second.size() ? 0 : it->second[point];
+}
+
 PointComparison compare_point(const CaseData& base, const CaseData& now, std::size_t point,
-                              const RegressionOptions& options) {
+                              const RegressionOptions& options, double noise_floor) {
   PointComparison p;
   p.case_name = case_key(now);
   // Rows are per point and group: the size is the point's all-groups row's.
@@ -71,7 +109,8 @@ PointComparison compare_point(const CaseData& base, const CaseData& now, std::si
   if (a.empty() || b.empty() || !(p.baseline_median > 0)) return p;
   p.change = p.current_median / p.baseline_median - 1;
   p.p_value = mann_whitney(a, b).p_value;
-  if (p.p_value < options.alpha && std::abs(p.change) >= options.min_change)
+  p.noise_floor = noise_floor;
+  if (p.p_value < options.alpha && std::abs(p.change) >= std::max(options.min_change, noise_floor))
     p.verdict = p.change > 0 ? Verdict::kSlower : Verdict::kFaster;
   return p;
 }
@@ -101,6 +140,7 @@ RegressionReport compare_runs(const RunData& baseline, const RunData& current,
   std::map<std::string, const CaseData*> base_cases;
   for (const auto& c : baseline.cases) base_cases[case_key(c)] = &c;
   std::set<std::string> matched;
+  const auto base_noise = repetition_spread(baseline), current_noise = repetition_spread(current);
   for (const auto& c : current.cases) {
     const auto it = base_cases.find(case_key(c));
     if (it == base_cases.end()) {
@@ -110,8 +150,11 @@ RegressionReport compare_runs(const RunData& baseline, const RunData& current,
     matched.insert(it->first);
     const std::size_t points =
         std::min(c.iteration_times.size(), it->second->iteration_times.size());
-    for (std::size_t p = 0; p < points; ++p)
-      report.points.push_back(compare_point(*it->second, c, p, options));
+    for (std::size_t p = 0; p < points; ++p) {
+      const auto key = replicate_key(c);
+      const double noise = std::max(floor_of(base_noise, key, p), floor_of(current_noise, key, p));
+      report.points.push_back(compare_point(*it->second, c, p, options, noise));
+    }
   }
   for (const auto& [key, c] : base_cases)
     if (!matched.count(key)) report.unmatched.push_back("only in " + baseline.path + ": " + key);

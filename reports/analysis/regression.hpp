@@ -1,6 +1,7 @@
 // Regression comparison of a run against a baseline: per case and size, is the per-iteration
 // time different beyond the noise (Mann-Whitney U on the per-iteration samples) and by more
-// than a practical threshold? Time is lower-is-better. What changed in the environment comes
+// than a practical threshold and than the run-to-run noise the runs' repetitions show? Time is
+// lower-is-better. What changed in the environment comes
 // first, since that is usually the cause.
 #pragma once
 
@@ -26,6 +27,10 @@ struct PointComparison {
   double change = 0;  // current / baseline - 1
   double p_value = 1;
   std::size_t baseline_samples = 0, current_samples = 0;
+  // Run-to-run noise where the runs repeated the case (campaign repetitions): the larger spread
+  // of the repetitions' medians, (max - min) / median, of the two runs; 0 without repetitions.
+  // A change must exceed it (and min_change) to be flagged.
+  double noise_floor = 0;
   Verdict verdict = Verdict::kSame;
 };
 

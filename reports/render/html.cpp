@@ -637,7 +637,8 @@ class Writer {
       }
       add(fmt::format(
           "<p>{} size{} compared: <b>{} slower</b>, {} faster, {} within the noise or below "
-          "{:.0f}% (two-sided Mann&ndash;Whitney U on per-iteration times, &alpha; = {:g}).</p>\n",
+          "{:.0f}% or the run-to-run noise its repetitions show (two-sided Mann&ndash;Whitney U on "
+          "per-iteration times, &alpha; = {:g}).</p>\n",
           result.points.size(), result.points.size() == 1 ? "" : "s",
           result.count(Verdict::kSlower), result.count(Verdict::kFaster),
           result.count(Verdict::kSame), options.min_change * 100, options.alpha));
@@ -646,18 +647,20 @@ class Writer {
       if (changed) {
         add("<div class=\"scroll\"><table>\n<tr><th>verdict</th><th>case</th>"
             "<th class=\"num\">size</th><th class=\"num\">baseline</th><th class=\"num\">now</th>"
-            "<th class=\"num\">change</th><th class=\"num\">p-value</th>"
-            "<th class=\"num\">samples</th></tr>\n");
+            "<th class=\"num\">change</th><th class=\"num\">run-to-run noise</th>"
+            "<th class=\"num\">p-value</th><th class=\"num\">samples</th></tr>\n");
         for (const auto& p : result.points) {
           if (p.verdict == Verdict::kSame) continue;
           add(fmt::format(
               "<tr><td>{}</td><td class=\"wrap\">{}</td><td class=\"num\">{}</td>"
               "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
-              "<td class=\"num\">{}</td><td class=\"num\">{} / {}</td></tr>\n",
+              "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{} / {}</td>"
+              "</tr>\n",
               verdict_span(p.verdict == Verdict::kSlower ? "fail" : "pass", name_of(p.verdict)),
               e(p.case_name), size_text(p.size), seconds(p.baseline_median),
-              seconds(p.current_median), percent(p.change, true), p_value(p.p_value),
-              p.baseline_samples, p.current_samples));
+              seconds(p.current_median), percent(p.change, true),
+              p.noise_floor > 0 ? percent(p.noise_floor) : std::string("&ndash;"),
+              p_value(p.p_value), p.baseline_samples, p.current_samples));
         }
         add("</table></div>\n");
       }

@@ -133,6 +133,7 @@ json regressions(const Report& r) {
                            {"current_median_s", p.current_median},
                            {"change", p.change},
                            {"p_value", p.p_value},
+                           {"noise_floor", p.noise_floor},
                            {"verdict", name_of(p.verdict)}});
     out.push_back({{"baseline", s.baseline->path},
                    {"current", s.current->path},

@@ -151,13 +151,14 @@ void regressions(std::string& md, const Report& r) {
         s.result.count(Verdict::kSame), r.regression_options.alpha,
         r.regression_options.min_change * 100);
     md +=
-        "\n| case | size (B) | baseline (us) | now (us) | change | p-value | verdict |\n"
-        "|---|---:|---:|---:|---:|---:|---|\n";
+        "\n| case | size (B) | baseline (us) | now (us) | change | run-to-run noise | p-value | "
+        "verdict |\n|---|---:|---:|---:|---:|---:|---:|---|\n";
     for (const auto& p : s.result.points)
       if (p.verdict != Verdict::kSame)
-        md += fmt::format("| {} | {} | {:.2f} | {:.2f} | {:+.1f}% | {:.2g} | {} |\n",
+        md += fmt::format("| {} | {} | {:.2f} | {:.2f} | {:+.1f}% | {:.1f}% | {:.2g} | {} |\n",
                           cell(p.case_name), cell(p.size), p.baseline_median * 1e6,
-                          p.current_median * 1e6, p.change * 100, p.p_value, name_of(p.verdict));
+                          p.current_median * 1e6, p.change * 100, p.noise_floor * 100, p.p_value,
+                          name_of(p.verdict));
   }
 }
 

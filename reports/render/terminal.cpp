@@ -142,17 +142,17 @@ void print_regression(std::FILE* out, const RegressionSection& s,
     fmt::print(out, "# environment changed: {}: {} -> {}\n", e.what, e.baseline.substr(0, 200),
                e.current.substr(0, 200));
   for (const auto& u : report.unmatched) fmt::print(out, "# {}\n", u);
-  fmt::print(out, "\n{:<60} {:>10} {:>12} {:>12} {:>8} {:>10} {:>7}\n", "case", "size(B)",
-             "base(us)", "now(us)", "change", "p-value", "verdict");
+  fmt::print(out, "\n{:<60} {:>10} {:>12} {:>12} {:>8} {:>7} {:>10} {:>7}\n", "case", "size(B)",
+             "base(us)", "now(us)", "change", "noise", "p-value", "verdict");
   for (const auto& p : report.points) {
     if (p.verdict == Verdict::kSame) continue;
-    fmt::print(out, "{:<60.60} {:>10} {:>12.2f} {:>12.2f} {:>+7.1f}% {:>10.2g} {:>7}\n",
+    fmt::print(out, "{:<60.60} {:>10} {:>12.2f} {:>12.2f} {:>+7.1f}% {:>6.1f}% {:>10.2g} {:>7}\n",
                p.case_name, p.size, p.baseline_median * 1e6, p.current_median * 1e6, p.change * 100,
-               p.p_value, name_of(p.verdict));
+               p.noise_floor * 100, p.p_value, name_of(p.verdict));
   }
   fmt::print(out,
              "\n# {} size(s) compared: {} slower, {} faster, {} within the noise or below {:.0f}% "
-             "(Mann-Whitney U on per-iteration times, alpha {:g})\n",
+             "or the repetitions' spread (Mann-Whitney U on per-iteration times, alpha {:g})\n",
              report.points.size(), report.count(Verdict::kSlower), report.count(Verdict::kFaster),
              report.count(Verdict::kSame), options.min_change * 100, options.alpha);
 }

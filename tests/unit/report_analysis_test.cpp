@@ -11,6 +11,7 @@
 
 #include "analysis/acceptance.hpp"
 #include "analysis/instances.hpp"
+#include "analysis/regression.hpp"
 #include "analysis/report.hpp"
 #include "analysis/scaling.hpp"
 
@@ -234,6 +235,37 @@ TEST(Instances, WinnerPerDollar) {
   EXPECT_TRUE(cmp.rows[0].clear);
   EXPECT_EQ(cmp.wins, (std::vector<int>{0, 1}));
   EXPECT_THROW(compare_instances({&a, &b}, {"fast", "unknown"}, cat, 0.01), CatalogueError);
+}
+
+// A run whose case ran twice (repetitions 0 and 1) at the given times.
+RunData repeated_run(double first, double second) {
+  auto a = make_case(0, "allreduce", "world", 8, 0, {{1e6, first, 1}});
+  auto b = make_case(1, "allreduce", "world", 8, 0, {{1e6, second, 1}});
+  b.params["repetition"] = "1";
+  return make_run({a, b});
+}
+
+TEST(Regression, ARunToRunNoiseItsRepetitionsShowIsNotAChange) {
+  RegressionOptions options;  // alpha 0.01, min_change 5%
+  // Repetitions 10% apart in each run; the current run 8% slower: within that noise.
+  const auto base = repeated_run(1.0, 1.1), slower = repeated_run(1.08, 1.188);
+  const auto within = compare_runs(base, slower, options);
+  ASSERT_EQ(within.points.size(), 2u);
+  for (const auto& p : within.points) {
+    EXPECT_NEAR(p.noise_floor, 0.1 / 1.05, 1e-9);
+    EXPECT_LT(p.p_value, options.alpha);
+    EXPECT_EQ(p.verdict, Verdict::kSame) << p.case_name;
+  }
+  // 20% slower is beyond it.
+  const auto beyond = compare_runs(base, repeated_run(1.2, 1.32), options);
+  for (const auto& p : beyond.points) EXPECT_EQ(p.verdict, Verdict::kSlower) << p.case_name;
+  // Without repetitions, the same 8% is flagged.
+  const auto single =
+      compare_runs(make_run({make_case(0, "allreduce", "world", 8, 0, {{1e6, 1.0, 1}})}),
+                   make_run({make_case(0, "allreduce", "world", 8, 0, {{1e6, 1.08, 1}})}), options);
+  ASSERT_EQ(single.points.size(), 1u);
+  EXPECT_EQ(single.points[0].noise_floor, 0);
+  EXPECT_EQ(single.points[0].verdict, Verdict::kSlower);
 }
 
 TEST(Report, ExitCodeFailBeforeInconclusiveBeforePass) {
