@@ -11,7 +11,11 @@ trap 'rm -rf "$work"' EXIT
 /usr/bin/python3 "$here/make_large_results.py" "$work/large.h5" --ranks "${RANKS:-4096}" --sizes "${SIZES:-30}" \
   --iterations "${ITERATIONS:-50}"
 echo "file: $(du -h "$work/large.h5" | cut -f1), ${RANKS:-4096} ranks x ${SIZES:-30} sizes x 5 collectives x ${ITERATIONS:-50} iterations"
-/usr/bin/time -f "%e %M" -o "$work/time" "$build/reports/preflight-report" "$work/large.h5" >"$work/report.txt"
+# Every output at once: terminal, HTML (with its gnuplot charts), Markdown, JSON and JUnit.
+/usr/bin/time -f "%e %M" -o "$work/time" "$build/reports/preflight-report" "$work/large.h5" --no-color \
+  --html "$work/r.html" --md "$work/r.md" --json "$work/r.json" --junit "$work/r.xml" >"$work/report.txt" || true
+ls -la "$work"/r.* | awk '{print "output: " $NF " " $5 " B"}'
+
 read -r seconds kib <"$work/time"
 grep '^# slow node' "$work/report.txt" || echo "(no slow node named)"
 awk -v s="$seconds" -v k="$kib" 'BEGIN {
