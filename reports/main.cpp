@@ -1,12 +1,15 @@
 // preflight-report: turns results files into reports and verdicts. Links HDF5, not MPI: runs
 // anywhere.
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <set>
 
 #include "analysis/report.hpp"
@@ -45,7 +48,11 @@ void check_outputs(const Outputs& o, const std::vector<std::string>& inputs) {
   for (const auto& [flag, path] : all) {
     if (path->empty()) continue;
     const auto canonical = fs::weakly_canonical(fs::absolute(*path));
-    if (in.count(canonical))
+    const bool same_file = std::any_of(in.begin(), in.end(), [&](const fs::path& i) {
+      std::error_code ec;
+      return fs::equivalent(i, canonical, ec);  // hard links too
+    });
+    if (in.count(canonical) || same_file)
       throw BadInput(fmt::format("{} {}: that is an input file; give another path", flag, *path));
     if (!seen.insert(canonical).second)
       throw BadInput(fmt::format("{} {}: another output goes there too", flag, *path));
@@ -58,19 +65,29 @@ void check_outputs(const Outputs& o, const std::vector<std::string>& inputs) {
   }
 }
 
-// Written whole or not at all: a temporary file in the same directory, then renamed.
+// Written whole or not at all: a fresh temporary file (mkstemp) in the same directory, synced,
+// then renamed over the target.
 void write_file(const std::string& path, const std::string& text) {
-  const std::string temp = path + ".tmp-preflight-report";
-  {
-    std::ofstream f(temp, std::ios::binary | std::ios::trunc);
-    f << text;
-    f.close();
-    if (!f) {
-      std::remove(temp.c_str());
-      throw std::runtime_error(fmt::format("cannot write {}", path));
-    }
+  const auto dir = fs::absolute(path).parent_path();
+  std::string temp = (dir / ".preflight-report-XXXXXX").string();
+  const int fd = mkstemp(temp.data());
+  if (fd < 0)
+    throw std::runtime_error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+  std::size_t written = 0;
+  while (written < text.size()) {
+    const auto n = ::write(fd, text.data() + written, text.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    written += static_cast<std::size_t>(n);
   }
-  fs::rename(temp, path);
+  const bool ok = written == text.size() && fchmod(fd, 0644) == 0 && fsync(fd) == 0;
+  const int saved = errno;
+  close(fd);
+  if (!ok || std::rename(temp.c_str(), path.c_str()) != 0) {
+    std::remove(temp.c_str());
+    throw std::runtime_error(
+        fmt::format("cannot write {}: {}", path, std::strerror(ok ? errno : saved)));
+  }
 }
 
 std::vector<std::string> labels_for(const std::vector<std::string>& files,
@@ -137,7 +154,8 @@ int main(int argc, char** argv) {
   Report report;
   try {
     auto all_inputs = files;
-    if (!baseline_path.empty()) all_inputs.push_back(baseline_path);
+    for (const auto* path : {&baseline_path, &rules_path, &prices_path})
+      if (!path->empty()) all_inputs.push_back(*path);
     check_outputs(outputs, all_inputs);
     inputs.labels = labels_for(files, given_labels);
     for (const auto& path : files) runs.push_back(read_run(path));
@@ -171,6 +189,9 @@ int main(int argc, char** argv) {
     return kBadInput;
   } catch (const BadInput& e) {
     fmt::print(stderr, "preflight-report: {}\n", e.what());
+    return kBadInput;
+  } catch (const std::exception& e) {  // anything else an input made us trip on
+    fmt::print(stderr, "preflight-report: cannot use the input: {}\n", e.what());
     return kBadInput;
   }
   print_report(stdout, report, !no_colour && isatty(fileno(stdout)) != 0);

@@ -237,6 +237,10 @@ const char* name_of(CheckVerdict v) {
   }
 }
 
+namespace {
+Rules parse_rules(const std::string& path, const YAML::Node& root);
+}  // namespace
+
 Rules read_rules(const std::string& path) {
   YAML::Node root;
   try {
@@ -250,6 +254,17 @@ Rules read_rules(const std::string& path) {
   if (!root.IsMap() || !root["rules"] || !root["rules"].IsSequence())
     bad(path, root, "expected a mapping with a list 'rules:' (see configs/rules/acceptance.yaml)");
   check_keys(path, root, {"rules", "defaults"}, "the rules file");
+  try {
+    return parse_rules(path, root);
+  } catch (const YAML::Exception& e) {  // a key or value of the wrong shape
+    throw RulesError(fmt::format("{}:{}:{}: {} (see configs/rules/acceptance.yaml)", path,
+                                 e.mark.line + 1, e.mark.column + 1, e.msg));
+  }
+}
+
+namespace {
+
+Rules parse_rules(const std::string& path, const YAML::Node& root) {
   Rule defaults;
   defaults.tolerance = 0.1;
   if (const auto d = root["defaults"]) {
@@ -268,6 +283,8 @@ Rules read_rules(const std::string& path) {
   for (const auto& r : set->rules) rules.names.push_back(r.name);
   return rules;
 }
+
+}  // namespace
 
 std::vector<Check> evaluate(const Rules& rules, const RunData& run, const std::string& label,
                             const RunData* baseline) {

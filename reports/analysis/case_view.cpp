@@ -55,6 +55,10 @@ std::size_t CaseView::points() const {
 }
 
 std::size_t CaseView::row(std::size_t point, int group) const {
+  if (!c.row_index.empty()) {
+    const auto it = c.row_index.find({static_cast<std::int64_t>(point), group});
+    return it == c.row_index.end() ? SIZE_MAX : it->second;
+  }
   const auto p = c.stats.find("point"), g = c.stats.find("group");
   if (p == c.stats.end() || g == c.stats.end()) return SIZE_MAX;
   for (std::size_t r = 0; r < p->second.numbers.size(); ++r)

@@ -46,6 +46,10 @@ std::vector<double> costs(const CaseData& c, std::size_t point, double price,
 
 }  // namespace
 
+namespace {
+Catalogue parse_catalogue(const std::string& path, const YAML::Node& root);
+}  // namespace
+
 Catalogue read_catalogue(const std::string& path) {
   YAML::Node root;
   try {
@@ -56,6 +60,17 @@ Catalogue read_catalogue(const std::string& path) {
     throw CatalogueError(fmt::format("{}:{}:{}: not valid YAML: {}", path, e.mark.line + 1,
                                      e.mark.column + 1, e.msg));
   }
+  try {
+    return parse_catalogue(path, root);
+  } catch (const YAML::Exception& e) {  // a key or value of the wrong shape
+    throw CatalogueError(fmt::format("{}:{}:{}: {} (see configs/instances.yaml)", path,
+                                     e.mark.line + 1, e.mark.column + 1, e.msg));
+  }
+}
+
+namespace {
+
+Catalogue parse_catalogue(const std::string& path, const YAML::Node& root) {
   if (!root.IsMap() || !root["instances"] || !root["instances"].IsSequence())
     bad(path, root, "expected a mapping with a list 'instances:' (see configs/instances.yaml)");
   Catalogue cat;
@@ -86,6 +101,8 @@ Catalogue read_catalogue(const std::string& path) {
   }
   return cat;
 }
+
+}  // namespace
 
 InstanceComparison compare_instances(const std::vector<const RunData*>& runs,
                                      const std::vector<std::string>& labels,

@@ -11,19 +11,35 @@
 namespace preflight::report {
 namespace {
 
-// Members whose value is min_ratio above the median and min_z robust deviations away. The MAD
-// has a floor of 2% of the median, so tightly agreeing peers do not make noise look significant.
+// Median and robust deviation (1.4826 x MAD, floored at 2% of the median so that tightly
+// agreeing peers do not make noise look significant) of `values` without member `skip`.
+std::pair<double, double> centre_and_spread(const std::vector<double>& values, std::size_t skip) {
+  std::vector<double> peers;
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (i != skip) peers.push_back(values[i]);
+  const double m = median(peers);
+  std::vector<double> deviations;
+  for (double v : peers) deviations.push_back(std::abs(v - m));
+  return {m, std::max(1.4826 * median(deviations), 0.02 * m)};
+}
+
+// Up to this many members each is judged against the others alone: among few peers the
+// outlier itself would widen the spread it is measured by. Beyond, its weight is negligible.
+constexpr std::size_t kLeaveOneOutUpTo = 64;
+
+// Members whose value is min_ratio above their peers' median and min_z robust deviations away.
 // With `low`, members as far below instead (ratio at most 1/min_ratio, z at most -min_z).
 std::vector<std::pair<std::size_t, double>> judge(const std::vector<double>& values,
                                                   const OutlierOptions& o, bool low = false) {
   std::vector<std::pair<std::size_t, double>> flagged;
   if (values.size() < 3) return flagged;
-  const double m = median(values);
-  std::vector<double> deviations;
-  for (double v : values) deviations.push_back(std::abs(v - m));
-  const double mad = std::max(1.4826 * median(deviations), 0.02 * m);
+  // Late ranks are judged among all, conservatively: an oversubscribed or noisy rank set has
+  // fast members by chance, and a rank named late must be clearly so.
+  const bool leave_one_out = !low && values.size() <= kLeaveOneOutUpTo;
+  const auto all = centre_and_spread(values, values.size());
   for (std::size_t i = 0; i < values.size(); ++i) {
-    const double z = (values[i] - m) / mad;
+    const auto [m, spread] = leave_one_out ? centre_and_spread(values, i) : all;
+    const double z = (values[i] - m) / spread;
     const bool far = low ? values[i] * o.min_ratio <= m && z <= -o.min_z
                          : values[i] >= o.min_ratio * m && z >= o.min_z;
     if (far) flagged.emplace_back(i, z);

@@ -169,6 +169,12 @@ CaseData read_case(hid_t cases, const std::string& group_name, const std::string
   for (const auto& name : h5::child_names(stats.get()))
     c.stats[name] = read_column(stats.get(), name);
   read_iteration_times(g.get(), c, path);
+  const auto point = c.stats.find("point"), group = c.stats.find("group");
+  if (point != c.stats.end() && group != c.stats.end())
+    for (std::size_t r = 0; r < point->second.numbers.size(); ++r)
+      c.row_index.emplace(std::pair{static_cast<std::int64_t>(point->second.numbers[r]),
+                                    static_cast<std::int64_t>(group->second.numbers[r])},
+                          r);
   for (const auto& [name, column] : c.stats)
     if (std::max(column.numbers.size(), column.strings.size()) != c.rows())
       throw ReadError(fmt::format(

@@ -39,6 +39,9 @@ struct CaseData {
   // read is the slow one.
   std::vector<std::vector<double>> rank_medians;
   std::size_t rows() const;
+  // (point, group) -> row of stats, built by the reader so that lookups stay cheap with many
+  // groups; empty for a CaseData made by hand (lookups then scan).
+  std::map<std::pair<std::int64_t, std::int64_t>, std::size_t> row_index;
 };
 
 struct RunData {

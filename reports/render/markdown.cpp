@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <cmath>
+#include <cstring>
 #include <map>
 
 #include "render/html.hpp"
@@ -13,14 +14,16 @@ namespace preflight::report {
 namespace {
 
 // Text from a results or rules file, safe in a Markdown table cell: no raw HTML (wikis and
-// forges render inline HTML), no table breaks.
+// forges render inline HTML), no links or images, no table breaks.
 std::string cell(const std::string& text) {
   std::string out;
   for (char c : escape_html(text)) {
-    if (c == '|')
-      out += "\\|";
+    if (c == '\n' || c == '\r')
+      out += ' ';
+    else if (std::strchr("\\`*_[]()!|", c) != nullptr)  // Markdown syntax: links, images, emphasis
+      out += {'\\', c};
     else
-      out += c == '\n' || c == '\r' ? ' ' : c;
+      out += c;
   }
   return out;
 }
