@@ -44,4 +44,16 @@ Summary summarize(std::span<const double> values) {
   return s;
 }
 
+Interval median_interval(const std::vector<double>& sorted) {
+  const double n = static_cast<double>(sorted.size());
+  const double half_width = 1.96 * std::sqrt(n) / 2;
+  const auto clamp_index = [&](double i) {
+    return static_cast<std::size_t>(std::clamp(i, 0.0, n - 1));
+  };
+  // 1-based ranks floor(n/2 - w) and ceil(1 + n/2 + w), as 0-based indices.
+  const std::size_t low = clamp_index(std::floor(n / 2 - half_width) - 1);
+  const std::size_t high = clamp_index(std::ceil(1 + n / 2 + half_width) - 1);
+  return {sorted[low], sorted[high]};
+}
+
 }  // namespace preflight

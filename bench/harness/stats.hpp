@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <span>
+#include <vector>
 
 namespace preflight {
 
@@ -18,5 +19,12 @@ Summary summarize(std::span<const double> values);
 // Linear interpolation between closest ranks (Hyndman & Fan type 7, as numpy's default).
 // `sorted` must be sorted ascending and non-empty; q in [0, 1].
 double quantile_sorted(std::span<const double> sorted, double q);
+
+// The distribution-free 95% confidence interval of the median of `sorted` (order statistics
+// around n/2 +- 1.96 sqrt(n)/2); {low, high}. Needs at least one value.
+struct Interval {
+  double low, high;
+};
+Interval median_interval(const std::vector<double>& sorted);
 
 }  // namespace preflight

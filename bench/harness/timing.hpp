@@ -2,6 +2,7 @@
 #pragma once
 
 #include "harness/config_node.hpp"
+#include "harness/stats.hpp"
 
 namespace preflight {
 
@@ -30,11 +31,5 @@ int decide_iterations(const TimingOptions& options, double estimate_s);
 enum class StopReason { kMaxIterations, kBudget, kPrecision };
 const char* name_of(StopReason reason);
 
-// The distribution-free 95% confidence interval of the median of `sorted` (order statistics
-// around n/2 +- 1.96 sqrt(n)/2); {low, high}. Needs at least one value.
-struct Interval {
-  double low, high;
-};
-Interval median_interval(const std::vector<double>& sorted);
 
 }  // namespace preflight

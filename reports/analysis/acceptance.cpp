@@ -3,14 +3,18 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "analysis/case_view.hpp"
+#include "analysis/median.hpp"
 #include "analysis/scaling.hpp"
 #include "harness/sizes.hpp"
+#include "harness/stats.hpp"
 #include "harness/usage_error.hpp"
 
 namespace preflight::report {
@@ -167,15 +171,58 @@ bool point_selected(const Rule& r, double size) {
   return true;
 }
 
-// The metric's 95% interval from the median time's: time metrics directly, rates inversely.
-std::pair<double, double> metric_interval(const CaseView& v, std::size_t row,
-                                          const std::string& metric, const std::string& unit,
-                                          double value) {
+// The metric's 95% interval at a point: the median time's own; from per-iteration values where
+// the file has them (a counter of the metric's name; storage's bytes for agg_bw and iops, whose
+// time-bounded reads move varying amounts); from the median time's, inversely, for a rate of a
+// fixed size (comm's algbw, busbw). None otherwise: the check cannot be judged.
+std::optional<std::pair<double, double>> metric_interval(const CaseView& v, std::size_t point,
+                                                         const std::string& metric,
+                                                         const std::string& unit, double value) {
+  const auto row = v.row(point);
   const double low = v.number("median_ci_low", row), high = v.number("median_ci_high", row),
-               median = v.number("time_median", row);
-  if (metric == "time_median") return {low, high};
-  if (unit == "s" || !(low > 0) || !(high > 0)) return {value, value};
-  return {value * median / high, value * median / low};
+               median_time = v.number("time_median", row);
+  const auto of_sorted =
+      [](std::vector<double> values) -> std::optional<std::pair<double, double>> {
+    if (values.empty()) return std::nullopt;
+    std::sort(values.begin(), values.end());
+    const auto ci = median_interval(values);
+    return std::pair{ci.low, ci.high};
+  };
+  if (metric == "time_median")
+    return std::isnan(low) || std::isnan(high) ? std::nullopt : std::optional{std::pair{low, high}};
+  const auto counter = v.c.iteration_counters.find(metric);
+  if (counter != v.c.iteration_counters.end() && point < counter->second.size())
+    return of_sorted(counter->second[point]);
+  const bool counted = point < v.c.iteration_bytes.size() && !v.c.iteration_bytes[point].empty();
+  if (counted && (metric == "agg_bw" || metric == "iops") && point < v.c.iteration_times.size() &&
+      v.c.iteration_times[point].size() == v.c.iteration_bytes[point].size()) {
+    std::vector<double> rates;
+    for (std::size_t i = 0; i < v.c.iteration_times[point].size(); ++i)
+      rates.push_back(v.c.iteration_bytes[point][i] / v.c.iteration_times[point][i]);
+    const double scale = value / median(rates);  // the metric is proportional to bytes / time
+    auto ci = of_sorted(rates);
+    if (ci) ci = std::pair{ci->first * scale, ci->second * scale};
+    return ci;
+  }
+  const bool rate = unit.size() > 2 && unit.compare(unit.size() - 2, 2, "/s") == 0;
+  if (!counted && rate && low > 0 && high > 0)
+    return std::pair{value * median_time / high, value * median_time / low};
+  return std::nullopt;
+}
+
+// A storage figure served from memory is no storage figure: warm cache, a memory file system,
+// or bytes found in the page cache before the read (or residency not measured).
+std::string served_from_memory(const CaseView& v, std::size_t point, const Rule& r) {
+  if (v.c.family != "storage" || r.where.count("cache_state")) return {};
+  const auto cache = v.param("cache_state"), fs = v.param("fs_type");
+  if (cache == "warm") return "cache state warm: the page cache, not storage";
+  if (fs == "tmpfs" || fs == "ramfs") return "file system " + fs + ": memory, not storage";
+  const double resident = v.number("resident_before_max", v.row(point));
+  if (std::isnan(resident)) return "page-cache residency before the read was not measured";
+  if (resident > 0.05)
+    return fmt::format("up to {:.0f}% of a rank's bytes were in the page cache before the read",
+                       resident * 100);
+  return {};
 }
 
 Check make_check(const std::string& rule, const std::string& label, const std::string& case_name,
@@ -320,14 +367,25 @@ std::vector<Check> evaluate(const Rules& rules, const RunData& run, const std::s
                    : k.unit == "s"                  ? "lower"
                                                     : "higher";
         k.value = v.metric_at(r.metric, p);
-        std::tie(k.ci_low, k.ci_high) = metric_interval(v, row, r.metric, k.unit, k.value);
         k.samples = static_cast<std::size_t>(v.number("iterations", row));
+        const auto interval = metric_interval(v, p, r.metric, k.unit, k.value);
+        const auto memory = served_from_memory(v, p, r);
+        if (!interval || !memory.empty()) {
+          k.verdict = CheckVerdict::kInconclusive;
+          k.reason = !memory.empty() ? memory + ": not judged (select cache_state to judge it)"
+                                     : "the file has no confidence interval for " + r.metric +
+                                           ": it cannot be judged against a threshold";
+          out.push_back(std::move(k));
+          continue;
+        }
+        std::tie(k.ci_low, k.ci_high) = *interval;
         double low = r.expect, high = r.expect;
         k.expected = r.expect;
         if (r.from_baseline) {
           const auto it = base_cases.find(case_key(c));
           const CaseView b(*(it == base_cases.end() ? &c : it->second));
-          const double base = it == base_cases.end() ? kNaN : b.metric_at(r.metric, p);
+          const std::size_t q = it == base_cases.end() ? SIZE_MAX : b.find_point(v.point_key(p));
+          const double base = q == SIZE_MAX ? kNaN : b.metric_at(r.metric, q);
           if (std::isnan(base)) {
             k.expected = k.threshold = kNaN;
             k.verdict = CheckVerdict::kInconclusive;
@@ -336,7 +394,8 @@ std::vector<Check> evaluate(const Rules& rules, const RunData& run, const std::s
             continue;
           }
           k.expected = base;
-          std::tie(low, high) = metric_interval(b, b.row(p), r.metric, k.unit, base);
+          const auto base_interval = metric_interval(b, q, r.metric, k.unit, base);
+          std::tie(low, high) = base_interval ? *base_interval : std::pair{base, base};
           if (low > high) std::swap(low, high);
         }
         judge(k, r, low, high);

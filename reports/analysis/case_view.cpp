@@ -139,4 +139,17 @@ double CaseView::median_bytes(std::size_t point) const {
   return median(c.iteration_bytes[point]);
 }
 
+double CaseView::point_key(std::size_t point) const {
+  const double size = size_at(point);
+  if (!std::isnan(size)) return size;
+  const double block = number("block_bytes", row(point));
+  return std::isnan(block) ? static_cast<double>(point) : block;
+}
+
+std::size_t CaseView::find_point(double key) const {
+  for (std::size_t p = 0; p < points(); ++p)
+    if (point_key(p) == key) return p;
+  return SIZE_MAX;
+}
+
 }  // namespace preflight::report

@@ -43,6 +43,10 @@ class CaseView {
   double median_bytes(std::size_t point) const;
   // "size 1048576 B", or "point 3".
   std::string point_label(std::size_t point) const;
+  // What identifies a point across runs: its size_bytes, else its block_bytes, else its index.
+  double point_key(std::size_t point) const;
+  // The point with that key; SIZE_MAX when the case has none.
+  std::size_t find_point(double key) const;
 };
 
 }  // namespace preflight::report

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -122,16 +123,29 @@ InstanceComparison compare_instances(const std::vector<const RunData*>& runs,
     out.prices.push_back(it->second.price_per_hour);
   }
   out.wins.assign(runs.size(), 0);
+  out.clear_wins.assign(runs.size(), 0);
+  for (std::size_t i = 1; i < runs.size(); ++i)
+    if (runs[i]->world_size != runs[0]->world_size || runs[i]->node_count != runs[0]->node_count)
+      out.warnings.push_back(fmt::format(
+          "{} ran {} ranks on {} nodes, {} ran {} on {}: per-dollar figures compare unlike jobs",
+          labels[i], runs[i]->world_size, runs[i]->node_count, labels[0], runs[0]->world_size,
+          runs[0]->node_count));
   std::set<std::string> seen;
   for (const auto& c : runs.front()->cases) {
     const auto key = key_of(c);
     if (!seen.insert(key).second) continue;
+    // Only what every instance ran, and ran right, is compared.
     std::vector<const CaseData*> found;
     for (const auto* run : runs) found.push_back(find_case(*run, key));
+    if (std::find(found.begin(), found.end(), nullptr) != found.end()) continue;
     const CaseView first(c);
     for (const auto& metric : first.metrics()) {
       if (c.stats.at(metric).better != "higher") continue;
       for (std::size_t p = 0; p < first.points(); ++p) {
+        // The same size in every run, matched by its value.
+        std::vector<std::size_t> point;
+        for (const auto* f : found) point.push_back(CaseView(*f).find_point(first.point_key(p)));
+        if (std::find(point.begin(), point.end(), SIZE_MAX) != point.end()) continue;
         InstanceRow row;
         row.subject = c.name + ", " + first.point_label(p);
         row.metric = metric;
@@ -140,10 +154,8 @@ InstanceComparison compare_instances(const std::vector<const RunData*>& runs,
         int runner_up = -1;
         for (std::size_t i = 0; i < runs.size(); ++i) {
           InstanceCell cell{kNaN, kNaN, 1};
-          if (found[i] != nullptr) {
-            cell.value = CaseView(*found[i]).metric_at(metric, p);
-            cell.per_dollar = cell.value / out.prices[i];
-          }
+          cell.value = CaseView(*found[i]).metric_at(metric, point[i]);
+          cell.per_dollar = cell.value / out.prices[i];
           if (cell.per_dollar > best) {
             second = best, runner_up = row.winner;
             best = cell.per_dollar, row.winner = static_cast<int>(i);
@@ -153,20 +165,19 @@ InstanceComparison compare_instances(const std::vector<const RunData*>& runs,
           row.cells.push_back(cell);
         }
         if (row.winner < 0 || !(best > 0)) continue;  // e.g. bus bandwidth of one rank: none
+        const auto w = static_cast<std::size_t>(row.winner);
         if (runner_up >= 0) {
-          const auto w = static_cast<std::size_t>(row.winner),
-                     r = static_cast<std::size_t>(runner_up);
-          const double reference = CaseView(*found[w]).median_bytes(p);
-          const auto a = costs(*found[w], p, out.prices[w], reference),
-                     b = costs(*found[r], p, out.prices[r], reference);
+          const auto r = static_cast<std::size_t>(runner_up);
+          const double reference = CaseView(*found[w]).median_bytes(point[w]);
+          const auto a = costs(*found[w], point[w], out.prices[w], reference),
+                     b = costs(*found[r], point[r], out.prices[r], reference);
           if (!a.empty() && !b.empty()) {
             row.cells[w].p_value = mann_whitney(a, b).p_value;
             row.clear = row.cells[w].p_value < alpha;
           }
-        } else {
-          row.clear = true;  // the only instance that has it
         }
-        ++out.wins[static_cast<std::size_t>(row.winner)];
+        ++out.wins[w];
+        out.clear_wins[w] += row.clear;
         out.rows.push_back(std::move(row));
       }
     }

@@ -41,7 +41,7 @@ struct InstanceRow {
   std::string metric, unit;
   std::vector<InstanceCell> cells;  // one per instance, in file order
   int winner = -1;                  // best per dollar; -1 when no run has it
-  bool clear = false;               // winner's times differ from the runner-up's beyond noise
+  bool clear = false;  // the winner's cost per operation differs from the runner-up's beyond noise
 };
 
 struct InstanceComparison {
@@ -49,7 +49,9 @@ struct InstanceComparison {
   std::vector<std::string> labels;
   std::vector<double> prices;
   std::vector<InstanceRow> rows;
-  std::vector<int> wins;  // rows won per instance
+  std::vector<int> wins;              // rows won per instance
+  std::vector<int> clear_wins;        // of those, won beyond the noise
+  std::vector<std::string> warnings;  // e.g. the runs differ in ranks or nodes
 };
 
 // Throws CatalogueError when a label has no price.

@@ -90,17 +90,27 @@ double floor_of(const NoiseFloors& floors, const std::string& key, std::size_t p
   return it == floors.end() || point >= it->second.size() ? 0 : it->second[point];
 }
 
-PointComparison compare_point(const CaseData& base, const CaseData& now, std::size_t point,
-                              const RegressionOptions& options, double noise_floor) {
+// The smallest p-value the test can give for these sample counts: that of samples that do not
+// overlap at all.
+double smallest_p(std::size_t n1, std::size_t n2) {
+  std::vector<double> a(n1), b(n2);
+  for (std::size_t i = 0; i < n1; ++i) a[i] = static_cast<double>(i);
+  for (std::size_t i = 0; i < n2; ++i) b[i] = static_cast<double>(n1 + i);
+  return mann_whitney(a, b).p_value;
+}
+
+// `base_point` and `point` are the same size (or block size) in the two runs.
+PointComparison compare_point(const CaseData& base, std::size_t base_point, const CaseData& now,
+                              std::size_t point, const RegressionOptions& options,
+                              double noise_floor) {
   PointComparison p;
   p.case_name = case_key(now);
-  // Rows are per point and group: the size is the point's all-groups row's.
   const double size = CaseView(now).size_at(point);
-  p.size = std::isnan(size) ? fmt::format("point {}", point) : fmt::format("{:.0f}", size);
+  p.size = std::isnan(size) ? CaseView(now).point_label(point) : fmt::format("{:.0f}", size);
   // A time-bounded read moves more or fewer bytes, not in more or less time: compare the time
   // each would take for the baseline's typical amount.
-  const double reference = CaseView(base).median_bytes(point);
-  const auto a = CaseView(base).comparable_times(point, reference);
+  const double reference = CaseView(base).median_bytes(base_point);
+  const auto a = CaseView(base).comparable_times(base_point, reference);
   const auto b = CaseView(now).comparable_times(point, reference);
   p.baseline_samples = a.size();
   p.current_samples = b.size();
@@ -110,6 +120,10 @@ PointComparison compare_point(const CaseData& base, const CaseData& now, std::si
   p.change = p.current_median / p.baseline_median - 1;
   p.p_value = mann_whitney(a, b).p_value;
   p.noise_floor = noise_floor;
+  if (smallest_p(a.size(), b.size()) >= options.alpha) {
+    p.verdict = Verdict::kUndecided;
+    return p;
+  }
   if (p.p_value < options.alpha && std::abs(p.change) >= std::max(options.min_change, noise_floor))
     p.verdict = p.change > 0 ? Verdict::kSlower : Verdict::kFaster;
   return p;
@@ -123,6 +137,8 @@ const char* name_of(Verdict v) {
       return "slower";
     case Verdict::kFaster:
       return "faster";
+    case Verdict::kUndecided:
+      return "undecided";
     default:
       return "same";
   }
@@ -148,13 +164,23 @@ RegressionReport compare_runs(const RunData& baseline, const RunData& current,
       continue;
     }
     matched.insert(it->first);
-    const std::size_t points =
-        std::min(c.iteration_times.size(), it->second->iteration_times.size());
-    for (std::size_t p = 0; p < points; ++p) {
-      const auto key = replicate_key(c);
-      const double noise = std::max(floor_of(base_noise, key, p), floor_of(current_noise, key, p));
-      report.points.push_back(compare_point(*it->second, c, p, options, noise));
+    // Points are matched by their size (or block size), never by position.
+    const CaseView now(c), before(*it->second);
+    const auto key = replicate_key(c);
+    for (std::size_t p = 0; p < now.points() && p < c.iteration_times.size(); ++p) {
+      const std::size_t q = before.find_point(now.point_key(p));
+      if (q == SIZE_MAX || q >= it->second->iteration_times.size()) {
+        report.unmatched.push_back(
+            fmt::format("only in {}: {}, {}", current.path, case_key(c), now.point_label(p)));
+        continue;
+      }
+      const double noise = std::max(floor_of(base_noise, key, q), floor_of(current_noise, key, p));
+      report.points.push_back(compare_point(*it->second, q, c, p, options, noise));
     }
+    for (std::size_t q = 0; q < before.points(); ++q)
+      if (now.find_point(before.point_key(q)) == SIZE_MAX)
+        report.unmatched.push_back(
+            fmt::format("only in {}: {}, {}", baseline.path, case_key(c), before.point_label(q)));
   }
   for (const auto& [key, c] : base_cases)
     if (!matched.count(key)) report.unmatched.push_back("only in " + baseline.path + ": " + key);

@@ -17,7 +17,8 @@ struct RegressionOptions {
   double min_change = 0.05;  // smaller changes are not flagged, however significant
 };
 
-enum class Verdict { kSame, kSlower, kFaster };
+// kUndecided: too few samples for the test ever to reach alpha (e.g. 5 against 5 at 0.01).
+enum class Verdict { kSame, kSlower, kFaster, kUndecided };
 const char* name_of(Verdict v);
 
 struct PointComparison {

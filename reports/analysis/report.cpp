@@ -28,7 +28,10 @@ int Report::exit_code() const {
     failed = failed || c.verdict == CheckVerdict::kFail;
     inconclusive = inconclusive || c.verdict == CheckVerdict::kInconclusive;
   }
-  for (const auto& s : regressions) failed = failed || s.result.count(Verdict::kSlower) > 0;
+  for (const auto& s : regressions) {
+    failed = failed || s.result.count(Verdict::kSlower) > 0;
+    inconclusive = inconclusive || s.result.count(Verdict::kUndecided) > 0;
+  }
   return failed ? 1 : inconclusive ? 3 : 0;
 }
 

@@ -94,6 +94,28 @@ std::vector<double> read_bytes_counter(hid_t point, std::size_t rows, std::size_
   return bytes;
 }
 
+// Every counter but bytes: per timed iteration, the median over the active ranks.
+void read_counter_medians(hid_t point, const std::vector<std::int64_t>& groups, std::size_t rows,
+                          std::size_t cols, CaseData& c, std::size_t index) {
+  if (!h5::exists(point, "counters")) return;
+  h5::Handle counters = h5::open_group(point, "counters");
+  for (const auto& name : h5::child_names(counters.get())) {
+    if (name == "bytes") continue;
+    std::size_t r = 0, k = 0;
+    const auto values = read_matrix(counters.get(), name, r, k);
+    if (r != rows || k != cols) continue;  // not per iteration and rank: not ours to read
+    auto& per_point = c.iteration_counters[name];
+    per_point.resize(index + 1);
+    for (std::size_t i = 0; i < rows; ++i) {
+      std::vector<double> active;
+      for (std::size_t rank = 0; rank < cols; ++rank)
+        if (groups[rank] >= 0 && !std::isnan(values[i * cols + rank]))
+          active.push_back(values[i * cols + rank]);
+      if (!active.empty()) per_point[index].push_back(median(std::move(active)));
+    }
+  }
+}
+
 void read_iteration_times(hid_t case_group, CaseData& c, const std::string& path) {
   const auto groups = h5::read_int_column(case_group, s::kGroupOfRank);
   h5::Handle points = h5::open_group(case_group, s::kPointsGroup);
@@ -121,6 +143,7 @@ void read_iteration_times(hid_t case_group, CaseData& c, const std::string& path
       total.push_back(sum);
     }
     c.iteration_bytes.push_back(std::move(total));
+    read_counter_medians(point.get(), groups, rows, cols, c, c.iteration_bytes.size() - 1);
     std::vector<double> medians(cols, std::nan(""));
     for (std::size_t r = 0; r < cols && rows > 0; ++r) {
       if (groups[r] < 0) continue;

@@ -34,6 +34,9 @@ struct CaseData {
   // Per point: bytes all ranks moved in each timed iteration, from counters/bytes where the
   // family writes it (storage; a time-bounded read moves a varying amount); else empty.
   std::vector<std::vector<double>> iteration_bytes;
+  // Per counter the family writes (other than bytes; storage: lat_p50, ...), per point: each
+  // timed iteration's median over the active ranks.
+  std::map<std::string, std::vector<std::vector<double>>> iteration_counters;
   // Per point: each rank's median time over the iterations (NaN where it idled); with
   // counters/bytes, its median time per byte, so that a rank that reads less in a time-bounded
   // read is the slow one.

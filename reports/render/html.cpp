@@ -637,11 +637,13 @@ class Writer {
       }
       add(fmt::format(
           "<p>{} size{} compared: <b>{} slower</b>, {} faster, {} within the noise or below "
-          "{:.0f}% or the run-to-run noise its repetitions show (two-sided Mann&ndash;Whitney U on "
-          "per-iteration times, &alpha; = {:g}).</p>\n",
+          "{:.0f}% or the run-to-run noise its repetitions show, {} undecided (too few samples "
+          "to reach &alpha;) (two-sided Mann&ndash;Whitney U on per-iteration times, &alpha; = "
+          "{:g}).</p>\n",
           result.points.size(), result.points.size() == 1 ? "" : "s",
           result.count(Verdict::kSlower), result.count(Verdict::kFaster),
-          result.count(Verdict::kSame), options.min_change * 100, options.alpha));
+          result.count(Verdict::kSame), options.min_change * 100, result.count(Verdict::kUndecided),
+          options.alpha));
       bool changed = false;
       for (const auto& p : result.points) changed = changed || p.verdict != Verdict::kSame;
       if (changed) {
@@ -656,7 +658,10 @@ class Writer {
               "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
               "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{} / {}</td>"
               "</tr>\n",
-              verdict_span(p.verdict == Verdict::kSlower ? "fail" : "pass", name_of(p.verdict)),
+              verdict_span(p.verdict == Verdict::kSlower      ? "fail"
+                           : p.verdict == Verdict::kUndecided ? "inconclusive"
+                                                              : "pass",
+                           name_of(p.verdict)),
               e(p.case_name), size_text(p.size), seconds(p.baseline_median),
               seconds(p.current_median), percent(p.change, true),
               p.noise_floor > 0 ? percent(p.noise_floor) : std::string("&ndash;"),
@@ -676,6 +681,7 @@ class Writer {
     if (!report_.instances) return;
     const auto& cmp = *report_.instances;
     add("<h2 id=\"instances\">Instance comparison</h2>\n");
+    for (const auto& w : cmp.warnings) add(fmt::format("<p><b>Warning:</b> {}.</p>\n", e(w)));
     add(
         fmt::format("<p class=\"muted\">Each metric per {} per hour; the best per dollar in each "
                     "row is highlighted, &ldquo;clear&rdquo; when its times differ from the "

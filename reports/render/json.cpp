@@ -144,6 +144,7 @@ json regressions(const Report& r) {
                    {"compared", s.result.points.size()},
                    {"slower", s.result.count(Verdict::kSlower)},
                    {"faster", s.result.count(Verdict::kFaster)},
+                   {"undecided", s.result.count(Verdict::kUndecided)},
                    {"unmatched", s.result.unmatched}});
   }
   return out;
@@ -168,6 +169,8 @@ json instances(const Report& r) {
           {"labels", cmp.labels},
           {"prices_per_hour", cmp.prices},
           {"wins", cmp.wins},
+          {"clear_wins", cmp.clear_wins},
+          {"warnings", cmp.warnings},
           {"rows", rows}};
 }
 

@@ -148,11 +148,11 @@ void regressions(std::string& md, const Report& r) {
       md += fmt::format("- environment changed: **{}**: {} → {}\n", cell(e.what),
                         cell(e.baseline.substr(0, 200)), cell(e.current.substr(0, 200)));
     md += fmt::format(
-        "\n{} sizes compared: {} slower, {} faster, {} within the noise "
-        "(Mann–Whitney U, alpha {:g}, smallest change {:.0f}%).\n",
+        "\n{} sizes compared: {} slower, {} faster, {} within the noise, {} undecided (too few "
+        "samples to reach alpha) (Mann–Whitney U, alpha {:g}, smallest change {:.0f}%).\n",
         s.result.points.size(), s.result.count(Verdict::kSlower), s.result.count(Verdict::kFaster),
-        s.result.count(Verdict::kSame), r.regression_options.alpha,
-        r.regression_options.min_change * 100);
+        s.result.count(Verdict::kSame), s.result.count(Verdict::kUndecided),
+        r.regression_options.alpha, r.regression_options.min_change * 100);
     md +=
         "\n| case | size (B) | baseline (us) | now (us) | change | run-to-run noise | p-value | "
         "verdict |\n|---|---:|---:|---:|---:|---:|---:|---|\n";
@@ -170,11 +170,15 @@ void instances(std::string& md, const Report& r) {
   const auto& cmp = *r.instances;
   md += fmt::format(
       "\n## Instance comparison\n\nThroughput per {} per hour; the winner of each "
-      "row is the best per dollar (in bold).\n\n| instance | price ({}/h) | rows won "
-      "|\n|---|---:|---:|\n",
-      cell(cmp.currency), cell(cmp.currency));
+      "row is the best per dollar (in bold).\n\n",
+      cell(cmp.currency));
+  for (const auto& w : cmp.warnings) md += fmt::format("**Warning:** {}.\n\n", cell(w));
+  md += fmt::format(
+      "| instance | price ({}/h) | rows won | beyond the noise |\n|---|---:|---:|---:|\n",
+      cell(cmp.currency));
   for (std::size_t i = 0; i < cmp.labels.size(); ++i)
-    md += fmt::format("| {} | {:g} | {} |\n", cell(cmp.labels[i]), cmp.prices[i], cmp.wins[i]);
+    md += fmt::format("| {} | {:g} | {} | {} |\n", cell(cmp.labels[i]), cmp.prices[i], cmp.wins[i],
+                      cmp.clear_wins[i]);
   md += "\n| case and size | metric |";
   for (const auto& l : cmp.labels)
     md += fmt::format(" {} | per {}/h |", cell(l), cell(cmp.currency));

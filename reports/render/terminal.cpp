@@ -152,16 +152,20 @@ void print_regression(std::FILE* out, const RegressionSection& s,
   }
   fmt::print(out,
              "\n# {} size(s) compared: {} slower, {} faster, {} within the noise or below {:.0f}% "
-             "or the repetitions' spread (Mann-Whitney U on per-iteration times, alpha {:g})\n",
+             "or the repetitions' spread, {} undecided (too few samples to reach alpha) "
+             "(Mann-Whitney U on per-iteration times, alpha {:g})\n",
              report.points.size(), report.count(Verdict::kSlower), report.count(Verdict::kFaster),
-             report.count(Verdict::kSame), options.min_change * 100, options.alpha);
+             report.count(Verdict::kSame), options.min_change * 100,
+             report.count(Verdict::kUndecided), options.alpha);
 }
 
 void print_instances(std::FILE* out, const InstanceComparison& cmp) {
   fmt::print(out, "\n## Instance comparison (throughput per {} per hour)\n", cmp.currency);
+  for (const auto& w : cmp.warnings) fmt::print(out, "  warning: {}\n", w);
   for (std::size_t i = 0; i < cmp.labels.size(); ++i)
-    fmt::print(out, "  {}: {:g} {}/h, best per dollar in {} of {} rows\n", cmp.labels[i],
-               cmp.prices[i], cmp.currency, cmp.wins[i], cmp.rows.size());
+    fmt::print(out, "  {}: {:g} {}/h, best per dollar in {} of {} rows ({} beyond the noise)\n",
+               cmp.labels[i], cmp.prices[i], cmp.currency, cmp.wins[i], cmp.rows.size(),
+               cmp.clear_wins[i]);
   for (const auto& row : cmp.rows) {
     fmt::print(out, "  {:<56.56} {:<6}", row.subject, row.metric);
     for (const auto& cell : row.cells)

@@ -151,6 +151,14 @@ echo "rules: [{metric: busbw, expct: 3}]" >"$work/bad.yaml"
   pass "bad rules: exit 2, '$(head -1 "$work/out")', nothing written" || fail "bad rules: expected exit 2 and the key named"
 (cd "$work" && "$report" golden.h5 --html rel.html --md rel.md >/dev/null 2>&1) && [[ -s $work/rel.html && -s $work/rel.md ]] &&
   pass "relative output paths are written" || fail "relative output paths"
+cp "$work/pass.yaml" "$work/keep-rules.yaml"
+"$report" "$run" --rules "$work/keep-rules.yaml" --md "$work/keep-rules.yaml" >"$work/out" 2>&1
+[[ $? -eq 2 ]] && cmp -s "$work/pass.yaml" "$work/keep-rules.yaml" && pass "an output onto the rules file is refused" ||
+  fail "output onto the rules file"
+printf 'rules:\n  - {metric: busbw, expect: 1, where: {[a]: x}}\n' >"$work/shape.yaml"
+"$report" "$run" --rules "$work/shape.yaml" >"$work/out" 2>&1
+[[ $? -eq 2 ]] && grep -q "shape.yaml:2:" "$work/out" && pass "a rules file of the wrong shape: exit 2, '$(head -1 "$work/out")'" ||
+  { fail "a rules file of the wrong shape"; cat "$work/out"; }
 cp "$run" "$work/keep.h5"
 (cd "$work" && "$report" keep.h5 --html ./keep.h5) >"$work/out" 2>&1
 [[ $? -eq 2 ]] && cmp -s "$run" "$work/keep.h5" && pass "an output onto an input is refused, the input kept: '$(head -1 "$work/out")'" ||

@@ -268,6 +268,92 @@ TEST(Regression, ARunToRunNoiseItsRepetitionsShowIsNotAChange) {
   EXPECT_EQ(single.points[0].verdict, Verdict::kSlower);
 }
 
+TEST(Regression, TooFewSamplesToReachAlphaIsUndecidedNotTheSame) {
+  auto few = [](double t) {
+    auto c = make_case(0, "allreduce", "world", 8, 0, {{1e6, t, 1, 0, 0, 5}});
+    for (std::size_t i = 0; i < 5; ++i) c.iteration_times[0][i] = t * (1 + 0.01 * double(i));
+    return make_run({c});
+  };
+  const auto r = compare_runs(few(1.0), few(2.5), RegressionOptions{});  // 5 v 5 at alpha 0.01
+  ASSERT_EQ(r.points.size(), 1u);
+  EXPECT_EQ(r.points[0].verdict, Verdict::kUndecided);
+  Report report;
+  report.regressions.push_back({nullptr, nullptr, r});
+  EXPECT_EQ(report.exit_code(), 3);
+}
+
+TEST(Regression, PointsAreMatchedBySizeNotPosition) {
+  const auto base =
+      make_run({make_case(0, "allreduce", "world", 8, 0, {{65536, 1.0, 1}, {1048576, 2.0, 1}})});
+  const auto now =
+      make_run({make_case(0, "allreduce", "world", 8, 0, {{4096, 0.5, 1}, {65536, 1.0, 1}})});
+  const auto r = compare_runs(base, now, RegressionOptions{});
+  ASSERT_EQ(r.points.size(), 1u);
+  EXPECT_EQ(r.points[0].size, "65536");
+  EXPECT_EQ(r.points[0].verdict, Verdict::kSame);
+  ASSERT_EQ(r.unmatched.size(), 2u);  // 4 KiB only now, 1 MiB only before
+}
+
+// A storage case: agg_bw 1 GB/s from 10 iterations of 1 GB in 1 s, latency counters per iteration.
+RunData storage_run(const std::string& cache, double resident) {
+  auto c = make_case(0, "read", "", 4, 0, {{1e6, 1.0, 1}});
+  c.family = "storage";
+  c.params["cache_state"] = cache;
+  c.params["fs_type"] = "ext4";
+  c.stats.erase("size_bytes");
+  c.stats["block_bytes"] = numbers({1 << 20}, "B");
+  c.stats["agg_bw"] = numbers({1.0}, "GB/s", "higher");
+  c.stats["lat_p99"] = numbers({0.004}, "s", "lower");
+  c.stats["resident_before_max"] = numbers({resident});
+  c.iteration_times[0].assign(10, 1.0);
+  c.iteration_bytes = {std::vector<double>(10, 1e9)};
+  for (int i = 0; i < 10; ++i)
+    c.iteration_bytes[0][static_cast<std::size_t>(i)] = 1e9 * (0.9 + 0.02 * i);
+  c.iteration_counters["lat_p99"] = {
+      {0.001, 0.002, 0.003, 0.004, 0.004, 0.004, 0.005, 0.006, 0.007, 0.008}};
+  c.stats["iterations"] = numbers({10});
+  return make_run({c});
+}
+
+TEST(Acceptance, StorageIntervalsComeFromPerIterationValues) {
+  // agg_bw per iteration 0.9 .. 1.08 GB/s: an expectation of 1.0 +- 0% straddles it.
+  EXPECT_EQ(judge_with("rules:\n  - {metric: agg_bw, expect: 1.0, tolerance: 0}\n",
+                       storage_run("evicted", 0)),
+            CheckVerdict::kInconclusive);
+  EXPECT_EQ(judge_with("rules:\n  - {metric: agg_bw, expect: 0.5}\n", storage_run("evicted", 0)),
+            CheckVerdict::kPass);
+  // p99 latency 1 .. 8 ms per iteration: 4 ms expected straddles; 50 ms passes.
+  EXPECT_EQ(judge_with("rules:\n  - {metric: lat_p99, expect: 0.004, tolerance: 0}\n",
+                       storage_run("evicted", 0)),
+            CheckVerdict::kInconclusive);
+  EXPECT_EQ(judge_with("rules:\n  - {metric: lat_p99, expect: 0.05}\n", storage_run("evicted", 0)),
+            CheckVerdict::kPass);
+}
+
+TEST(Acceptance, StorageReadsFromMemoryAreNotJudged) {
+  const char* rule = "rules:\n  - {metric: agg_bw, expect: 0.5}\n";
+  EXPECT_EQ(judge_with(rule, storage_run("warm", 1)), CheckVerdict::kInconclusive);
+  EXPECT_EQ(judge_with(rule, storage_run("evicted", 0.5)), CheckVerdict::kInconclusive);
+  EXPECT_EQ(judge_with(rule, storage_run("evicted", std::nan(""))), CheckVerdict::kInconclusive);
+  EXPECT_EQ(judge_with("rules:\n  - {metric: agg_bw, expect: 0.5, where: {cache_state: warm}}\n",
+                       storage_run("warm", 1)),
+            CheckVerdict::kPass)
+      << "unless the rule asks for warm reads";
+}
+
+TEST(Instances, OnlyWhatEveryInstanceRanAndUnlikeJobsWarned) {
+  auto a = make_run({make_case(0, "allreduce", "world", 8, 0, {{1e9, 0.1, 10}}),
+                     make_case(1, "allgather", "world", 8, 0, {{1e9, 0.1, 10}})});
+  auto b = make_run({make_case(0, "allreduce", "world", 8, 0, {{1e9, 0.1, 10}})});
+  b.world_size = 16;
+  Catalogue cat;
+  cat.instances = {{"x", {"x", 1.0, ""}}, {"y", {"y", 1.0, ""}}};
+  const auto cmp = compare_instances({&a, &b}, {"x", "y"}, cat, 0.01);
+  ASSERT_EQ(cmp.rows.size(), 1u) << "allgather ran on x only";
+  EXPECT_EQ(cmp.warnings.size(), 1u);
+  EXPECT_EQ(cmp.clear_wins[0] + cmp.clear_wins[1], 0) << "identical times are no clear win";
+}
+
 TEST(Report, ExitCodeFailBeforeInconclusiveBeforePass) {
   Report r;
   EXPECT_EQ(r.exit_code(), 0);
