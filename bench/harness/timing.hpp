@@ -31,5 +31,4 @@ int decide_iterations(const TimingOptions& options, double estimate_s);
 enum class StopReason { kMaxIterations, kBudget, kPrecision };
 const char* name_of(StopReason reason);
 
-
 }  // namespace preflight
