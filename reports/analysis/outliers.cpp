@@ -23,24 +23,28 @@ std::pair<double, double> centre_and_spread(const std::vector<double>& values, s
   return {m, std::max(1.4826 * median(deviations), 0.02 * m)};
 }
 
-// Up to this many members each is judged against the others alone: among few peers the
-// outlier itself would widen the spread it is measured by. Beyond, its weight is negligible.
+// Up to this many nodes each is judged against the others alone: among few peers the outlier
+// itself would widen the spread it is measured by. Beyond, its weight is negligible.
 constexpr std::size_t kLeaveOneOutUpTo = 64;
 
-// Members whose value is min_ratio above their peers' median and min_z robust deviations away.
-// With `low`, members as far below instead (ratio at most 1/min_ratio, z at most -min_z).
+enum class Judge { kSlowNode, kSlowRank, kLateRank };
+
+// Members whose value is min_ratio above their peers' median and min_z robust deviations away;
+// late ranks as far below (ratio at most 1/min_ratio, z at most -min_z). Ranks are judged among
+// all, conservatively: a busy host has a rank a little slow or fast by chance (rank 0 with the
+// harness's own work), and a rank is named only when it is clearly apart; a slow node's ranks
+// are named with it.
 std::vector<std::pair<std::size_t, double>> judge(const std::vector<double>& values,
-                                                  const OutlierOptions& o, bool low = false) {
+                                                  const OutlierOptions& o, Judge kind) {
   std::vector<std::pair<std::size_t, double>> flagged;
   if (values.size() < 3) return flagged;
-  // Late ranks are judged among all, conservatively: an oversubscribed or noisy rank set has
-  // fast members by chance, and a rank named late must be clearly so.
-  const bool leave_one_out = !low && values.size() <= kLeaveOneOutUpTo;
+  const bool low = kind == Judge::kLateRank;
+  const bool leave_one_out = kind == Judge::kSlowNode && values.size() <= kLeaveOneOutUpTo;
   const auto all = centre_and_spread(values, values.size());
   for (std::size_t i = 0; i < values.size(); ++i) {
     const auto [m, spread] = leave_one_out ? centre_and_spread(values, i) : all;
     const double z = (values[i] - m) / spread;
-    const bool far = low ? values[i] * o.min_ratio <= m && z <= -o.min_z
+    const bool far = low ? values[i] * o.min_late_ratio <= m && z <= -o.min_z
                          : values[i] >= o.min_ratio * m && z >= o.min_z;
     if (far) flagged.emplace_back(i, z);
   }
@@ -89,7 +93,7 @@ void add_late_ranks(const RunData& run, const OutlierOptions& options, std::vect
       present.push_back(ratio[r]);
       rank_of.push_back(static_cast<int>(r));
     }
-  for (const auto& [i, z] : judge(present, options, true)) {
+  for (const auto& [i, z] : judge(present, options, Judge::kLateRank)) {
     const int r = rank_of[i];
     out.push_back({"late rank",
                    fmt::format("rank {}", r),
@@ -130,14 +134,14 @@ std::vector<Outlier> find_outliers(const RunData& run, const OutlierOptions& opt
       node_ratio.push_back(median(v));
       node_key.push_back(node);
     }
-    for (const auto& [i, z] : judge(node_ratio, options)) {
+    for (const auto& [i, z] : judge(node_ratio, options, Judge::kSlowNode)) {
       const auto& members = ranks_of_node[node_key[i]];
       out.push_back({"node", name_column->second[static_cast<std::size_t>(members.front())],
                      members, node_ratio[i], z,
                      compared[static_cast<std::size_t>(members.front())]});
     }
   }
-  for (const auto& [i, z] : judge(present, options)) {
+  for (const auto& [i, z] : judge(present, options, Judge::kSlowRank)) {
     const int r = present_rank[i];
     out.push_back({"rank",
                    fmt::format("rank {}", r),

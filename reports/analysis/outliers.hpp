@@ -14,6 +14,10 @@ namespace preflight::report {
 struct OutlierOptions {
   double min_ratio = 1.15;  // at least this much slower than the typical peer ...
   double min_z = 3.0;       // ... and this many robust deviations away
+  // A late rank's own time is at most 1/this of its peers'. Stricter than min_ratio: the
+  // barrier that starts each iteration releases ranks a little apart (rank 0 often last, some
+  // 10-15% of a small collective on a busy host), which looks like lateness but is not.
+  double min_late_ratio = 1.3;
 };
 
 struct Outlier {
