@@ -108,13 +108,15 @@ class StorageOperation final : public Operation {
   StorageOperation(const ReadSpec& spec, std::size_t block_bytes, Region region, int rank)
       : spec_(spec), block_bytes_(block_bytes), region_(std::move(region)), rank_(rank) {
     const bool direct = spec_.cache == CacheState::kDirect;
-    read_fd_ = open(region_.path.c_str(), O_RDONLY | (direct ? O_DIRECT : 0));
+    // Never through a symbolic link: the data set holds only regular files (Dataset::check).
+    read_fd_ =
+        open(region_.path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (direct ? O_DIRECT : 0));
     if (read_fd_ < 0)
       throw std::runtime_error(fmt::format("cannot open {}{}: {}", region_.path,
                                            direct ? " with O_DIRECT" : "", std::strerror(errno)));
     // The access hint fio gives by default (fadvise_hint=1): it sets the readahead window.
     posix_fadvise(read_fd_, 0, 0, spec_.random ? POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL);
-    cache_fd_ = open(region_.path.c_str(), O_RDONLY);
+    cache_fd_ = open(region_.path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (cache_fd_ < 0)
       throw std::runtime_error(
           fmt::format("cannot open {}: {}", region_.path, std::strerror(errno)));
