@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
@@ -81,6 +82,17 @@ int other_node_source(int rank, const std::vector<int>& node_of_rank,
     if (node_of_rank[r] == target) on_target.push_back(static_cast<int>(r));
   const int local = local_rank_of_rank[static_cast<std::size_t>(rank)];
   return on_target[static_cast<std::size_t>(local) % on_target.size()];
+}
+
+std::string uneven_nodes(const std::vector<int>& node_of_rank, int node_count) {
+  std::vector<int> ranks(static_cast<std::size_t>(std::max(node_count, 0)));
+  for (int n : node_of_rank)
+    if (n >= 0 && n < node_count) ++ranks[static_cast<std::size_t>(n)];
+  for (std::size_t n = 1; n < ranks.size(); ++n)
+    if (ranks[n] != ranks[0])
+      return fmt::format("node 0 has {} rank{}, node {} has {}", ranks[0], ranks[0] == 1 ? "" : "s",
+                         n, ranks[n]);
+  return {};
 }
 
 }  // namespace preflight::storage

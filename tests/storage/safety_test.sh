@@ -4,7 +4,8 @@
 # little free space (with the numbers), tmpfs for a cold read, and ENOSPC in the middle of
 # prepare (test-only fault), which leaves no half data set: the next run writes it again.
 # A planted data set is refused, its files untouched: a marker listing a symbolic link to
-# another file, a set directory that is a symbolic link, one another user owns.
+# another file, a set directory that is a symbolic link, one another user owns. other-node
+# with a different number of ranks on each node is refused.
 # safety_test.sh PREFLIGHT WORKDIR
 set -uo pipefail
 bin=$1 work=$2
@@ -101,6 +102,11 @@ if [[ $(id -u) -eq 0 ]]; then
 else
   echo "skip: not root, cannot give a set directory to another user"
 fi
+
+# other-node needs the same ranks on every node: with 2 and 1 two ranks would read one file.
+np=3 refused "other-node with 2 ranks on one node and 1 on the other" \
+  "cache: other-node needs the same number of ranks on every node" \
+  --dir "$work/data" --ranks-per-node 2 --cache other-node "${small[@]}"
 
 refused "too little free space" "not enough free space in '$work/data' for the data set: it needs 2147483648000 bytes" \
   --dir "$work/data" --size 1000G --block-sizes 1M --warmup 0 --min-iters 1 --iters 1
