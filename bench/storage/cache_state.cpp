@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <utility>
@@ -58,6 +59,9 @@ std::string evict_range(int fd, std::uint64_t offset, std::uint64_t bytes) {
 }
 
 double resident_fraction(int fd, std::uint64_t offset, std::uint64_t bytes) {
+  // Test-only fault: PREFLIGHT_TEST_NO_MINCORE=1 makes the measurement fail.
+  if (std::getenv("PREFLIGHT_TEST_NO_MINCORE") != nullptr)
+    return std::numeric_limits<double>::quiet_NaN();
   const auto page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
   if (bytes == 0 || offset % page != 0) return std::numeric_limits<double>::quiet_NaN();
   void* p = mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd, static_cast<off_t>(offset));

@@ -156,6 +156,14 @@ class StorageOperation final : public Operation {
                    rank_, resident_ * 100, region_.path.c_str());
       warned_ = true;
     }
+    if (evicts(spec_.cache) && std::isnan(resident_) && !warned_) {
+      std::fprintf(stderr,
+                   "preflight: rank %d: warning: could not measure how much of %s is in the page "
+                   "cache (mmap/mincore failed): this read is not proven cold, resident_before "
+                   "is NaN\n",
+                   rank_, region_.path.c_str());
+      warned_ = true;
+    }
     if (spec_.random) {
       std::mt19937_64 rng(static_cast<std::uint64_t>(rank_) * 1000003 + iteration_++);
       std::shuffle(blocks_.begin(), blocks_.end(), rng);
@@ -374,7 +382,8 @@ std::vector<Metric> StorageCase::sample_metrics(std::size_t, int, const SampleVi
     return m[i * v.ranks + static_cast<std::size_t>(r)];
   };
   std::vector<double> agg, iops, lat50, lat99, lat999;
-  double resident_max = 0, total = 0;
+  // NaN unless some rank's residency was measured: a 0 would claim a cold read never proven.
+  double resident_max = kNaN, total = 0;
   for (std::size_t i = 0; i < v.iterations; ++i) {
     double bytes = 0, ops = 0, slowest = 0;
     for (int r : *v.members) {
@@ -385,7 +394,8 @@ std::vector<Metric> StorageCase::sample_metrics(std::size_t, int, const SampleVi
       lat99.push_back(at(c[kP99], i, r));
       lat999.push_back(at(c[kP999], i, r));
       const double resident = at(c[kResident], i, r);
-      if (!std::isnan(resident)) resident_max = std::max(resident_max, resident);
+      if (!std::isnan(resident))
+        resident_max = std::isnan(resident_max) ? resident : std::max(resident_max, resident);
     }
     total += bytes;
     agg.push_back(slowest > 0 ? bytes / slowest / 1e9 : kNaN);
