@@ -5,8 +5,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <utility>
@@ -57,6 +59,9 @@ std::string evict_range(int fd, std::uint64_t offset, std::uint64_t bytes) {
 }
 
 double resident_fraction(int fd, std::uint64_t offset, std::uint64_t bytes) {
+  // Test-only fault: PREFLIGHT_TEST_NO_MINCORE=1 makes the measurement fail.
+  if (std::getenv("PREFLIGHT_TEST_NO_MINCORE") != nullptr)
+    return std::numeric_limits<double>::quiet_NaN();
   const auto page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
   if (bytes == 0 || offset % page != 0) return std::numeric_limits<double>::quiet_NaN();
   void* p = mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd, static_cast<off_t>(offset));
@@ -81,6 +86,17 @@ int other_node_source(int rank, const std::vector<int>& node_of_rank,
     if (node_of_rank[r] == target) on_target.push_back(static_cast<int>(r));
   const int local = local_rank_of_rank[static_cast<std::size_t>(rank)];
   return on_target[static_cast<std::size_t>(local) % on_target.size()];
+}
+
+std::string uneven_nodes(const std::vector<int>& node_of_rank, int node_count) {
+  std::vector<int> ranks(static_cast<std::size_t>(std::max(node_count, 0)));
+  for (int n : node_of_rank)
+    if (n >= 0 && n < node_count) ++ranks[static_cast<std::size_t>(n)];
+  for (std::size_t n = 1; n < ranks.size(); ++n)
+    if (ranks[n] != ranks[0])
+      return fmt::format("node 0 has {} rank{}, node {} has {}", ranks[0], ranks[0] == 1 ? "" : "s",
+                         n, ranks[n]);
+  return {};
 }
 
 }  // namespace preflight::storage

@@ -28,8 +28,14 @@ std::string evict_range(int fd, std::uint64_t offset, std::uint64_t bytes);
 double resident_fraction(int fd, std::uint64_t offset, std::uint64_t bytes);
 
 // The rank whose data `rank` reads in other-node mode: the same local rank (modulo that
-// node's size) on the next node, so no rank reads what its own node wrote. Needs 2+ nodes.
+// node's size) on the next node, so no rank reads what its own node wrote. Needs 2+ nodes,
+// and the same number of ranks on every node for every rank to read a different rank's data
+// (otherwise two ranks of one node read one file: see uneven_nodes).
 int other_node_source(int rank, const std::vector<int>& node_of_rank,
                       const std::vector<int>& local_rank_of_rank, int node_count);
+
+// "" when every node has the same number of ranks; else which nodes differ ("node 0 has 2
+// ranks, node 1 has 1"), for other-node's refusal.
+std::string uneven_nodes(const std::vector<int>& node_of_rank, int node_count);
 
 }  // namespace preflight::storage

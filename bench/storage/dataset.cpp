@@ -12,10 +12,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
 #include "harness/sizes.hpp"
 #include "harness/usage_error.hpp"
@@ -66,13 +64,18 @@ WholeParts whole_parts(const nlohmann::json& m, std::uint64_t bytes_per_rank) {
   return {m.value("rank_files", 0), m.value("shared_ranks", 0)};
 }
 
-std::optional<nlohmann::json> read_marker(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::stringstream text;
-  text << in.rdbuf();
+std::optional<nlohmann::json> read_marker_fd(int fd) {
+  if (fd < 0) return std::nullopt;
+  std::string text;
+  struct stat st {};
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    char buffer[4096];
+    for (ssize_t n; (n = read(fd, buffer, sizeof buffer)) > 0;)
+      text.append(buffer, static_cast<std::size_t>(n));
+  }
+  close(fd);
   try {
-    auto j = nlohmann::json::parse(text.str());
+    auto j = nlohmann::json::parse(text);
     if (!j.is_object() || j.value("creator", "") != "preflight") return std::nullopt;
     return j;
   } catch (const nlohmann::json::exception&) {
@@ -80,11 +83,87 @@ std::optional<nlohmann::json> read_marker(const std::string& path) {
   }
 }
 
+// The marker at `path`, never through a symbolic link; none unless it is a regular file
+// preflight wrote.
+std::optional<nlohmann::json> read_marker(const std::string& path) {
+  return read_marker_fd(open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+}
+
+// Whether a name from a marker is a bare file name in the set (not "..", not a path).
+bool bare_name(const std::string& name) {
+  return !name.empty() && name.find('/') == std::string::npos && name != "." && name != "..";
+}
+
+// Why the file at `path` must not be used as a file of the set ("" when it may): a file of
+// the set is a regular file this user owns, with no other hard link (lstat: a symbolic link
+// is never followed). A missing file is fine when `missing_ok`.
+std::string unsafe_file(const std::string& path, bool missing_ok) {
+  struct stat st {};
+  if (lstat(path.c_str(), &st) != 0)
+    return errno == ENOENT && missing_ok
+               ? std::string()
+               : fmt::format("cannot be examined ({})", std::strerror(errno));
+  if (S_ISLNK(st.st_mode)) return "is a symbolic link";
+  if (!S_ISREG(st.st_mode)) return "is not a regular file";
+  if (st.st_uid != geteuid())
+    return fmt::format("is owned by uid {}, not by this user (uid {})", st.st_uid, geteuid());
+  if (st.st_nlink > 1) return fmt::format("has {} hard links", st.st_nlink);
+  return {};
+}
+
+// Why the set directory at `path` must not be used ("" when it may): it must be a directory,
+// not a symbolic link to one, that this user owns (lstat).
+std::string unsafe_dir(const std::string& path) {
+  struct stat st {};
+  if (lstat(path.c_str(), &st) != 0)
+    return fmt::format("cannot be examined ({})", std::strerror(errno));
+  if (S_ISLNK(st.st_mode)) return "is a symbolic link";
+  if (!S_ISDIR(st.st_mode)) return "is not a directory";
+  if (st.st_uid != geteuid())
+    return fmt::format("is owned by uid {}, not by this user (uid {})", st.st_uid, geteuid());
+  return {};
+}
+
+// Opens a file of the set for writing without following a symbolic link: a missing one is
+// created (O_EXCL), an existing one must be a regular file this user owns with one link (it
+// is truncated when `truncate`). Returns the descriptor, or -1 and sets `error`.
+int open_for_writing(const std::string& path, bool create, bool truncate, std::string& error) {
+  int fd =
+      create ? open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
+  if (fd < 0 && (!create || errno == EEXIST))
+    fd = open(path.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    error = errno == ELOOP
+                ? fmt::format(
+                      "cannot open {} for writing: it is a symbolic link, which "
+                      "preflight never follows",
+                      path)
+                : fmt::format("cannot open {} for writing: {}", path, std::strerror(errno));
+    return -1;
+  }
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || st.st_nlink > 1) {
+    error = fmt::format(
+        "{} is not a regular file of this user's with one link; preflight does not write to it",
+        path);
+    close(fd);
+    return -1;
+  }
+  if (truncate && ftruncate(fd, 0) != 0) {
+    error = fmt::format("cannot truncate {}: {}", path, std::strerror(errno));
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
 // Writes the marker through a temporary name and a rename, so it is never half written.
 std::string write_marker(const std::string& path, const nlohmann::json& j) {
   const std::string tmp = path + ".tmp";
   const std::string text = j.dump(1) + "\n";
-  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  // A stale temporary (or a link planted under its name) is unlinked, never written through.
+  unlink(tmp.c_str());
+  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) return fmt::format("cannot write {}: {}", tmp, std::strerror(errno));
   const bool ok =
       write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) && fsync(fd) == 0;
@@ -106,14 +185,15 @@ std::uint64_t enospc_after() {
 }
 
 // Writes bytes [offset, offset + bytes) of `path` with file id's pattern; "" or an error.
-std::string write_pattern(const std::string& path, int flags, std::uint32_t file_id,
+// The file is created (or truncated) when `create`, else it must exist.
+std::string write_pattern(const std::string& path, bool create, std::uint32_t file_id,
                           std::uint64_t offset, std::uint64_t bytes) {
-  const int fd = open(path.c_str(), flags, 0644);
-  if (fd < 0) return fmt::format("cannot open {} for writing: {}", path, std::strerror(errno));
+  std::string error;
+  const int fd = open_for_writing(path, create, create, error);
+  if (fd < 0) return error;
   const std::size_t chunk = static_cast<std::size_t>(std::min<std::uint64_t>(kWriteChunk, bytes));
   AlignedBuffer buffer = aligned_buffer(chunk);
   const std::uint64_t fault = enospc_after();
-  std::string error;
   for (std::uint64_t done = 0; done < bytes && error.empty();) {
     const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, bytes - done));
     fill_pattern(buffer.get(), n, file_id, offset + done);
@@ -250,9 +330,20 @@ void Dataset::check(bool needs_eviction, bool needs_direct) const {
       }
       std::set<std::string> listed;
       WholeParts whole;
-      if (fs::exists(set_dir())) {
-        const auto m = read_marker(marker());
-        if (!fs::is_directory(set_dir()) || !m) {
+      struct stat set_st {};
+      if (lstat(set_dir().c_str(), &set_st) == 0) {
+        // Never through a link, never another user's: either could lead preflight to write,
+        // truncate or remove files it did not create.
+        if (S_ISLNK(set_st.st_mode)) {
+          error = fmt::format(
+              "storage: '{}' is a symbolic link; preflight never follows a link to its data set "
+              "(it could lead to files preflight did not create): remove the link, or choose "
+              "another dir or dataset id",
+              set_dir());
+          return;
+        }
+        const auto m = S_ISDIR(set_st.st_mode) ? read_marker(marker()) : std::nullopt;
+        if (!m) {
           error = fmt::format(
               "storage: '{}' exists but was not created by preflight (no valid marker {}); "
               "preflight never overwrites files it did not create: remove it, or choose another "
@@ -260,10 +351,48 @@ void Dataset::check(bool needs_eviction, bool needs_direct) const {
               set_dir(), kMarker);
           return;
         }
-        for (const auto& f : m->value("files", std::vector<std::string>{})) listed.insert(f);
+        if (set_st.st_uid != geteuid()) {
+          error = fmt::format(
+              "storage: '{}' is owned by uid {}, not by this user (uid {}); preflight only uses a "
+              "data set directory it owns: remove it, or choose another dir or dataset id",
+              set_dir(), set_st.st_uid, geteuid());
+          return;
+        }
+        if (const auto why = unsafe_file(marker(), false); !why.empty()) {
+          error = fmt::format(
+              "storage: '{}' {}; preflight only trusts a marker that is a regular file it owns: "
+              "remove '{}', or choose another dir or dataset id",
+              marker(), why, set_dir());
+          return;
+        }
+        for (const auto& f : m->value("files", std::vector<std::string>{})) {
+          if (!bare_name(f)) {
+            error = fmt::format(
+                "storage: the marker of '{}' lists '{}', which is not a file name in the set; "
+                "remove '{}', or choose another dir or dataset id",
+                set_dir(), f, set_dir());
+            return;
+          }
+          listed.insert(f);
+        }
+        // What preflight would read, write or remove there: only regular files it owns.
+        std::set<std::string> used = listed;
+        for (const auto& name : file_names()) used.insert(name);
+        for (const auto& name : used) {
+          const std::string path = (fs::path(set_dir()) / name).string();
+          if (const auto why = unsafe_file(path, true); !why.empty()) {
+            error = fmt::format(
+                "storage: '{}' {}; preflight only reads, writes and removes regular files it "
+                "owns in its data set: remove it, or choose another dir or dataset id",
+                path, why);
+            return;
+          }
+        }
         whole = whole_parts(*m, spec_.bytes_per_rank);
-        for (const auto& name : file_names())
-          if (fs::exists(fs::path(set_dir()) / name) && listed.count(name) == 0) {
+        for (const auto& name : file_names()) {
+          struct stat file_st {};
+          if (lstat((fs::path(set_dir()) / name).c_str(), &file_st) == 0 &&
+              listed.count(name) == 0) {
             error = fmt::format(
                 "storage: '{}' exists but its marker does not list it, so preflight did not "
                 "create it and will not overwrite it: remove it, or choose another dir or dataset "
@@ -271,6 +400,10 @@ void Dataset::check(bool needs_eviction, bool needs_direct) const {
                 (fs::path(set_dir()) / name).string());
             return;
           }
+        }
+      } else if (errno != ENOENT) {
+        error = fmt::format("storage: cannot examine '{}': {}", set_dir(), std::strerror(errno));
+        return;
       }
       std::uint64_t needed = 0;
       const std::uint64_t all = spec_.bytes_per_rank * static_cast<std::uint64_t>(ctx_.size);
@@ -298,14 +431,19 @@ void Dataset::prepare() {
   nlohmann::json m;
   if (ctx_.is_root())
     [&] {
-      std::error_code ec;
-      fs::create_directory(set_dir(), ec);
-      if (ec) {
-        error = fmt::format("storage: cannot create '{}': {}", set_dir(), ec.message());
+      // Created private when missing; an existing one must still be what check() accepted.
+      if (mkdir(set_dir().c_str(), 0700) != 0 && errno != EEXIST) {
+        error = fmt::format("storage: cannot create '{}': {}", set_dir(), std::strerror(errno));
+        return;
+      }
+      if (const auto why = unsafe_dir(set_dir()); !why.empty()) {
+        error = fmt::format("storage: '{}' {}; preflight does not use it for its data set",
+                            set_dir(), why);
         return;
       }
       const auto old = read_marker(marker());
-      if (fs::exists(marker()) && !old) {
+      struct stat marker_st {};
+      if (lstat(marker().c_str(), &marker_st) == 0 && !old) {
         error = fmt::format("storage: '{}' is not a preflight marker; not touching {}", marker(),
                             set_dir());
         return;
@@ -313,7 +451,8 @@ void Dataset::prepare() {
       std::set<std::string> files;
       WholeParts whole;
       if (old) {
-        for (const auto& f : old->value("files", std::vector<std::string>{})) files.insert(f);
+        for (const auto& f : old->value("files", std::vector<std::string>{}))
+          if (bare_name(f)) files.insert(f);
         whole = whole_parts(*old, spec_.bytes_per_rank);
       }
       for (const auto& f : file_names()) files.insert(f);
@@ -332,9 +471,9 @@ void Dataset::prepare() {
         if (!error.empty()) return;
       }
       if (write_shared) {
-        const int fd = open(shared_file().c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        const int fd = open_for_writing(shared_file(), true, true, error);
         if (fd < 0) {
-          error = fmt::format("storage: cannot create {}: {}", shared_file(), std::strerror(errno));
+          error = "storage: " + error;
           return;
         }
         close(fd);
@@ -348,17 +487,19 @@ void Dataset::prepare() {
   prepared_ = true;  // from here on, what was written is removed at the end unless kept
 
   std::string mine;
-  if (!fs::is_directory(set_dir()))
+  struct stat set_st {};
+  if (lstat(set_dir().c_str(), &set_st) != 0)
     mine = fmt::format(
         "cannot see '{}', which rank 0 created: dir must be one directory every rank sees (a "
         "shared file system)",
         set_dir());
+  else if (const auto why = unsafe_dir(set_dir()); !why.empty())
+    mine = fmt::format("'{}' {}; preflight does not use it for its data set", set_dir(), why);
   const std::uint64_t b = spec_.bytes_per_rank;
   if (mine.empty() && write_ranks)
-    mine = write_pattern(rank_file(ctx_.rank), O_WRONLY | O_CREAT | O_TRUNC,
-                         static_cast<std::uint32_t>(ctx_.rank), 0, b);
+    mine = write_pattern(rank_file(ctx_.rank), true, static_cast<std::uint32_t>(ctx_.rank), 0, b);
   if (mine.empty() && write_shared)
-    mine = write_pattern(shared_file(), O_WRONLY, kSharedFileId,
+    mine = write_pattern(shared_file(), false, kSharedFileId,
                          b * static_cast<std::uint64_t>(ctx_.rank), b);
   const std::string failed = first_error(mine, ctx_);
   if (!failed.empty()) {
@@ -381,17 +522,26 @@ void Dataset::prepare() {
 }
 
 void Dataset::remove_files(bool everything) const {
-  std::error_code ec;
-  fs::remove(rank_file(ctx_.rank), ec);
-  if (!everything) return;
-  // Only what the marker lists, then the marker, then the directory if it is empty.
-  if (const auto m = read_marker(marker()))
-    for (const auto& f : m->value("files", std::vector<std::string>{}))
-      if (f.find('/') == std::string::npos && f != ".." && f != ".")
-        fs::remove(fs::path(set_dir()) / f, ec);
-  fs::remove(marker(), ec);
-  fs::remove(marker() + ".tmp", ec);
-  fs::remove(set_dir(), ec);  // fails, harmlessly, when something else is in it
+  // Through the set directory itself, never a link to one, and only if this user owns it;
+  // unlinkat removes a link, never what it points at.
+  const int dir = open(set_dir().c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dir < 0) return;
+  struct stat st {};
+  if (fstat(dir, &st) != 0 || st.st_uid != geteuid()) {
+    close(dir);
+    return;
+  }
+  unlinkat(dir, fmt::format("rank-{:06d}.dat", ctx_.rank).c_str(), 0);
+  if (everything) {
+    // Only what the marker lists, then the marker, then the directory if it is empty.
+    if (const auto m = read_marker_fd(openat(dir, kMarker, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)))
+      for (const auto& f : m->value("files", std::vector<std::string>{}))
+        if (bare_name(f)) unlinkat(dir, f.c_str(), 0);
+    unlinkat(dir, kMarker, 0);
+    unlinkat(dir, (std::string(kMarker) + ".tmp").c_str(), 0);
+  }
+  close(dir);
+  if (everything) rmdir(set_dir().c_str());  // fails, harmlessly, when something else is in it
 }
 
 }  // namespace preflight::storage

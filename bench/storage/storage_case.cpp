@@ -108,13 +108,15 @@ class StorageOperation final : public Operation {
   StorageOperation(const ReadSpec& spec, std::size_t block_bytes, Region region, int rank)
       : spec_(spec), block_bytes_(block_bytes), region_(std::move(region)), rank_(rank) {
     const bool direct = spec_.cache == CacheState::kDirect;
-    read_fd_ = open(region_.path.c_str(), O_RDONLY | (direct ? O_DIRECT : 0));
+    // Never through a symbolic link: the data set holds only regular files (Dataset::check).
+    read_fd_ =
+        open(region_.path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (direct ? O_DIRECT : 0));
     if (read_fd_ < 0)
       throw std::runtime_error(fmt::format("cannot open {}{}: {}", region_.path,
                                            direct ? " with O_DIRECT" : "", std::strerror(errno)));
     // The access hint fio gives by default (fadvise_hint=1): it sets the readahead window.
     posix_fadvise(read_fd_, 0, 0, spec_.random ? POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL);
-    cache_fd_ = open(region_.path.c_str(), O_RDONLY);
+    cache_fd_ = open(region_.path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (cache_fd_ < 0)
       throw std::runtime_error(
           fmt::format("cannot open {}: {}", region_.path, std::strerror(errno)));
@@ -152,6 +154,14 @@ class StorageOperation final : public Operation {
                    "eviction (this file system may ignore POSIX_FADV_DONTNEED): this read is "
                    "partly warm, see resident_before\n",
                    rank_, resident_ * 100, region_.path.c_str());
+      warned_ = true;
+    }
+    if (evicts(spec_.cache) && std::isnan(resident_) && !warned_) {
+      std::fprintf(stderr,
+                   "preflight: rank %d: warning: could not measure how much of %s is in the page "
+                   "cache (mmap/mincore failed): this read is not proven cold, resident_before "
+                   "is NaN\n",
+                   rank_, region_.path.c_str());
       warned_ = true;
     }
     if (spec_.random) {
@@ -372,7 +382,8 @@ std::vector<Metric> StorageCase::sample_metrics(std::size_t, int, const SampleVi
     return m[i * v.ranks + static_cast<std::size_t>(r)];
   };
   std::vector<double> agg, iops, lat50, lat99, lat999;
-  double resident_max = 0, total = 0;
+  // NaN unless some rank's residency was measured: a 0 would claim a cold read never proven.
+  double resident_max = kNaN, total = 0;
   for (std::size_t i = 0; i < v.iterations; ++i) {
     double bytes = 0, ops = 0, slowest = 0;
     for (int r : *v.members) {
@@ -383,7 +394,8 @@ std::vector<Metric> StorageCase::sample_metrics(std::size_t, int, const SampleVi
       lat99.push_back(at(c[kP99], i, r));
       lat999.push_back(at(c[kP999], i, r));
       const double resident = at(c[kResident], i, r);
-      if (!std::isnan(resident)) resident_max = std::max(resident_max, resident);
+      if (!std::isnan(resident))
+        resident_max = std::isnan(resident_max) ? resident : std::max(resident_max, resident);
     }
     total += bytes;
     agg.push_back(slowest > 0 ? bytes / slowest / 1e9 : kNaN);

@@ -292,6 +292,15 @@ class StorageFamily final : public Family {
           "needs at least 2 nodes; this job has 1. Run on 2+ nodes (or, to test, make virtual "
           "nodes with campaign.ranks_per_node / --ranks-per-node: they share one page cache, "
           "which resident_before then shows)");
+    if (other_node && ctx.node_count >= 2)
+      if (const auto uneven = uneven_nodes(ctx.node_of_rank, ctx.node_count); !uneven.empty())
+        throw UsageError(fmt::format(
+            "storage: cache: other-node needs the same number of ranks on every node, so that "
+            "each rank reads a different rank's file from the next node; here {} (two ranks "
+            "would read one file, the second from the page cache the first filled). Run the "
+            "same number of ranks on every node (with --ranks-per-node N, a multiple of N "
+            "ranks)",
+            uneven));
     DatasetSpec spec;
     spec.dir = c.dir;
     spec.id = c.dataset_id.empty() ? fmt::format("{}r-{}", ctx.size, c.size) : c.dataset_id;

@@ -2,10 +2,13 @@
 # The evicted cache state is proven: the data set is fully resident after a warm read (fincore,
 # util-linux's own measurement); a time-bounded evicted read then records resident_before 0
 # (mincore after fdatasync + DONTNEED) and, as fincore shows afterwards, only about what it
-# read came back into the cache: the rest stayed evicted.
-# eviction_test.sh PREFLIGHT WORKDIR
+# read came back into the cache: the rest stayed evicted. When the residency cannot be measured
+# (test-only fault) resident_before and resident_before_max are NaN, never a 0 that would claim
+# a cold read, and the checker agrees but does not call such a read cold.
+# eviction_test.sh PREFLIGHT WORKDIR CHECKER...
 set -uo pipefail
 bin=$1 work=$2
+shift 2
 source "$(dirname "$0")/../faults/common.sh"
 rm -rf "$work" && mkdir -p "$work/data"
 if [[ $(stat -f -c %T "$work/data") == tmpfs ]]; then
@@ -37,5 +40,19 @@ after=$(resident)
 # Readahead may bring in a few MiB beyond what was read.
 expect "after the evicted read fincore finds $after bytes resident: what it read ($read_bytes) plus readahead, not the $before before" \
   test "$after" -le $((read_bytes + 16 * 1024 * 1024)) -a "$after" -lt $((before / 2))
+
+PREFLIGHT_TEST_NO_MINCORE=1 mpirun -np 2 -x PREFLIGHT_TEST_NO_MINCORE "$bin" "${common[@]}" \
+  --cache evicted -o "$work/unmeasured.h5" >"$work/unmeasured.log" 2>&1 ||
+  fail "unmeasured run failed: $(tail -3 "$work/unmeasured.log")"
+column=$(h5 "$work/unmeasured.h5" 'print(f["cases/000000/stats/resident_before_max"][:].tolist())')
+expect "residency not measured: resident_before_max is NaN ($column), not 0" test "$column" = "[nan]"
+expect "residency not measured: each rank warns that its read is not proven cold" \
+  test "$(grep -c "is not proven cold, resident_before is NaN" "$work/unmeasured.log")" -eq 2
+if [[ $# -gt 0 ]]; then
+  expect "the checker derives the same NaN from the counters" "$@" --status complete "$work/unmeasured.h5"
+  "$@" --status complete --cold-limit 0.2 "$work/unmeasured.h5" >"$work/cold-check.log" 2>&1
+  expect "the checker with a cold limit does not call an unmeasured read cold (exit $?)" \
+    grep -q "resident_before was not measured (NaN).*not proven cold" "$work/cold-check.log"
+fi
 rm -rf "$set_dir"
 finish

@@ -3,6 +3,9 @@
 # that is missing or read-only, a directory or file it did not create (left untouched), too
 # little free space (with the numbers), tmpfs for a cold read, and ENOSPC in the middle of
 # prepare (test-only fault), which leaves no half data set: the next run writes it again.
+# A planted data set is refused, its files untouched: a marker listing a symbolic link to
+# another file, a set directory that is a symbolic link, one another user owns. other-node
+# with a different number of ranks on each node is refused.
 # safety_test.sh PREFLIGHT WORKDIR
 set -uo pipefail
 bin=$1 work=$2
@@ -12,10 +15,10 @@ mounts=()
 cleanup() { for m in "${mounts[@]}"; do umount "$m" 2>/dev/null; done; }
 trap cleanup EXIT
 small=(--size 1M --block-sizes 64K --warmup 0 --min-iters 1 --iters 1)
-refused() {  # refused DESCRIPTION MESSAGE ARGS...: exit 2, MESSAGE on stderr, no results file
+refused() {  # [np=N] refused DESCRIPTION MESSAGE ARGS...: exit 2, MESSAGE on stderr, no results file
   local what=$1 message=$2; shift 2
   rm -f "$work/out.h5"
-  mpirun -np 2 "$bin" storage "$@" -o "$work/out.h5" >"$work/stdout" 2>"$work/stderr"
+  mpirun -np "${np:-2}" "$bin" storage "$@" -o "$work/out.h5" >"$work/stdout" 2>"$work/stderr"
   local rc=$?
   if [[ $rc -eq 2 ]] && grep -qF -- "$message" "$work/stderr" && [[ ! -e $work/out.h5 ]]; then
     pass "$what: $(grep -m1 preflight: "$work/stderr")"
@@ -48,11 +51,62 @@ refused "a set directory preflight did not create" "was not created by preflight
 expect "its file is untouched" test "$(sha256sum "$work/data/preflight-theirs/rank-000000.dat")" == "$sum"
 
 mpirun -np 2 "$bin" storage --dir "$work/data" --dataset ours --keep true "${small[@]}" >/dev/null 2>&1
+expect "a new set directory is private (mode $(stat -c %a "$work/data/preflight-ours"))" \
+  test "$(stat -c %a "$work/data/preflight-ours")" = 700
 echo precious >"$work/data/preflight-ours/shared.dat"
 refused "a file in the set that the marker does not list" "its marker does not list it" \
   --dir "$work/data" --dataset ours --file-layout shared "${small[@]}"
 expect "that file is untouched" grep -qx precious "$work/data/preflight-ours/shared.dat"
 rm -rf "$work/data/preflight-ours"
+
+# The attack: a planted set whose marker lists a symbolic link to someone else's file. Without
+# the check preflight truncated and overwrote the victim, and its cleanup removed the link.
+echo "the victim's own bytes" >"$work/victim"
+victim_sum=$(sha256sum <"$work/victim")
+plant() {  # plant SETDIR: a marker, as preflight writes it, listing rank-000000.dat
+  mkdir -p "$1"
+  printf '{"creator": "preflight", "bytes_per_rank": 1048576, "rank_files": 0, "shared_ranks": 0, "files": ["rank-000000.dat"], "state": "incomplete"}\n' \
+    >"$1/.preflight-dataset"
+}
+planted=$work/data/preflight-1r-1048576
+plant "$planted"
+ln -s "$work/victim" "$planted/rank-000000.dat"
+np=1 refused "a listed file that is a symbolic link (the reviewer's repro)" \
+  "'$planted/rank-000000.dat' is a symbolic link" --dir "$work/data" "${small[@]}"
+expect "the victim is byte-identical" test "$(sha256sum <"$work/victim")" == "$victim_sum"
+expect "the link is still there" test -L "$planted/rank-000000.dat"
+refused "the same with 2 ranks and the shared file" "'$planted/rank-000000.dat' is a symbolic link" \
+  --dir "$work/data" --dataset 1r-1048576 --file-layout both "${small[@]}"
+expect "the victim is byte-identical" test "$(sha256sum <"$work/victim")" == "$victim_sum"
+rm -rf "$planted"
+plant "$work/elsewhere"
+ln "$work/victim" "$work/elsewhere/rank-000000.dat"
+ln -s "$work/elsewhere" "$work/data/preflight-linked"
+refused "a set directory that is a symbolic link" \
+  "'$work/data/preflight-linked' is a symbolic link" --dir "$work/data" --dataset linked "${small[@]}"
+expect "the victim is byte-identical" test "$(sha256sum <"$work/victim")" == "$victim_sum"
+expect "the linked directory keeps its files" test -f "$work/elsewhere/rank-000000.dat"
+rm "$work/data/preflight-linked"
+mv "$work/elsewhere" "$work/data/preflight-hardlink"  # its rank-000000.dat is the victim
+refused "a listed file with another hard link" "rank-000000.dat' has 2 hard links" \
+  --dir "$work/data" --dataset hardlink "${small[@]}"
+expect "the victim is byte-identical" test "$(sha256sum <"$work/victim")" == "$victim_sum"
+rm -rf "$work/data/preflight-hardlink"
+if [[ $(id -u) -eq 0 ]]; then
+  plant "$work/data/preflight-owned"
+  chown -R 65534 "$work/data/preflight-owned"
+  refused "a set directory another user owns" "'$work/data/preflight-owned' is owned by uid 65534" \
+    --dir "$work/data" --dataset owned "${small[@]}"
+  expect "its marker is untouched" test -f "$work/data/preflight-owned/.preflight-dataset"
+  rm -rf "$work/data/preflight-owned"
+else
+  echo "skip: not root, cannot give a set directory to another user"
+fi
+
+# other-node needs the same ranks on every node: with 2 and 1 two ranks would read one file.
+np=3 refused "other-node with 2 ranks on one node and 1 on the other" \
+  "cache: other-node needs the same number of ranks on every node" \
+  --dir "$work/data" --ranks-per-node 2 --cache other-node "${small[@]}"
 
 refused "too little free space" "not enough free space in '$work/data' for the data set: it needs 2147483648000 bytes" \
   --dir "$work/data" --size 1000G --block-sizes 1M --warmup 0 --min-iters 1 --iters 1

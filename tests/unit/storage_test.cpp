@@ -31,6 +31,31 @@ TEST(StorageOtherNode, TwoNodesSwap) {
   for (int r = 0; r < 4; ++r) EXPECT_EQ(other_node_source(r, node, local, 2), (r + 2) % 4);
 }
 
+TEST(StorageOtherNode, UnevenNodesAreNamed) {
+  // np 3 with 2 ranks per node: ranks 0 and 1 would both read rank 2's file.
+  const std::vector<int> node = {0, 0, 1};
+  const std::vector<int> local = {0, 1, 0};
+  EXPECT_EQ(other_node_source(0, node, local, 2), other_node_source(1, node, local, 2));
+  EXPECT_EQ(uneven_nodes(node, 2), "node 0 has 2 ranks, node 1 has 1");
+  EXPECT_EQ(uneven_nodes({0, 0, 1, 2, 2, 2}, 3), "node 0 has 2 ranks, node 1 has 1");
+  EXPECT_EQ(uneven_nodes({0, 0, 1, 1}, 2), "");
+  EXPECT_EQ(uneven_nodes({0, 1, 2}, 3), "");
+}
+
+TEST(StorageOtherNode, EvenNodesPairOneToOne) {
+  // 3 nodes of 2: every rank reads a different rank's data, on another node.
+  const std::vector<int> node = {0, 0, 1, 1, 2, 2};
+  const std::vector<int> local = {0, 1, 0, 1, 0, 1};
+  std::vector<int> read_by(6, -1);
+  for (int r = 0; r < 6; ++r) {
+    const int s = other_node_source(r, node, local, 3);
+    EXPECT_NE(node[static_cast<std::size_t>(s)], node[static_cast<std::size_t>(r)]);
+    EXPECT_EQ(read_by[static_cast<std::size_t>(s)], -1)
+        << "ranks " << read_by[static_cast<std::size_t>(s)] << " and " << r << " read one file";
+    read_by[static_cast<std::size_t>(s)] = r;
+  }
+}
+
 TEST(StoragePattern, NamesFileAndOffsetAndCatchesOneBadWord) {
   std::vector<std::byte> page(kPatternPage);
   fill_pattern(page.data(), page.size(), 7, 1 << 20);
