@@ -13,6 +13,7 @@
 #include "analysis/case_view.hpp"
 #include "analysis/median.hpp"
 #include "analysis/scaling.hpp"
+#include "analysis/yaml_input.hpp"
 #include "harness/sizes.hpp"
 #include "harness/stats.hpp"
 #include "harness/usage_error.hpp"
@@ -41,10 +42,7 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 [[noreturn]] void bad(const std::string& path, const YAML::Node& node, const std::string& what) {
-  const auto mark = node.Mark();
-  throw RulesError(mark.is_null()
-                       ? fmt::format("{}: {}", path, what)
-                       : fmt::format("{}:{}:{}: {}", path, mark.line + 1, mark.column + 1, what));
+  fail_at<RulesError>(path, node, what);
 }
 
 std::string scalar(const std::string& path, const YAML::Node& node, const std::string& key) {
@@ -237,12 +235,6 @@ Check make_check(const std::string& rule, const std::string& label, const std::s
   return k;
 }
 
-std::string case_key(const CaseData& c) {
-  const CaseView v(c);
-  return fmt::format("{}|{}|{}|{}", c.name, v.param("benchmark"), v.param("variant"),
-                     v.repetition());
-}
-
 void judge(Check& k, const Rule& r, double expected_low, double expected_high) {
   const bool higher = k.better != "lower";
   const double t_low = higher ? expected_low * (1 - r.tolerance) : expected_low * (1 + r.tolerance);
@@ -289,24 +281,7 @@ Rules parse_rules(const std::string& path, const YAML::Node& root);
 }  // namespace
 
 Rules read_rules(const std::string& path) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw RulesError(fmt::format("{}: cannot read the rules file", path));
-  } catch (const YAML::Exception& e) {
-    throw RulesError(fmt::format("{}:{}:{}: not valid YAML: {}", path, e.mark.line + 1,
-                                 e.mark.column + 1, e.msg));
-  }
-  if (!root.IsMap() || !root["rules"] || !root["rules"].IsSequence())
-    bad(path, root, "expected a mapping with a list 'rules:' (see configs/rules/acceptance.yaml)");
-  check_keys(path, root, {"rules", "defaults"}, "the rules file");
-  try {
-    return parse_rules(path, root);
-  } catch (const YAML::Exception& e) {  // a key or value of the wrong shape
-    throw RulesError(fmt::format("{}:{}:{}: {} (see configs/rules/acceptance.yaml)", path,
-                                 e.mark.line + 1, e.mark.column + 1, e.msg));
-  }
+  return load_yaml<RulesError>(path, "rules file", "configs/rules/acceptance.yaml", parse_rules);
 }
 
 namespace {
@@ -337,7 +312,7 @@ std::vector<Check> evaluate(const Rules& rules, const RunData& run, const std::s
                             const RunData* baseline) {
   std::map<std::string, const CaseData*> base_cases;
   if (baseline != nullptr)
-    for (const auto& c : baseline->cases) base_cases[case_key(c)] = &c;
+    for (const auto& c : baseline->cases) base_cases[CaseView(c).identity()] = &c;
   std::vector<Check> out;
   for (const auto& r : rules.set->rules) {
     if (r.from_baseline && baseline == nullptr)
@@ -382,7 +357,7 @@ std::vector<Check> evaluate(const Rules& rules, const RunData& run, const std::s
         double low = r.expect, high = r.expect;
         k.expected = r.expect;
         if (r.from_baseline) {
-          const auto it = base_cases.find(case_key(c));
+          const auto it = base_cases.find(CaseView(c).identity());
           const CaseView b(*(it == base_cases.end() ? &c : it->second));
           const std::size_t q = it == base_cases.end() ? SIZE_MAX : b.find_point(v.point_key(p));
           const double base = q == SIZE_MAX ? kNaN : b.metric_at(r.metric, q);

@@ -121,8 +121,7 @@ void scaling_losses(const std::vector<ScalingSeries>& scaling, std::vector<Findi
 }
 
 // Inter-node against intra-node throughput of the same collective, by size band.
-void inter_vs_intra(const RunReport& r, const std::vector<ScalingSeries>&,
-                    std::vector<Finding>& out) {
+void inter_vs_intra(const RunReport& r, std::vector<Finding>& out) {
   std::map<std::pair<std::string, std::string>,
            std::map<std::string, std::pair<double, std::string>>>
       by_subject;  // (subject, band) -> topology -> (median metric, case)
@@ -300,7 +299,7 @@ std::vector<Finding> find_bottlenecks(const std::vector<RunReport>& runs,
   std::vector<Finding> out;
   for (const auto& r : runs) {
     correctness(r, out);
-    inter_vs_intra(r, scaling, out);
+    inter_vs_intra(r, out);
     stragglers(r, out);
     measurement_quality(r, out);
   }

@@ -33,6 +33,11 @@ int CaseView::repetition() const {
   return std::isnan(r) ? 0 : static_cast<int>(r);
 }
 
+std::string CaseView::identity() const {
+  return fmt::format("{} | {} | {} | {}", c.name, param("benchmark"), param("variant"),
+                     repetition());
+}
+
 std::string CaseView::subject() const {
   std::string name = c.name;
   const auto layout = param("layout");

@@ -17,6 +17,9 @@ class CaseView {
   std::string param(const std::string& name) const;    // "" when absent
   double number_param(const std::string& name) const;  // NaN when absent or not a number
   int repetition() const;
+  // A case is the same case in two runs when its name, benchmark, variant and repetition match:
+  // "name | benchmark | variant | repetition".
+  std::string identity() const;
   // What stays the same when only the topology or scale changes, e.g.
   // "collectives: allreduce float32 sum out-of-place" (variant added when not the default).
   std::string subject() const;

@@ -10,6 +10,7 @@
 
 #include "analysis/case_view.hpp"
 #include "analysis/mann_whitney.hpp"
+#include "analysis/yaml_input.hpp"
 
 namespace preflight::report {
 namespace {
@@ -17,21 +18,12 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 [[noreturn]] void bad(const std::string& path, const YAML::Node& node, const std::string& what) {
-  const auto mark = node.Mark();
-  throw CatalogueError(
-      mark.is_null() ? fmt::format("{}: {}", path, what)
-                     : fmt::format("{}:{}:{}: {}", path, mark.line + 1, mark.column + 1, what));
-}
-
-std::string key_of(const CaseData& c) {
-  const CaseView v(c);
-  return fmt::format("{}|{}|{}|{}", c.name, v.param("benchmark"), v.param("variant"),
-                     v.repetition());
+  fail_at<CatalogueError>(path, node, what);
 }
 
 const CaseData* find_case(const RunData& run, const std::string& key) {
   for (const auto& c : run.cases)
-    if (key_of(c) == key && c.status == "ok") return &c;
+    if (CaseView(c).identity() == key && c.status == "ok") return &c;
   return nullptr;
 }
 
@@ -52,21 +44,8 @@ Catalogue parse_catalogue(const std::string& path, const YAML::Node& root);
 }  // namespace
 
 Catalogue read_catalogue(const std::string& path) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw CatalogueError(fmt::format("{}: cannot read the price catalogue", path));
-  } catch (const YAML::Exception& e) {
-    throw CatalogueError(fmt::format("{}:{}:{}: not valid YAML: {}", path, e.mark.line + 1,
-                                     e.mark.column + 1, e.msg));
-  }
-  try {
-    return parse_catalogue(path, root);
-  } catch (const YAML::Exception& e) {  // a key or value of the wrong shape
-    throw CatalogueError(fmt::format("{}:{}:{}: {} (see configs/instances.yaml)", path,
-                                     e.mark.line + 1, e.mark.column + 1, e.msg));
-  }
+  return load_yaml<CatalogueError>(path, "price catalogue", "configs/instances.yaml",
+                                   parse_catalogue);
 }
 
 namespace {
@@ -132,7 +111,7 @@ InstanceComparison compare_instances(const std::vector<const RunData*>& runs,
           runs[0]->node_count));
   std::set<std::string> seen;
   for (const auto& c : runs.front()->cases) {
-    const auto key = key_of(c);
+    const auto key = CaseView(c).identity();
     if (!seen.insert(key).second) continue;
     // Only what every instance ran, and ran right, is compared.
     std::vector<const CaseData*> found;

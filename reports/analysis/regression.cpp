@@ -20,12 +20,6 @@ std::string param(const CaseData& c, const char* name) {
   return it == c.params.end() ? std::string() : it->second;
 }
 
-// A case is the same case in two runs when its name, benchmark, variant and repetition match.
-std::string case_key(const CaseData& c) {
-  return fmt::format("{} | {} | {} | {}", c.name, param(c, "benchmark"), param(c, "variant"),
-                     param(c, "repetition"));
-}
-
 std::string joined_values(const std::vector<std::string>& values) {
   std::set<std::string> unique(values.begin(), values.end());
   std::string out;
@@ -104,7 +98,7 @@ PointComparison compare_point(const CaseData& base, std::size_t base_point, cons
                               std::size_t point, const RegressionOptions& options,
                               double noise_floor) {
   PointComparison p;
-  p.case_name = case_key(now);
+  p.case_name = CaseView(now).identity();
   const double size = CaseView(now).size_at(point);
   p.size = std::isnan(size) ? CaseView(now).point_label(point) : fmt::format("{:.0f}", size);
   // A time-bounded read moves more or fewer bytes, not in more or less time: compare the time
@@ -154,13 +148,13 @@ RegressionReport compare_runs(const RunData& baseline, const RunData& current,
   RegressionReport report;
   report.environment = environment_changes(baseline, current);
   std::map<std::string, const CaseData*> base_cases;
-  for (const auto& c : baseline.cases) base_cases[case_key(c)] = &c;
+  for (const auto& c : baseline.cases) base_cases[CaseView(c).identity()] = &c;
   std::set<std::string> matched;
   const auto base_noise = repetition_spread(baseline), current_noise = repetition_spread(current);
   for (const auto& c : current.cases) {
-    const auto it = base_cases.find(case_key(c));
+    const auto it = base_cases.find(CaseView(c).identity());
     if (it == base_cases.end()) {
-      report.unmatched.push_back("only in " + current.path + ": " + case_key(c));
+      report.unmatched.push_back("only in " + current.path + ": " + CaseView(c).identity());
       continue;
     }
     matched.insert(it->first);
@@ -170,8 +164,8 @@ RegressionReport compare_runs(const RunData& baseline, const RunData& current,
     for (std::size_t p = 0; p < now.points() && p < c.iteration_times.size(); ++p) {
       const std::size_t q = before.find_point(now.point_key(p));
       if (q == SIZE_MAX || q >= it->second->iteration_times.size()) {
-        report.unmatched.push_back(
-            fmt::format("only in {}: {}, {}", current.path, case_key(c), now.point_label(p)));
+        report.unmatched.push_back(fmt::format("only in {}: {}, {}", current.path,
+                                               CaseView(c).identity(), now.point_label(p)));
         continue;
       }
       const double noise = std::max(floor_of(base_noise, key, q), floor_of(current_noise, key, p));
@@ -179,8 +173,8 @@ RegressionReport compare_runs(const RunData& baseline, const RunData& current,
     }
     for (std::size_t q = 0; q < before.points(); ++q)
       if (now.find_point(before.point_key(q)) == SIZE_MAX)
-        report.unmatched.push_back(
-            fmt::format("only in {}: {}, {}", baseline.path, case_key(c), before.point_label(q)));
+        report.unmatched.push_back(fmt::format("only in {}: {}, {}", baseline.path,
+                                               CaseView(c).identity(), before.point_label(q)));
   }
   for (const auto& [key, c] : base_cases)
     if (!matched.count(key)) report.unmatched.push_back("only in " + baseline.path + ": " + key);
