@@ -1,0 +1,134 @@
+// What a figure means (results schema v2). A family declares it, the harness writes it as
+// attributes, and preflight-report reads only this: the report's generic code names no family
+// and no metric. Each enum is written to the file as the name its table gives it (h5py users
+// read words, not numbers), and read back through the same table; an unknown name is a read
+// error, never a guess.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string_view>
+#include <utility>
+
+namespace preflight::schema {
+
+// Which way is better for a figure.
+enum class Direction { kNone, kHigher, kLower };
+inline constexpr std::array kDirectionNames = {
+    std::pair{Direction::kNone, std::string_view("none")},
+    std::pair{Direction::kHigher, std::string_view("higher")},
+    std::pair{Direction::kLower, std::string_view("lower")},
+};
+
+// What sort of quantity a column or counter holds.
+enum class Kind { kLabel, kTime, kDataRate, kWorkRate, kCount, kFraction };
+inline constexpr std::array kKindNames = {
+    std::pair{Kind::kLabel, std::string_view("label")},          // a parameter, not a measure
+    std::pair{Kind::kTime, std::string_view("time")},            // seconds
+    std::pair{Kind::kDataRate, std::string_view("data_rate")},   // bytes per second
+    std::pair{Kind::kWorkRate, std::string_view("work_rate")},   // operations, images, FLOP per s
+    std::pair{Kind::kCount, std::string_view("count")},          // bytes, elements, operations
+    std::pair{Kind::kFraction, std::string_view("fraction")},    // 0..1
+};
+
+// A case's stage in a training step's chain, in the order a troubleshooter walks it. The report
+// adds correctness before and stragglers, hardware and measurement quality after.
+enum class Stage { kDataIn, kCompute, kCommunication, kCheckpoint, kStep };
+inline constexpr std::array kStageNames = {
+    std::pair{Stage::kDataIn, std::string_view("data_in")},
+    std::pair{Stage::kCompute, std::string_view("compute")},
+    std::pair{Stage::kCommunication, std::string_view("communication")},
+    std::pair{Stage::kCheckpoint, std::string_view("checkpoint")},
+    std::pair{Stage::kStep, std::string_view("step")},
+};
+// What a person reads for each stage, same order.
+inline constexpr std::array kStageLabels = {
+    std::string_view("data in"),       std::string_view("compute"),
+    std::string_view("communication"), std::string_view("checkpoint"),
+    std::string_view("training step"),
+};
+
+// How the headline figure should behave as ranks are added.
+enum class Scaling { kNone, kAggregate, kPerRank };
+inline constexpr std::array kScalingNames = {
+    std::pair{Scaling::kNone, std::string_view("none")},            // not a scaling figure
+    std::pair{Scaling::kAggregate, std::string_view("aggregate")},  // ideal: linear in ranks
+    std::pair{Scaling::kPerRank, std::string_view("per_rank")},     // normalised; ideal: flat
+};
+
+// How points group when a case is summarised (scaling bands, charts).
+enum class Bands { kSizeBands, kEachPoint };
+inline constexpr std::array kBandsNames = {
+    std::pair{Bands::kSizeBands, std::string_view("size_bands")},  // small / medium / large x
+    std::pair{Bands::kEachPoint, std::string_view("each_point")},  // every x value its own series
+};
+
+// Where a metric's per-iteration values (and so its confidence interval) come from.
+enum class PerIteration { kNone, kTime, kInverseTime, kCounterRate, kCounterMedian };
+inline constexpr std::array kPerIterationNames = {
+    std::pair{PerIteration::kNone, std::string_view("none")},  // no interval: not judged
+    std::pair{PerIteration::kTime, std::string_view("time")},  // it is the iteration's time
+    // fixed work per iteration: value_i = value * median_time / time_i
+    std::pair{PerIteration::kInverseTime, std::string_view("inverse_time")},
+    // value_i proportional to (sum over ranks of counter `source`) / slowest rank's time_i
+    std::pair{PerIteration::kCounterRate, std::string_view("counter_rate")},
+    // value_i = median over active ranks of counter `source` in iteration i
+    std::pair{PerIteration::kCounterMedian, std::string_view("counter_median")},
+};
+
+// Measurement-quality rules a case asks the report to apply. Each name is served by a report
+// plug-in (reports/plugins/); a rule no plug-in serves is reported as not checked.
+inline constexpr std::string_view kQualityServedFromMemory = "served_from_memory";
+
+// Attributes on every stats column dataset (cases/<id>/stats/<column>) and on every counter
+// and series dataset (points/<P>/counters/<name>, points/<P>/series/<name>).
+inline constexpr std::string_view kDirectionAttribute = "direction";  // kDirectionNames
+inline constexpr std::string_view kKindAttribute = "kind";            // kKindNames
+// Stats columns only:
+inline constexpr std::string_view kHeadlineAttribute = "headline";  // int 1 on exactly one column
+inline constexpr std::string_view kPerIterationAttribute = "per_iteration";  // kPerIterationNames
+inline constexpr std::string_view kPerIterationSourceAttribute = "per_iteration_source";  // counter
+// The back-to-back twin of a time-derived metric is the column kBatchedPrefix + name.
+inline constexpr std::string_view kBatchedPrefix = "batched_";
+
+// Attributes on every case group (cases/<id>), written by the harness from the case's
+// declaration. Listed with types and meaning in layout.hpp's kCaseMeaningAttributes.
+inline constexpr std::string_view kStageAttribute = "stage";          // kStageNames
+inline constexpr std::string_view kXAxisAttribute = "x_axis";         // a stats column name
+inline constexpr std::string_view kBandsAttribute = "bands";          // kBandsNames
+inline constexpr std::string_view kScalingAttribute = "scaling";      // kScalingNames
+inline constexpr std::string_view kSubjectAttribute = "subject";      // constant along a series
+inline constexpr std::string_view kSeriesAttribute = "series";        // which scaling curve
+inline constexpr std::string_view kSpanNodesAttribute = "span_nodes";  // nodes group 0 spans
+inline constexpr std::string_view kPeerSlowAttribute = "peer_slow";    // int 0/1
+inline constexpr std::string_view kPeerLateAttribute = "peer_late";    // int 0/1
+inline constexpr std::string_view kWorkCounterAttribute = "work_counter";  // counter or ""
+inline constexpr std::string_view kQualityAttribute = "quality";  // comma-separated rule names
+inline constexpr std::string_view kMinSamplesAttribute = "min_samples";  // int
+
+// Name <-> enum through the tables above.
+template <typename E, std::size_t N>
+constexpr std::string_view name_of(E value, const std::array<std::pair<E, std::string_view>, N>& t) {
+  for (const auto& [e, name] : t)
+    if (e == value) return name;
+  return {};
+}
+template <typename E, std::size_t N>
+constexpr std::optional<E> parse(std::string_view name,
+                                 const std::array<std::pair<E, std::string_view>, N>& t) {
+  for (const auto& [e, n] : t)
+    if (n == name) return e;
+  return std::nullopt;
+}
+
+inline constexpr std::string_view name_of(Direction d) { return name_of(d, kDirectionNames); }
+inline constexpr std::string_view name_of(Kind k) { return name_of(k, kKindNames); }
+inline constexpr std::string_view name_of(Stage s) { return name_of(s, kStageNames); }
+inline constexpr std::string_view name_of(Scaling s) { return name_of(s, kScalingNames); }
+inline constexpr std::string_view name_of(Bands b) { return name_of(b, kBandsNames); }
+inline constexpr std::string_view name_of(PerIteration p) { return name_of(p, kPerIterationNames); }
+inline constexpr std::string_view label_of(Stage s) {
+  return kStageLabels[static_cast<std::size_t>(s)];
+}
+
+}  // namespace preflight::schema
