@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "preflight/schema/comm.hpp"
+
 namespace preflight::comm {
 
 GroupSet::GroupSet(Layout layout, const RankContext& ctx, std::shared_ptr<CommBackend> backend)
@@ -51,10 +53,32 @@ CollectiveCase::CollectiveCase(CollectiveSpec spec, std::shared_ptr<GroupSet> gr
       sizes_(std::move(sizes)),
       backend_(std::move(backend)) {}
 
-std::string CollectiveCase::name() const {
-  return fmt::format("{} {}{} {} {}", name_of(spec_.op), name_of(spec_.dtype),
+// The case name without its layout label: what stays the same along a scaling series.
+std::string CollectiveCase::subject() const {
+  return fmt::format("{} {}{} {}", name_of(spec_.op), name_of(spec_.dtype),
                      reduces(spec_.op) ? fmt::format(" {}", name_of(spec_.redop)) : std::string(),
-                     spec_.in_place ? "in-place" : "out-of-place", groups_->layout().label);
+                     spec_.in_place ? "in-place" : "out-of-place");
+}
+
+std::string CollectiveCase::name() const {
+  return fmt::format("{} {}", subject(), groups_->layout().label);
+}
+
+CaseMeaning CollectiveCase::meaning() const {
+  namespace s = schema;
+  CaseMeaning m;
+  m.stage = s::kCommStage;
+  m.x_axis = s::kCommXAxis;
+  m.bands = s::kCommBands;
+  m.scaling = s::kCommScaling;
+  m.subject = subject();
+  m.series = name_of(groups_->layout().topology);
+  m.peer_slow = s::kCommPeerSlow;
+  m.peer_late = s::kCommPeerLate;
+  m.work_counter = s::kCommWorkCounter;
+  if (!s::kCommQuality.empty()) m.quality = {std::string(s::kCommQuality)};
+  m.min_samples = s::kCommMinSamples;
+  return m;
 }
 
 std::vector<Param> CollectiveCase::params() const {
@@ -80,22 +104,29 @@ std::uint64_t CollectiveCase::bytes(std::size_t point, int ranks) const {
 std::vector<Param> CollectiveCase::point_columns(std::size_t point, int group) const {
   const int ranks = groups_->group_size(group);
   const std::uint64_t b = bytes(point, ranks);
+  const auto& columns = schema::kCommStatsColumns;
   return {
-      {"size_bytes", static_cast<std::int64_t>(b), "B", false},
-      {"count", static_cast<std::int64_t>(b / size_of(spec_.dtype)), "elements", false},
+      column_param(columns[schema::kCommSizeBytes], static_cast<std::int64_t>(b), false),
+      column_param(columns[schema::kCommCount], static_cast<std::int64_t>(b / size_of(spec_.dtype)),
+                   false),
   };
 }
 
 std::vector<Metric> CollectiveCase::metrics(std::size_t point, int group, double seconds) const {
+  const auto& columns = schema::kCommStatsColumns;
+  auto both = [&](double algbw, double busbw) {
+    return std::vector<Metric>{
+        metric(columns[schema::kCommAlgbw], algbw, &columns[schema::kCommBatchedAlgbw]),
+        metric(columns[schema::kCommBusbw], busbw, &columns[schema::kCommBatchedBusbw])};
+  };
   // Across groups of different sizes one bandwidth would mix unlike figures: show none.
   if (group < 0 && !groups_->uniform()) {
     const double nan = std::numeric_limits<double>::quiet_NaN();
-    return {{"algbw", "GB/s", "higher", nan}, {"busbw", "GB/s", "higher", nan}};
+    return both(nan, nan);
   }
   const int ranks = groups_->group_size(group);
   const double algbw = static_cast<double>(bytes(point, ranks)) / seconds / 1e9;
-  return {{"algbw", "GB/s", "higher", algbw},
-          {"busbw", "GB/s", "higher", algbw * bus_factor(spec_.op, ranks)}};
+  return both(algbw, algbw * bus_factor(spec_.op, ranks));
 }
 
 std::unique_ptr<Operation> CollectiveCase::make_operation(std::size_t point) {

@@ -50,6 +50,7 @@ class CollectiveCase final : public Case {
   std::string family() const override { return "comm"; }
   std::string backend() const override { return std::string(backend_->name()); }
   std::vector<Param> params() const override;
+  CaseMeaning meaning() const override;
   const std::vector<int>& group_of_rank() const override { return groups_->layout().group_of_rank; }
   std::size_t point_count() const override { return sizes_.size(); }
   std::vector<Param> point_columns(std::size_t point, int group) const override;
@@ -57,6 +58,7 @@ class CollectiveCase final : public Case {
   std::unique_ptr<Operation> make_operation(std::size_t point) override;
 
  private:
+  std::string subject() const;
   std::uint64_t bytes(std::size_t point, int ranks) const;
 
   CollectiveSpec spec_;

@@ -8,7 +8,13 @@
 #include <variant>
 #include <vector>
 
+#include "preflight/schema/layout.hpp"
+
 namespace preflight {
+
+// What a case declares about its figures (stage, x-axis, scaling, peer rules, quality rules):
+// the schema's CaseMeaning, written as the case's attributes. span_nodes is the harness's.
+using CaseMeaning = schema::CaseMeaning;
 
 // A named value recorded with a case (as an attribute) or a point (as a stats column).
 struct Param {
@@ -16,23 +22,39 @@ struct Param {
   std::variant<std::int64_t, double, std::string> value;
   std::string unit;       // "" when it has none
   bool in_table = false;  // shown in each row of the console table
+  // A point column's declaration (what it means), from the family's schema table; required
+  // for point columns, unused for case parameters.
+  const schema::Column* column = nullptr;
 };
 
-// A figure derived from a time, e.g. bus bandwidth.
+// A point column from its declaration.
+inline Param column_param(const schema::Column& c,
+                          std::variant<std::int64_t, double, std::string> v, bool in_table) {
+  return {std::string(c.name), std::move(v), std::string(c.unit), in_table, &c};
+}
+
+// A figure derived from a time (e.g. bus bandwidth), or from the samples and counters. Its
+// name, unit and meaning are its declaration's, a schema table entry of static lifetime.
 struct Metric {
   std::string name;
   std::string unit;
-  std::string better;  // "higher" or "lower"
   double value = 0;
+  const schema::Column* column = nullptr;
+  // A time metric's back-to-back twin (kBatchedPrefix + name), when there is one.
+  const schema::Column* batched = nullptr;
 };
+
+inline Metric metric(const schema::Column& c, double value,
+                     const schema::Column* batched = nullptr) {
+  return {std::string(c.name), std::string(c.unit), value, &c, batched};
+}
 
 // A per-rank figure an operation reports besides its time, per timed iteration (for example
 // the bytes a time-bounded read got through), or a per-rank time series. Written to
-// points/<P>/counters/<name> (iteration x rank) or points/<P>/series/<name> (row x rank).
+// points/<P>/counters/<name> (iteration x rank) or points/<P>/series/<name> (row x rank), with
+// its declaration's name, unit, description, direction and kind.
 struct CounterSpec {
-  std::string name;
-  std::string unit;
-  std::string description;
+  const schema::Column* column = nullptr;
   double interval_s = 0;  // series only: the time one row covers; 0 when rows are not times
 };
 
@@ -77,6 +99,9 @@ class Case {
   virtual std::string family() const = 0;
   virtual std::string backend() const = 0;
   virtual std::vector<Param> params() const = 0;
+  // What the case's figures mean (its stage, x-axis, scaling, peer and quality rules); the
+  // harness adds span_nodes. Every column, metric and counter carries its own declaration.
+  virtual CaseMeaning meaning() const = 0;
   // world rank -> index of the group it runs in, -1 when idle. Groups run at the same time.
   virtual const std::vector<int>& group_of_rank() const = 0;
   virtual std::size_t point_count() const = 0;

@@ -7,6 +7,8 @@
 #include <chrono>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <variant>
 
 #include "harness/watchdog.hpp"
 
@@ -17,12 +19,41 @@ namespace {
 
 namespace s = schema;
 
-h5::ColumnInfo info_of(const s::Item& item) {
-  return {item.unit, item.description, ""};
+template <typename T>
+h5::ColumnInfo info_of(const T& item) {
+  return {item.unit, item.description};
 }
 
+// Sets each attribute of `table` on `object` to the value at the same place in `values`.
 template <std::size_t N>
-const s::Item& item(const std::array<s::Item, N>& table, std::string_view name) {
+void set_attributes(hid_t object, const std::array<s::Item, N>& table,
+                    const std::array<s::Value, N>& values) {
+  for (std::size_t i = 0; i < N; ++i)
+    std::visit([&](const auto& v) { h5::set_attribute(object, table[i].name, v); }, values[i]);
+}
+
+// A stats column's declaration, on its dataset.
+void declare_column(hid_t group, std::string_view name, const s::Column& column) {
+  h5::Handle set(H5Dopen2(group, std::string(name).c_str(), H5P_DEFAULT), H5Dclose);
+  if (!set) throw h5::Error(fmt::format("HDF5: cannot open the dataset {}", name));
+  set_attributes(set.get(), s::kStatsColumnAttributes, s::values_of(column));
+}
+
+// A counter's or series' declaration, on its dataset.
+void declare_counter(hid_t group, std::string_view name, const s::Column& column) {
+  h5::Handle set(H5Dopen2(group, std::string(name).c_str(), H5P_DEFAULT), H5Dclose);
+  if (!set) throw h5::Error(fmt::format("HDF5: cannot open the dataset {}", name));
+  set_attributes(set.get(), s::kCounterAttributes, s::counter_values_of(column));
+}
+
+const s::Column& declared(const s::Column* column, std::string_view what, std::string_view name) {
+  if (column == nullptr)
+    throw std::logic_error(fmt::format("{} '{}' has no schema declaration", what, name));
+  return *column;
+}
+
+template <typename T, std::size_t N>
+const T& item(const std::array<T, N>& table, std::string_view name) {
   for (const auto& i : table)
     if (i.name == name) return i;
   throw h5::Error(fmt::format("results schema has no item '{}'", name));
@@ -139,6 +170,7 @@ void write_core_stats(hid_t stats, const StatsTable& t) {
   for (const auto* g : t.group_of_row) wrong.push_back(g->wrong);
   h5::write_column(stats, "wrong", std::span<const std::uint64_t>(wrong),
                    info_of(item(s::kStatsColumns, "wrong")));
+  for (const auto& c : s::kStatsColumns) declare_column(stats, c.name, c);
 }
 
 // The family's own point columns, in the type each value has.
@@ -146,7 +178,8 @@ void write_family_columns(hid_t stats, const StatsTable& t) {
   const auto& first = t.group_of_row.front()->columns;
   for (std::size_t c = 0; c < first.size(); ++c) {
     const Param& p0 = first[c];
-    const h5::ColumnInfo info{p0.unit, "", ""};
+    const s::Column& column = declared(p0.column, "point column", p0.name);
+    const h5::ColumnInfo info = info_of(column);
     if (std::holds_alternative<std::string>(p0.value)) {
       std::vector<std::string> v;
       for (const auto* g : t.group_of_row) v.push_back(std::get<std::string>(g->columns[c].value));
@@ -160,6 +193,7 @@ void write_family_columns(hid_t stats, const StatsTable& t) {
       for (const auto* g : t.group_of_row) v.push_back(std::get<std::int64_t>(g->columns[c].value));
       h5::write_column(stats, p0.name, std::span<const std::int64_t>(v), info);
     }
+    declare_column(stats, p0.name, column);
   }
 }
 
@@ -172,17 +206,17 @@ void write_metrics(hid_t stats, const StatsTable& t) {
       if (m < g->batched_metrics.size()) batched.push_back(g->batched_metrics[m].value);
     }
     const Metric& metric = first.metrics[m];
+    const s::Column& column = declared(metric.column, "metric", metric.name);
     // The case's time metrics come first and have a batched twin (when there was a
     // back-to-back phase); figures from samples and counters follow, once.
     const bool twin = m < first.batched_metrics.size();
-    h5::write_column(stats, metric.name, std::span<const double>(per_iteration),
-                     {metric.unit,
-                      twin ? "from the per-iteration median time"
-                           : "from the per-iteration samples and counters",
-                      metric.better});
-    if (twin)
-      h5::write_column(stats, "batched_" + metric.name, std::span<const double>(batched),
-                       {metric.unit, "from the back-to-back median time", metric.better});
+    h5::write_column(stats, column.name, std::span<const double>(per_iteration), info_of(column));
+    declare_column(stats, column.name, column);
+    if (twin) {
+      const s::Column& b = declared(metric.batched, "the batched twin of metric", metric.name);
+      h5::write_column(stats, b.name, std::span<const double>(batched), info_of(b));
+      declare_column(stats, b.name, b);
+    }
   }
 }
 
@@ -192,28 +226,31 @@ void write_points(hid_t case_group, const CaseRecord& r) {
   for (const auto& p : r.points) {
     h5::Handle g = h5::create_group(points.get(), fmt::format("{:04d}", p.index));
     h5::write_matrix(g.get(), s::kSamples, static_cast<std::size_t>(p.iterations), ranks, p.samples,
-                     {"s", "per-iteration time, iteration x rank; NaN where the rank idled", ""});
+                     {"s", "per-iteration time, iteration x rank; NaN where the rank idled"});
     h5::write_matrix(
         g.get(), s::kBatched, static_cast<std::size_t>(p.batch_blocks), ranks, p.batched,
-        {"s", "back-to-back time per operation, block x rank; NaN where the rank idled", ""});
+        {"s", "back-to-back time per operation, block x rank; NaN where the rank idled"});
     h5::write_column(g.get(), s::kWrongPerRank, std::span<const std::uint64_t>(p.wrong_per_rank),
-                     {"elements", "wrong result elements per rank", ""});
+                     {"elements", "wrong result elements per rank"});
     if (!p.counter_specs.empty()) {
       h5::Handle counters = h5::create_group(g.get(), s::kCountersGroup);
       for (std::size_t i = 0; i < p.counter_specs.size(); ++i) {
-        const auto& spec = p.counter_specs[i];
+        const s::Column& spec = declared(p.counter_specs[i].column, "counter", "?");
         h5::write_matrix(counters.get(), spec.name, static_cast<std::size_t>(p.iterations), ranks,
-                         p.counters[i], {spec.unit, spec.description, ""});
+                         p.counters[i], info_of(spec));
+        declare_counter(counters.get(), spec.name, spec);
       }
     }
     if (!p.series_specs.empty()) {
       h5::Handle series = h5::create_group(g.get(), s::kSeriesGroup);
       for (std::size_t i = 0; i < p.series_specs.size(); ++i) {
-        const auto& spec = p.series_specs[i];
+        const s::Column& spec = declared(p.series_specs[i].column, "series", "?");
         h5::write_matrix(series.get(), spec.name, p.series_rows[i], ranks, p.series[i],
-                         {spec.unit, spec.description, ""});
-        h5::Handle set(H5Dopen2(series.get(), spec.name.c_str(), H5P_DEFAULT), H5Dclose);
-        h5::set_attribute(set.get(), s::kIntervalAttribute, spec.interval_s);
+                         info_of(spec));
+        declare_counter(series.get(), spec.name, spec);
+        h5::Handle set(H5Dopen2(series.get(), std::string(spec.name).c_str(), H5P_DEFAULT),
+                       H5Dclose);
+        h5::set_attribute(set.get(), s::kIntervalAttribute, p.series_specs[i].interval_s);
       }
     }
   }
@@ -258,9 +295,10 @@ void write_case(hid_t file, const CaseRecord& r, const std::string& status) {
   h5::set_attribute(g.get(), "timeout_s", r.timeout_s);
   h5::set_attribute(g.get(), "timeout_s.units", std::string_view("s"));
   for (const auto& p : r.params) set_param_attribute(g.get(), p);
+  set_attributes(g.get(), s::kCaseMeaningAttributes, s::values_of(r.meaning));
   std::vector<std::int64_t> group_of_rank(r.group_of_rank.begin(), r.group_of_rank.end());
   h5::write_column(g.get(), s::kGroupOfRank, std::span<const std::int64_t>(group_of_rank),
-                   {"", "group index of each world rank; -1 where the rank idled", ""});
+                   {"", "group index of each world rank; -1 where the rank idled"});
   if (!r.points.empty()) {
     const StatsTable table = rows_of(r);
     h5::Handle stats = h5::create_group(g.get(), s::kStatsGroup);
@@ -362,7 +400,7 @@ void Hdf5Sink::case_timed_out(const CaseRecord& partial, const TimeoutVerdict& v
   h5::set_attribute(g.get(), "timeout_message", std::string_view(verdict.message));
   std::vector<std::int64_t> ranks(verdict.not_arrived.begin(), verdict.not_arrived.end());
   h5::write_column(g.get(), "not_arrived", std::span<const std::int64_t>(ranks),
-                   {"", "ranks that were not waiting inside MPI when the case timed out", ""});
+                   {"", "ranks that were not waiting inside MPI when the case timed out"});
   h5::flush(file_.get());
 }
 

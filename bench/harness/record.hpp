@@ -45,6 +45,7 @@ struct CaseRecord {
   std::size_t index = 0;
   std::string name, family, backend, status;
   std::vector<Param> params;
+  CaseMeaning meaning;  // the case's declaration, span_nodes filled in by the harness
   std::vector<int> group_of_rank;
   int group_count = 0;
   std::uint64_t wrong_elements = 0;

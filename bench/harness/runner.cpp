@@ -264,7 +264,16 @@ void add_group_results(Case& c, PointResult& p, const RankContext& ctx) {
       p.groups.push_back(group_result(c, p, g, members[static_cast<std::size_t>(g)], ranks));
 }
 
-CaseRecord start_record(const PlannedCase& planned, std::size_t index) {
+// Nodes spanned by group 0's ranks (the width of one group: what a scaling curve's x is).
+std::int64_t span_nodes(const std::vector<int>& group_of_rank, const RankContext& ctx) {
+  std::vector<int> nodes;
+  for (std::size_t r = 0; r < group_of_rank.size() && r < ctx.node_of_rank.size(); ++r)
+    if (group_of_rank[r] == 0) nodes.push_back(ctx.node_of_rank[r]);
+  std::sort(nodes.begin(), nodes.end());
+  return std::unique(nodes.begin(), nodes.end()) - nodes.begin();
+}
+
+CaseRecord start_record(const PlannedCase& planned, std::size_t index, const RankContext& ctx) {
   const Case& c = *planned.c;
   CaseRecord r;
   r.index = index;
@@ -276,6 +285,8 @@ CaseRecord start_record(const PlannedCase& planned, std::size_t index) {
               {"repetition", std::int64_t{planned.repetition}, "", false}};
   for (auto& p : c.params()) r.params.push_back(std::move(p));
   r.group_of_rank = c.group_of_rank();
+  r.meaning = c.meaning();
+  r.meaning.span_nodes = span_nodes(r.group_of_rank, ctx);
   r.group_count = group_count(c);
   r.timeout_s = planned.timing.timeout_s;
   return r;
@@ -417,7 +428,7 @@ int run_campaign(std::vector<PlannedCase>& plan, const RankContext& ctx,
     const CaseHeading heading{k, plan.size(), planned.c.get(), elapsed, left, done, to_run};
     {
       std::lock_guard lock(progress.mutex);
-      progress.record = start_record(planned, k);
+      progress.record = start_record(planned, k, ctx);
       progress.active = true;
       for (auto* sink : sinks) sink->case_started(heading);
     }

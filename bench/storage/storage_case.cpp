@@ -17,7 +17,7 @@
 #include <thread>
 
 #include "harness/sizes.hpp"
-#include "preflight/schema/layout.hpp"
+#include "preflight/schema/storage.hpp"
 #include "storage/engine.hpp"
 #include "storage/pattern.hpp"
 
@@ -28,7 +28,11 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr int kMessagesPerRank = 5;     // bad blocks named per rank and point
 constexpr double kWarnResident = 0.05;  // cached after eviction: worth a warning
 
-enum CounterIndex { kBytes, kOps, kResident, kP50, kP99, kP999, kCounterCount };
+// The counters' order is the schema's (storage.hpp checks it against the names).
+constexpr std::size_t kBytes = schema::kStorageBytes, kOps = schema::kStorageOps,
+                      kResident = schema::kStorageResidentBefore, kP50 = schema::kStorageLatP50,
+                      kP99 = schema::kStorageLatP99, kP999 = schema::kStorageLatP999,
+                      kCounterCount = schema::kStorageCounterCount;
 
 double seconds(Clock::duration d) {
   return std::chrono::duration<double>(d).count();
@@ -328,12 +332,34 @@ StorageCase::StorageCase(ReadSpec spec, RankLayout layout, std::vector<std::uint
           : ctx.rank;
 }
 
-std::string StorageCase::name() const {
+// The case name without its layout label: what stays the same along a scaling series.
+std::string StorageCase::subject() const {
   std::string tuning = fmt::format("qd{} x{}", spec_.queue_depth, spec_.threads);
   if (spec_.stonewall_s > 0) tuning += fmt::format(" stonewall {:g}s", spec_.stonewall_s);
-  return fmt::format("{} {} {} {} {} {}", spec_.engine, name_of(spec_.cache),
+  return fmt::format("{} {} {} {} {}", spec_.engine, name_of(spec_.cache),
                      spec_.random ? "random" : "sequential",
-                     spec_.shared ? "shared" : "file-per-rank", tuning, layout_.label);
+                     spec_.shared ? "shared" : "file-per-rank", tuning);
+}
+
+std::string StorageCase::name() const {
+  return fmt::format("{} {}", subject(), layout_.label);
+}
+
+CaseMeaning StorageCase::meaning() const {
+  namespace s = schema;
+  CaseMeaning m;
+  m.stage = s::kStorageStage;
+  m.x_axis = s::kStorageXAxis;
+  m.bands = s::kStorageBands;
+  m.scaling = s::kStorageScaling;
+  m.subject = subject();
+  m.series = s::kStorageSeriesName;
+  m.peer_slow = s::kStoragePeerSlow;
+  m.peer_late = s::kStoragePeerLate;
+  m.work_counter = s::kStorageWorkCounter;
+  m.quality = {std::string(s::kStorageQuality)};
+  m.min_samples = s::kStorageMinSamples;
+  return m;
 }
 
 std::vector<Param> StorageCase::params() const {
@@ -359,20 +385,18 @@ std::vector<Param> StorageCase::params() const {
 }
 
 std::vector<Param> StorageCase::point_columns(std::size_t point, int) const {
-  return {{"block_bytes", static_cast<std::int64_t>(block_sizes_[point]), "B", true}};
+  return {column_param(schema::kStorageStatsColumns[schema::kStorageBlockBytes],
+                       static_cast<std::int64_t>(block_sizes_[point]), true)};
 }
 
 std::vector<CounterSpec> StorageCase::counters() const {
   std::vector<CounterSpec> out;
-  for (const auto& item : schema::kStorageCounters)
-    out.push_back({std::string(item.name), std::string(item.unit), std::string(item.description)});
+  for (const auto& column : schema::kStorageCounters) out.push_back({&column, 0});
   return out;
 }
 
 std::vector<CounterSpec> StorageCase::series() const {
-  return {{std::string(schema::kStorageIntervalSeries), "GB/s",
-           "bandwidth of each rank per interval of its timed reads, iteration after iteration",
-           spec_.interval_s}};
+  return {{&schema::kStorageSeries[0], spec_.interval_s}};
 }
 
 std::vector<Metric> StorageCase::sample_metrics(std::size_t, int, const SampleView& v) const {
@@ -411,16 +435,18 @@ std::vector<Metric> StorageCase::sample_metrics(std::size_t, int, const SampleVi
   std::erase_if(per_rank, [](double x) { return std::isnan(x); });
   const double rank_min =
       per_rank.empty() ? kNaN : *std::min_element(per_rank.begin(), per_rank.end());
+  namespace s = schema;
+  const auto& columns = s::kStorageStatsColumns;
   return {
-      {"agg_bw", "GB/s", "higher", median_of(agg)},
-      {"iops", "ops/s", "higher", median_of(iops)},
-      {"rank_bw_min", "GB/s", "higher", rank_min},
-      {"rank_bw_median", "GB/s", "higher", median_of(per_rank)},
-      {"lat_p50", "s", "lower", median_of(lat50)},
-      {"lat_p99", "s", "lower", median_of(lat99)},
-      {"lat_p999", "s", "lower", median_of(lat999)},
-      {"resident_before_max", "", "lower", resident_max},
-      {"bytes_total", "B", "", total},  // a figure, not a metric: no direction
+      metric(columns[s::kStorageAggBw], median_of(agg)),
+      metric(columns[s::kStorageIops], median_of(iops)),
+      metric(columns[s::kStorageRankBwMin], rank_min),
+      metric(columns[s::kStorageRankBwMedian], median_of(per_rank)),
+      metric(columns[s::kStorageLatP50Column], median_of(lat50)),
+      metric(columns[s::kStorageLatP99Column], median_of(lat99)),
+      metric(columns[s::kStorageLatP999Column], median_of(lat999)),
+      metric(columns[s::kStorageResidentBeforeMax], resident_max),
+      metric(columns[s::kStorageBytesTotal], total),  // a figure, not a metric: no direction
   };
 }
 

@@ -42,6 +42,7 @@ class StorageCase final : public Case {
   std::string family() const override { return "storage"; }
   std::string backend() const override { return spec_.engine; }
   std::vector<Param> params() const override;
+  CaseMeaning meaning() const override;
   const std::vector<int>& group_of_rank() const override { return layout_.group_of_rank; }
   std::size_t point_count() const override { return block_sizes_.size(); }
   std::vector<Param> point_columns(std::size_t point, int group) const override;
@@ -57,6 +58,8 @@ class StorageCase final : public Case {
                                      const SampleView& view) const override;
 
  private:
+  std::string subject() const;
+
   ReadSpec spec_;
   RankLayout layout_;
   std::vector<std::uint64_t> block_sizes_;

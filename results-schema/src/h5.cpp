@@ -57,7 +57,6 @@ void annotate(hid_t dataset, const ColumnInfo& info) {
   set_attribute(dataset, schema::kUnitAttribute, info.unit);
   if (!info.description.empty())
     set_attribute(dataset, schema::kDescriptionAttribute, info.description);
-  if (!info.better.empty()) set_attribute(dataset, schema::kBetterAttribute, info.better);
 }
 
 template <typename T>

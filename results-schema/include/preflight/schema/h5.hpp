@@ -65,7 +65,6 @@ double double_attribute(hid_t object, std::string_view name);
 struct ColumnInfo {
   std::string_view unit;
   std::string_view description;
-  std::string_view better;  // "higher", "lower" or "" when not a metric
 };
 
 // One-dimensional column datasets.

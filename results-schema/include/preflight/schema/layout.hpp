@@ -4,12 +4,19 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
+#include <string>
 #include <string_view>
+#include <variant>
+#include <vector>
+
+#include "preflight/schema/meaning.hpp"
 
 namespace preflight::schema {
 
 // Bump on any change a reader of the previous version would misread.
-inline constexpr int kVersion = 1;
+// 2: every case declares what its figures mean (meaning.hpp); `better` became `direction`.
+inline constexpr int kVersion = 2;
 
 enum class Type { kInt64, kUInt64, kFloat64, kString };
 
@@ -20,6 +27,29 @@ struct Item {
   std::string_view unit;
   std::string_view description;
 };
+
+// A stats column, counter or series: an Item and what its figure means. The family tables
+// (comm.hpp, storage.hpp) and kStatsColumns are the declaration the writer writes.
+struct Column {
+  std::string_view name;
+  Type type;
+  std::string_view unit;
+  std::string_view description;
+  Direction direction = Direction::kNone;
+  Kind kind = Kind::kLabel;
+  // Stats columns only:
+  PerIteration per_iteration = PerIteration::kNone;
+  std::string_view per_iteration_source = "";  // a counter, for counter_rate and counter_median
+  bool headline = false;                       // the case's one headline figure
+};
+
+// The entry of `table` named `name`; in a constant expression, a missing name does not compile.
+template <typename T, std::size_t N>
+constexpr const T& find(const std::array<T, N>& table, std::string_view name) {
+  for (const auto& i : table)
+    if (i.name == name) return i;
+  throw "results schema: no such name";
+}
 
 // Group and dataset names.
 inline constexpr std::string_view kEnvironmentGroup = "environment";
@@ -36,8 +66,9 @@ inline constexpr std::string_view kIntervalAttribute = "interval_s";  // on a se
 
 // Attribute names every column dataset carries.
 inline constexpr std::string_view kUnitAttribute = "units";
-inline constexpr std::string_view kBetterAttribute = "better";  // "higher" or "lower" on metrics
 inline constexpr std::string_view kDescriptionAttribute = "description";
+// Version 1 only ("higher" or "lower" on metrics); version 2 writes kDirectionAttribute instead.
+inline constexpr std::string_view kBetterAttribute = "better";
 
 // Status strings.
 namespace run_status {
@@ -104,78 +135,145 @@ inline constexpr std::array kCaseAttributes = {
 };
 
 // Columns of cases/<id>/stats every family writes: one row per point and group.
+// Columns of cases/<id>/stats every family writes: one row per point and group.
+inline constexpr Direction kNoDirection = Direction::kNone;
+inline constexpr Direction kLower = Direction::kLower;
 inline constexpr std::array kStatsColumns = {
-    Item{"point", Type::kInt64, "", "index of the point (size) in the case"},
-    Item{"group", Type::kInt64, "", "rank group; -1 is all groups together"},
-    Item{"group_ranks", Type::kInt64, "ranks",
-         "ranks in the group; in the all-groups row, ranks in all groups"},
-    Item{"iterations", Type::kInt64, "iterations", "timed per-iteration samples"},
-    Item{"stop_reason", Type::kString, "",
-         "why timing stopped: max_iterations, budget or precision"},
-    Item{"time_min", Type::kFloat64, "s", "per-iteration time, minimum"},
-    Item{"time_p5", Type::kFloat64, "s", "per-iteration time, 5th percentile"},
-    Item{"time_median", Type::kFloat64, "s", "per-iteration time, median"},
-    Item{"time_p95", Type::kFloat64, "s", "per-iteration time, 95th percentile"},
-    Item{"time_max", Type::kFloat64, "s", "per-iteration time, maximum"},
-    Item{"time_mean", Type::kFloat64, "s", "per-iteration time, mean"},
-    Item{"time_cv", Type::kFloat64, "", "per-iteration time, coefficient of variation"},
-    Item{"median_ci_low", Type::kFloat64, "s", "95% confidence interval of the median, low end"},
-    Item{"median_ci_high", Type::kFloat64, "s", "95% confidence interval of the median, high end"},
-    Item{"batch_blocks", Type::kInt64, "blocks", "timed back-to-back blocks"},
-    Item{"batch_ops", Type::kInt64, "operations", "operations in each back-to-back block"},
-    Item{"batched_time_median", Type::kFloat64, "s", "back-to-back time per operation, median"},
-    Item{"batched_time_min", Type::kFloat64, "s", "back-to-back time per operation, minimum"},
-    Item{"batched_time_max", Type::kFloat64, "s", "back-to-back time per operation, maximum"},
-    Item{"wrong", Type::kUInt64, "elements", "wrong result elements in the group"},
+    Column{"point", Type::kInt64, "", "index of the point (size) in the case", kNoDirection,
+           Kind::kLabel},
+    Column{"group", Type::kInt64, "", "rank group; -1 is all groups together", kNoDirection,
+           Kind::kLabel},
+    Column{"group_ranks", Type::kInt64, "ranks",
+           "ranks in the group; in the all-groups row, ranks in all groups", kNoDirection,
+           Kind::kLabel},
+    Column{"iterations", Type::kInt64, "iterations", "timed per-iteration samples", kNoDirection,
+           Kind::kCount},
+    Column{"stop_reason", Type::kString, "",
+           "why timing stopped: max_iterations, budget or precision", kNoDirection, Kind::kLabel},
+    Column{"time_min", Type::kFloat64, "s", "per-iteration time, minimum", kLower, Kind::kTime},
+    Column{"time_p5", Type::kFloat64, "s", "per-iteration time, 5th percentile", kLower,
+           Kind::kTime},
+    Column{"time_median", Type::kFloat64, "s", "per-iteration time, median", kLower, Kind::kTime,
+           PerIteration::kTime},
+    Column{"time_p95", Type::kFloat64, "s", "per-iteration time, 95th percentile", kLower,
+           Kind::kTime},
+    Column{"time_max", Type::kFloat64, "s", "per-iteration time, maximum", kLower, Kind::kTime},
+    Column{"time_mean", Type::kFloat64, "s", "per-iteration time, mean", kLower, Kind::kTime},
+    Column{"time_cv", Type::kFloat64, "", "per-iteration time, coefficient of variation", kLower,
+           Kind::kTime},
+    Column{"median_ci_low", Type::kFloat64, "s", "95% confidence interval of the median, low end",
+           kLower, Kind::kTime},
+    Column{"median_ci_high", Type::kFloat64, "s", "95% confidence interval of the median, high end",
+           kLower, Kind::kTime},
+    Column{"batch_blocks", Type::kInt64, "blocks", "timed back-to-back blocks", kNoDirection,
+           Kind::kCount},
+    Column{"batch_ops", Type::kInt64, "operations", "operations in each back-to-back block",
+           kNoDirection, Kind::kCount},
+    Column{"batched_time_median", Type::kFloat64, "s", "back-to-back time per operation, median",
+           kLower, Kind::kTime},
+    Column{"batched_time_min", Type::kFloat64, "s", "back-to-back time per operation, minimum",
+           kLower, Kind::kTime},
+    Column{"batched_time_max", Type::kFloat64, "s", "back-to-back time per operation, maximum",
+           kLower, Kind::kTime},
+    Column{"wrong", Type::kUInt64, "elements", "wrong result elements in the group", kNoDirection,
+           Kind::kCount},
 };
 
-// The storage family (SPEC.md, "The storage family").
-inline constexpr std::array kStorageCaseAttributes = {
-    Item{"engine", Type::kString, "", "psync (pread), io_uring or mmap"},
-    Item{"direct", Type::kInt64, "", "1 when the files are opened with O_DIRECT, else 0"},
-    Item{"cache_state", Type::kString, "", "direct, evicted, other-node or warm"},
-    Item{"access", Type::kString, "", "sequential or random"},
-    Item{"file_layout", Type::kString, "", "file-per-rank or shared"},
-    Item{"queue_depth", Type::kInt64, "", "reads in flight per thread"},
-    Item{"threads", Type::kInt64, "", "reader threads per rank"},
-    Item{"bytes_per_rank", Type::kInt64, "B", "bytes each rank reads per size-bounded iteration"},
-    Item{"stonewall_s", Type::kFloat64, "s", "time bound of one iteration; 0 when size-bounded"},
-    Item{"interval_s", Type::kFloat64, "s", "time one row of series/interval_bw covers"},
-    Item{"ranks_per_node", Type::kInt64, "ranks", "active ranks per node in this case"},
-    Item{"nodes", Type::kInt64, "nodes", "nodes with active ranks in this case"},
-    Item{"ranks", Type::kInt64, "ranks", "active ranks in this case"},
-    Item{"layout", Type::kString, "", "the scaling step's label; the case name ends with it"},
-    Item{"dataset_dir", Type::kString, "", "the data set directory"},
-    Item{"fs_type", Type::kString, "", "file system type of the data set directory"},
-    Item{"verify", Type::kInt64, "", "1 when the check pass verified every block"},
+// What a case declares about its figures (meaning.hpp), written as the case attributes
+// kCaseMeaningAttributes. A family fills all but span_nodes, which the harness computes.
+struct CaseMeaning {
+  Stage stage = Stage::kStep;
+  std::string x_axis;  // a stats column; "" = the point index
+  Bands bands = Bands::kSizeBands;
+  Scaling scaling = Scaling::kNone;
+  std::string subject;          // what stays the same along a scaling series
+  std::string series;           // which scaling curve the case is on
+  std::int64_t span_nodes = 0;  // set by the harness: nodes group 0's ranks span
+  bool peer_slow = false;
+  bool peer_late = false;
+  std::string work_counter;          // a counter, or ""
+  std::vector<std::string> quality;  // rule names, e.g. kQualityServedFromMemory
+  std::int64_t min_samples = 1;
 };
 
-inline constexpr std::array kStorageStatsColumns = {
-    Item{"block_bytes", Type::kInt64, "B", "bytes of each read"},
-    Item{"agg_bw", Type::kFloat64, "GB/s",
-         "median over iterations of bytes of all ranks / slowest rank's time"},
-    Item{"iops", Type::kFloat64, "ops/s",
-         "median over iterations of reads of all ranks / slowest rank's time"},
-    Item{"rank_bw_min", Type::kFloat64, "GB/s", "per-rank bandwidth, lowest rank"},
-    Item{"rank_bw_median", Type::kFloat64, "GB/s", "per-rank bandwidth, median rank"},
-    Item{"lat_p50", Type::kFloat64, "s", "median of the per-rank per-iteration p50 latencies"},
-    Item{"lat_p99", Type::kFloat64, "s", "median of the per-rank per-iteration p99 latencies"},
-    Item{"lat_p999", Type::kFloat64, "s", "median of the per-rank per-iteration p99.9 latencies"},
-    Item{"resident_before_max", Type::kFloat64, "",
-         "largest fraction of a rank's bytes cached just before a timed read"},
-    Item{"bytes_total", Type::kFloat64, "B", "bytes read over all timed iterations"},
+inline constexpr std::array kCaseMeaningAttributes = {
+    Item{kStageAttribute, Type::kString, "", "stage in a training step's chain"},
+    Item{kXAxisAttribute, Type::kString, "",
+         "stats column that is a point's x-axis and identity across runs; empty: point index"},
+    Item{kBandsAttribute, Type::kString, "", "how points group: size_bands or each_point"},
+    Item{kScalingAttribute, Type::kString, "",
+         "how the headline scales with ranks: aggregate, per_rank or none"},
+    Item{kSubjectAttribute, Type::kString, "",
+         "what stays the same along a scaling series: the name without its layout label"},
+    Item{kSeriesAttribute, Type::kString, "", "which scaling curve the case is on"},
+    Item{kSpanNodesAttribute, Type::kInt64, "nodes", "nodes spanned by group 0's ranks"},
+    Item{kPeerSlowAttribute, Type::kInt64, "",
+         "1: a rank whose own time is longer than its peers' is slow"},
+    Item{kPeerLateAttribute, Type::kInt64, "",
+         "1: a rank whose own time is shorter than its peers' arrived late"},
+    Item{kWorkCounterAttribute, Type::kString, "",
+         "counter of the work each iteration did, when it varies; empty: none"},
+    Item{kQualityAttribute, Type::kString, "", "comma-separated measurement-quality rules"},
+    Item{kMinSamplesAttribute, Type::kInt64, "iterations",
+         "fewer timed iterations than this at a point is too few samples"},
 };
 
-inline constexpr std::array kStorageCounters = {
-    Item{"bytes", Type::kFloat64, "B", "bytes the rank read in the iteration"},
-    Item{"ops", Type::kFloat64, "operations", "reads the rank completed in the iteration"},
-    Item{"resident_before", Type::kFloat64, "",
-         "fraction of the rank's bytes in the page cache just before the iteration"},
-    Item{"lat_p50", Type::kFloat64, "s", "median latency of the rank's reads in the iteration"},
-    Item{"lat_p99", Type::kFloat64, "s", "99th percentile latency of the same"},
-    Item{"lat_p999", Type::kFloat64, "s", "99.9th percentile latency of the same"},
+// Attributes on every stats column dataset, and on every counter and series dataset.
+inline constexpr std::array kStatsColumnAttributes = {
+    Item{kUnitAttribute, Type::kString, "", "unit of the values; empty when none"},
+    Item{kDescriptionAttribute, Type::kString, "", "what the column holds"},
+    Item{kDirectionAttribute, Type::kString, "", "which way is better: higher, lower or none"},
+    Item{kKindAttribute, Type::kString, "", "label, time, data_rate, work_rate, count or fraction"},
+    Item{kHeadlineAttribute, Type::kInt64, "", "1 on the case's one headline column, else 0"},
+    Item{kPerIterationAttribute, Type::kString, "",
+         "where per-iteration values come from: none, time, inverse_time, counter_rate or "
+         "counter_median"},
+    Item{kPerIterationSourceAttribute, Type::kString, "",
+         "the counter counter_rate and counter_median read; empty otherwise"},
+};
+inline constexpr std::array kCounterAttributes = {
+    kStatsColumnAttributes[0],
+    kStatsColumnAttributes[1],
+    kStatsColumnAttributes[2],
+    kStatsColumnAttributes[3],
 };
 
-inline constexpr std::string_view kStorageIntervalSeries = "interval_bw";  // GB/s
+// An attribute's value, of its Item's type (kInt64: int64_t, kFloat64: double, else string).
+using Value = std::variant<std::int64_t, double, std::string>;
+
+// The values of the tables above, entry by entry in the tables' order.
+inline std::array<Value, kCaseMeaningAttributes.size()> values_of(const CaseMeaning& m) {
+  std::string quality;
+  for (const auto& q : m.quality) quality += (quality.empty() ? "" : ",") + q;
+  return {
+      std::string(name_of(m.stage)),
+      m.x_axis,
+      std::string(name_of(m.bands)),
+      std::string(name_of(m.scaling)),
+      m.subject,
+      m.series,
+      m.span_nodes,
+      std::int64_t{m.peer_slow},
+      std::int64_t{m.peer_late},
+      m.work_counter,
+      quality,
+      m.min_samples,
+  };
+}
+inline std::array<Value, kStatsColumnAttributes.size()> values_of(const Column& c) {
+  return {
+      std::string(c.unit),
+      std::string(c.description),
+      std::string(name_of(c.direction)),
+      std::string(name_of(c.kind)),
+      std::int64_t{c.headline},
+      std::string(name_of(c.per_iteration)),
+      std::string(c.per_iteration_source),
+  };
+}
+inline std::array<Value, kCounterAttributes.size()> counter_values_of(const Column& c) {
+  const auto all = values_of(c);
+  return {all[0], all[1], all[2], all[3]};
+}
 
 }  // namespace preflight::schema

@@ -1,0 +1,73 @@
+// The comm family's names and their meaning (SPEC.md, "The comm family"): its case attributes
+// and stats columns. The writer writes these declarations and the report's comm plug-in reads
+// the same names.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string_view>
+
+#include "preflight/schema/layout.hpp"
+#include "preflight/schema/meaning.hpp"
+
+namespace preflight::schema {
+
+inline constexpr std::array kCommCaseAttributes = {
+    Item{"collective", Type::kString, "",
+         "allreduce, allgather, reducescatter, broadcast, reduce, alltoall, sendrecv"},
+    Item{"dtype", Type::kString, "", "float32, float64, int32, int64, uint32, uint64"},
+    Item{"redop", Type::kString, "", "sum, max, min; none for collectives without a reduction"},
+    Item{"root", Type::kInt64, "", "root rank within each group (broadcast, reduce), else -1"},
+    Item{"placement", Type::kString, "", "in-place or out-of-place"},
+    Item{"topology", Type::kString, "", "world, intra, inter, rail or ladder"},
+    Item{"layout", Type::kString, "", "the layout's label, e.g. `ladder 2 nodes`"},
+    Item{"ladder_nodes", Type::kInt64, "nodes",
+         "nodes in this ladder step; 0 for other topologies"},
+};
+
+// Stats columns: the point columns size_bytes and count, then the time metrics and their
+// back-to-back twins, in this order.
+enum CommColumn : std::size_t {
+  kCommSizeBytes,
+  kCommCount,
+  kCommAlgbw,
+  kCommBusbw,
+  kCommBatchedAlgbw,
+  kCommBatchedBusbw,
+  kCommColumnCount
+};
+inline constexpr std::array kCommStatsColumns = {
+    Column{"size_bytes", Type::kInt64, "B", "bytes the size column of nccl-tests would show",
+           Direction::kNone, Kind::kCount},
+    Column{"count", Type::kInt64, "elements", "size_bytes / element size", Direction::kNone,
+           Kind::kCount},
+    Column{"algbw", Type::kFloat64, "GB/s", "size_bytes / time, 10^9 bytes per GB",
+           Direction::kHigher, Kind::kDataRate, PerIteration::kInverseTime},
+    Column{"busbw", Type::kFloat64, "GB/s", "algbw x bus factor", Direction::kHigher,
+           Kind::kDataRate, PerIteration::kInverseTime, "", true},
+    Column{"batched_algbw", Type::kFloat64, "GB/s", "algbw from the back-to-back time",
+           Direction::kHigher, Kind::kDataRate, PerIteration::kInverseTime},
+    Column{"batched_busbw", Type::kFloat64, "GB/s", "busbw from the back-to-back time",
+           Direction::kHigher, Kind::kDataRate, PerIteration::kInverseTime},
+};
+static_assert(kCommStatsColumns.size() == kCommColumnCount);
+static_assert(kCommStatsColumns[kCommSizeBytes].name == "size_bytes");
+static_assert(kCommStatsColumns[kCommCount].name == "count");
+static_assert(kCommStatsColumns[kCommAlgbw].name == "algbw");
+static_assert(kCommStatsColumns[kCommBusbw].name == "busbw");
+static_assert(kCommStatsColumns[kCommBatchedAlgbw].name == "batched_algbw");
+static_assert(kCommStatsColumns[kCommBatchedBusbw].name == "batched_busbw");
+
+// What every comm case declares (SPEC.md, "The comm family", Meaning). Its series is its
+// topology (the case attribute), its subject the case name without the layout label.
+inline constexpr Stage kCommStage = Stage::kCommunication;
+inline constexpr std::string_view kCommXAxis = kCommStatsColumns[kCommSizeBytes].name;
+inline constexpr Bands kCommBands = Bands::kSizeBands;
+inline constexpr Scaling kCommScaling = Scaling::kPerRank;  // bus bandwidth: ideal flat
+inline constexpr bool kCommPeerSlow = true;
+inline constexpr bool kCommPeerLate = true;  // the others wait for a late rank inside the call
+inline constexpr std::string_view kCommWorkCounter = "";
+inline constexpr std::string_view kCommQuality = "";
+inline constexpr int kCommMinSamples = 10;
+
+}  // namespace preflight::schema
