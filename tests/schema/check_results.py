@@ -1,6 +1,10 @@
 #!/usr/bin/python3
 """Checks a preflight results file against results-schema/SPEC.md, reading it with h5py
 (not with preflight's own reader), and recomputes its statistics from the raw samples.
+Every case's v2 declaration is checked too: each attribute of "Case meaning" and "Column
+meaning" present with an allowed value, exactly one headline column, per-iteration sources
+that name existing counters, an x_axis that names an existing column, and for the comm and
+storage families the very values SPEC.md's tables give.
 
   check_results.py --spec SPEC.md [expectations] results.h5
 
@@ -206,6 +210,143 @@ def check_storage_row(case, stats, row, members, here):
                     f"of a rank's bytes were cached before a read (limit {COLD_LIMIT})")
 
 
+SCHEMA_VERSION = 2
+STAGES = {"data_in", "compute", "communication", "checkpoint", "step"}
+BANDS = {"size_bands", "each_point"}
+SCALINGS = {"aggregate", "per_rank", "none"}
+DIRECTIONS = {"higher", "lower", "none"}
+KINDS = {"label", "time", "data_rate", "work_rate", "count", "fraction"}
+PER_ITERATION = {"none", "time", "inverse_time", "counter_rate", "counter_median"}
+QUALITY_RULES = {"served_from_memory"}
+FAMILY_SECTIONS = {"comm": "The comm family", "storage": "The storage family"}
+
+
+def counter_names(case):
+    """Counters every point of the case has."""
+    names = None
+    for p in case.get("points", {}):
+        here = set(case["points"][p].get("counters", {}).keys())
+        names = here if names is None else names & here
+    return names or set()
+
+
+def check_declared_dataset(ds, where, stats_column):
+    """The attributes of "Column meaning" on one stats column (all) or counter/series (four)."""
+    names = ["units", "description", "direction", "kind"]
+    if stats_column:
+        names += ["headline", "per_iteration", "per_iteration_source"]
+    for name in names:
+        if name not in ds.attrs:
+            problem(f"{where}: missing attribute '{name}'")
+    if "better" in ds.attrs:
+        problem(f"{where}: has v1's 'better' attribute (v2 writes 'direction')")
+    if text(ds.attrs.get("direction", "none")) not in DIRECTIONS:
+        problem(f"{where}: direction '{text(ds.attrs['direction'])}' is not one of {sorted(DIRECTIONS)}")
+    if text(ds.attrs.get("kind", "label")) not in KINDS:
+        problem(f"{where}: kind '{text(ds.attrs['kind'])}' is not one of {sorted(KINDS)}")
+    if stats_column:
+        if int(ds.attrs.get("headline", 0)) not in (0, 1):
+            problem(f"{where}: headline {ds.attrs['headline']} is not 0 or 1")
+        if text(ds.attrs.get("per_iteration", "none")) not in PER_ITERATION:
+            problem(f"{where}: per_iteration '{text(ds.attrs['per_iteration'])}' is not one of {sorted(PER_ITERATION)}")
+
+
+def check_declaration(case, where, spec, world_nodes):
+    """The case's v2 declaration (SPEC: Case meaning, Column meaning)."""
+    check_attributes(case, spec["Case meaning (on `/cases/<NNNNNN>`)"][0]["rows"], where)
+    a = case.attrs
+    for name, allowed in (("stage", STAGES), ("bands", BANDS), ("scaling", SCALINGS)):
+        if name in a and text(a[name]) not in allowed:
+            problem(f"{where}: {name} '{text(a[name])}' is not one of {sorted(allowed)}")
+    for name in ("peer_slow", "peer_late"):
+        if name in a and int(a[name]) not in (0, 1):
+            problem(f"{where}: {name} {a[name]} is not 0 or 1")
+    if "min_samples" in a and int(a["min_samples"]) < 1:
+        problem(f"{where}: min_samples {a['min_samples']} is below 1")
+    for rule in filter(None, text(a.get("quality", "")).split(",")):
+        if rule not in QUALITY_RULES:
+            problem(f"{where}: quality rule '{rule}' is not one of {sorted(QUALITY_RULES)}")
+    if "span_nodes" in a and "group_of_rank" in case:
+        groups = case["group_of_rank"][:]
+        spanned = len({int(world_nodes[r]) for r in np.flatnonzero(groups == 0)})
+        if int(a["span_nodes"]) != spanned:
+            problem(f"{where}: span_nodes {a['span_nodes']}, group 0's ranks are on {spanned} node(s)")
+    counters = counter_names(case)
+    work = text(a.get("work_counter", ""))
+    if work and "points" in case and len(case["points"]) and work not in counters:
+        problem(f"{where}: work_counter '{work}' is not a counter of the case ({sorted(counters)})")
+    if "stats" not in case:
+        return
+    stats = case["stats"]
+    x_axis = text(a.get("x_axis", ""))
+    if x_axis and x_axis not in stats:
+        problem(f"{where}: x_axis '{x_axis}' is not a stats column")
+    headlines = []
+    for name in stats:
+        ds = stats[name]
+        check_declared_dataset(ds, f"{where}/stats/{name}", True)
+        if int(ds.attrs.get("headline", 0)) == 1:
+            headlines.append(name)
+        mode = text(ds.attrs.get("per_iteration", "none"))
+        source = text(ds.attrs.get("per_iteration_source", ""))
+        if mode in ("counter_rate", "counter_median"):
+            if source not in counters:
+                problem(f"{where}/stats/{name}: per_iteration {mode} reads '{source}', not a counter of the case")
+        elif source:
+            problem(f"{where}/stats/{name}: per_iteration {mode} with a source '{source}'")
+    if len(headlines) != 1:
+        problem(f"{where}: {len(headlines)} headline columns {headlines}, expected exactly one")
+    elif text(stats[headlines[0]].attrs.get("direction", "none")) == "none":
+        problem(f"{where}: the headline {headlines[0]} has no direction")
+    for p in case.get("points", {}):
+        for group in ("counters", "series"):
+            for name in case["points"][p].get(group, {}):
+                check_declared_dataset(case["points"][p][group][name], f"{where} point {p}/{group}/{name}", False)
+
+
+def check_spec_meaning(group, rows, where, stats_column):
+    """A dataset's declaration is the one SPEC.md's table gives its column."""
+    for row in rows:
+        name = row["name"]
+        if name not in group:
+            continue
+        ds = group[name]
+        wanted = {"kind": row.get("kind"), "direction": row.get("direction")}
+        if stats_column and "per_iteration" in row:
+            wanted.update(per_iteration=row["per_iteration"], per_iteration_source=row["source"],
+                          headline=row["headline"])
+        for attr, value in wanted.items():
+            if value is None:
+                continue
+            got = ds.attrs.get(attr)
+            got = str(int(got)) if attr == "headline" and got is not None else text(got)
+            if got != value:
+                problem(f"{where}/{name}: {attr} '{got}', SPEC.md says '{value}'")
+
+
+def check_family_meaning(case, where, spec):
+    """comm and storage declare what their Meaning table in SPEC.md says."""
+    family = text(case.attrs.get("family", ""))
+    if family not in FAMILY_SECTIONS:
+        return
+    tables = spec[FAMILY_SECTIONS[family]]
+    meaning = next(t for t in tables if t["header"][0] == "attribute")
+    for row in meaning["rows"]:
+        name, value = row["attribute"], row["value"]
+        if name not in case.attrs:
+            continue  # reported by check_declaration
+        got = text(case.attrs[name])
+        if name == "subject":
+            layout = text(case.attrs.get("layout", ""))
+            if text(case.attrs["name"]) != f"{got} {layout}":
+                problem(f"{where}: subject '{got}' is not the name '{text(case.attrs['name'])}' without its layout '{layout}'")
+        elif name == "series" and family == "comm":
+            if got != text(case.attrs.get("topology", "")):
+                problem(f"{where}: series '{got}', its topology is '{text(case.attrs.get('topology', ''))}'")
+        elif got != value:
+            problem(f"{where}: {name} '{got}', SPEC.md says '{value}' for {family}")
+
+
 STORAGE_COUNTERS = ["bytes", "ops", "resident_before", "lat_p50", "lat_p99", "lat_p999"]
 STORAGE_CACHE_STATES = {"direct", "evicted", "other-node", "warm"}
 COLD_LIMIT = None
@@ -215,6 +356,12 @@ def check_storage_case(case, where, spec, world):
     tables = spec["The storage family"]
     check_attributes(case, tables[0]["rows"], where)
     check_columns(case["stats"], tables[1]["rows"], where + "/stats", len(case["stats"]["point"]))
+    check_spec_meaning(case["stats"], tables[1]["rows"], where + "/stats", True)
+    for p in case["points"]:
+        if "counters" in case["points"][p]:
+            check_spec_meaning(case["points"][p]["counters"], tables[2]["rows"], f"{where} point {p}/counters", False)
+        if "series" in case["points"][p]:
+            check_spec_meaning(case["points"][p]["series"], tables[3]["rows"], f"{where} point {p}/series", False)
     state = text(case.attrs.get("cache_state", ""))
     if state not in STORAGE_CACHE_STATES:
         problem(f"{where}: cache_state '{state}' is not one of {sorted(STORAGE_CACHE_STATES)}")
@@ -370,8 +517,8 @@ def main():
         check_attributes(f, spec["Run attributes (on `/`)"][0]["rows"], "/")
         if problems:
             return report()
-        if int(f.attrs["schema_version"]) != 1:
-            problem(f"schema_version {f.attrs['schema_version']}, expected 1")
+        if int(f.attrs["schema_version"]) != SCHEMA_VERSION:
+            problem(f"schema_version {f.attrs['schema_version']}, expected {SCHEMA_VERSION}")
         json.loads(text(f.attrs["config"]))
         world = int(f.attrs["world_size"])
         check_columns(f["environment"], spec["Environment columns (`/environment/<column>`, one row per world rank)"][0]["rows"],
@@ -380,6 +527,7 @@ def main():
             problem(f"run status '{text(f.attrs['status'])}', expected '{args.status}'")
         if args.nodes is not None and int(f.attrs["node_count"]) != args.nodes:
             problem(f"node_count {f.attrs['node_count']}, expected {args.nodes}")
+        world_nodes = f["environment"]["node"][:]
         cases = [f["cases"][name] for name in sorted(f["cases"])]
         if len(cases) < args.min_cases:
             problem(f"{len(cases)} cases, expected at least {args.min_cases}")
@@ -387,6 +535,8 @@ def main():
         reasons = set()
         for case in cases:
             where = case.name
+            check_declaration(case, where, spec, world_nodes)
+            check_family_meaning(case, where, spec)
             if text(case.attrs.get("status", "")) == "timeout":
                 check_timeout_case(case, where, args)
                 continue
@@ -399,8 +549,11 @@ def main():
             rows = len(case["stats"]["point"])
             check_columns(case["stats"], spec["Stats columns (`/cases/<NNNNNN>/stats/<column>`)"][0]["rows"],
                           where + "/stats", rows)
+            check_spec_meaning(case["stats"], spec["Stats columns (`/cases/<NNNNNN>/stats/<column>`)"][0]["rows"],
+                               where + "/stats", True)
             if text(case.attrs.get("family", "")) == "comm":
                 check_columns(case["stats"], comm_tables[1]["rows"], where + "/stats", rows)
+                check_spec_meaning(case["stats"], comm_tables[1]["rows"], where + "/stats", True)
             if text(case.attrs.get("family", "")) == "storage":
                 check_storage_case(case, where, spec, world)
             if case["group_of_rank"].shape != (world,):

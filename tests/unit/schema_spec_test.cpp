@@ -1,27 +1,31 @@
-// SPEC.md and layout.hpp must describe the same file: every item defined in C++ appears in
-// the spec's table for it, with the same type and unit.
+// SPEC.md and the schema headers must describe the same file: every item defined in C++
+// appears in the spec's table for it, with the same type and unit, and every declared column
+// with the same meaning (kind, direction, per-iteration source, headline).
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
+#include "preflight/schema/comm.hpp"
 #include "preflight/schema/layout.hpp"
+#include "preflight/schema/storage.hpp"
 
 namespace preflight::schema {
 namespace {
 
-struct Row {
-  std::string type, units;
-};
+using Row = std::map<std::string, std::string>;  // header -> cell
 
-// Rows of table number `table` (0-based) under the heading that starts with `heading`, by name.
+// Rows of table number `table` (0-based) under the heading that starts with `heading`, by the
+// first cell (name or attribute).
 std::map<std::string, Row> spec_table(const std::string& heading, int table = 0) {
   std::ifstream in(PREFLIGHT_SPEC_PATH);
   std::string line;
   bool in_section = false;
   int row = 0, tables_seen = 0;
+  std::vector<std::string> header;
   std::map<std::string, Row> rows;
   while (std::getline(in, line)) {
     if (line.rfind("## ", 0) == 0) {
@@ -37,7 +41,6 @@ std::map<std::string, Row> spec_table(const std::string& heading, int table = 0)
       }
       continue;
     }
-    if (row++ < 2 || tables_seen != table) continue;  // header and separator; other tables
     std::vector<std::string> cells;
     std::stringstream ss(line.substr(1));
     std::string cell;
@@ -46,7 +49,11 @@ std::map<std::string, Row> spec_table(const std::string& heading, int table = 0)
       const auto last = cell.find_last_not_of(' ');
       cells.push_back(first == std::string::npos ? "" : cell.substr(first, last - first + 1));
     }
-    if (cells.size() >= 3) rows[cells[0]] = {cells[1], cells[2]};
+    if (row++ == 0) header = cells;
+    if (row <= 2 || tables_seen != table) continue;  // header and separator; other tables
+    Row r;
+    for (std::size_t i = 0; i < cells.size() && i < header.size(); ++i) r[header[i]] = cells[i];
+    if (!cells.empty()) rows[cells[0]] = r;
   }
   return rows;
 }
@@ -65,18 +72,31 @@ std::string type_name(Type t) {
   return "?";
 }
 
-template <std::size_t N>
-void expect_documented(const std::array<Item, N>& items, const std::string& heading,
-                       int table = 0) {
+template <typename T, std::size_t N>
+void expect_documented(const std::array<T, N>& items, const std::string& heading, int table = 0) {
   const auto rows = spec_table(heading, table);
   ASSERT_FALSE(rows.empty()) << "SPEC.md has no table under '## " << heading << "'";
-  EXPECT_EQ(rows.size(), N) << "SPEC.md and layout.hpp list different numbers of items under "
+  EXPECT_EQ(rows.size(), N) << "SPEC.md and the schema headers list different numbers of items "
+                               "under "
                             << heading;
   for (const auto& item : items) {
     const auto it = rows.find(std::string(item.name));
     ASSERT_NE(it, rows.end()) << item.name << " is not in SPEC.md under " << heading;
-    EXPECT_EQ(it->second.type, type_name(item.type)) << item.name;
-    EXPECT_EQ(it->second.units, item.unit) << item.name;
+    const Row& r = it->second;
+    EXPECT_EQ(r.at("type"), type_name(item.type)) << item.name;
+    EXPECT_EQ(r.at("units"), item.unit) << item.name;
+    if constexpr (std::is_same_v<T, Column>) {
+      EXPECT_EQ(r.at("kind"), name_of(item.kind)) << item.name;
+      EXPECT_EQ(r.at("direction"), name_of(item.direction)) << item.name;
+      if (r.count("per_iteration")) {  // stats columns; counters and series have no more
+        EXPECT_EQ(r.at("per_iteration"), name_of(item.per_iteration)) << item.name;
+        EXPECT_EQ(r.at("source"), item.per_iteration_source) << item.name;
+        EXPECT_EQ(r.at("headline"), item.headline ? "1" : "0") << item.name;
+      } else {
+        EXPECT_EQ(item.per_iteration, PerIteration::kNone) << item.name;
+        EXPECT_FALSE(item.headline) << item.name;
+      }
+    }
   }
 }
 
@@ -89,10 +109,22 @@ TEST(SchemaSpec, EnvironmentColumns) {
 TEST(SchemaSpec, CaseAttributes) {
   expect_documented(kCaseAttributes, "Case attributes");
 }
+TEST(SchemaSpec, CaseMeaningAttributes) {
+  expect_documented(kCaseMeaningAttributes, "Case meaning");
+}
+TEST(SchemaSpec, ColumnMeaningAttributes) {
+  expect_documented(kStatsColumnAttributes, "Column meaning");
+}
 TEST(SchemaSpec, StatsColumns) {
   expect_documented(kStatsColumns, "Stats columns");
 }
 
+TEST(SchemaSpec, CommCaseAttributes) {
+  expect_documented(kCommCaseAttributes, "The comm family", 0);
+}
+TEST(SchemaSpec, CommStatsColumns) {
+  expect_documented(kCommStatsColumns, "The comm family", 1);
+}
 TEST(SchemaSpec, StorageCaseAttributes) {
   expect_documented(kStorageCaseAttributes, "The storage family", 0);
 }
@@ -101,6 +133,97 @@ TEST(SchemaSpec, StorageStatsColumns) {
 }
 TEST(SchemaSpec, StorageCounters) {
   expect_documented(kStorageCounters, "The storage family", 2);
+}
+TEST(SchemaSpec, StorageSeries) {
+  expect_documented(kStorageSeries, "The storage family", 3);
+}
+
+// A family's Meaning table: the constant attributes of "Case meaning" every case declares.
+void expect_meaning(const std::string& heading, int table,
+                    const std::map<std::string, std::string>& declared) {
+  const auto rows = spec_table(heading, table);
+  ASSERT_FALSE(rows.empty()) << "SPEC.md has no Meaning table under '## " << heading << "'";
+  for (const auto& item : kCaseMeaningAttributes) {
+    if (item.name == kSpanNodesAttribute) continue;  // the harness's
+    const auto it = rows.find(std::string(item.name));
+    ASSERT_NE(it, rows.end()) << item.name << " is not in the Meaning table of " << heading;
+    const auto d = declared.find(std::string(item.name));
+    if (d != declared.end()) {
+      EXPECT_EQ(it->second.at("value"), d->second) << heading << " " << item.name;
+    }
+  }
+}
+
+std::string flag(bool b) {
+  return b ? "1" : "0";
+}
+
+TEST(SchemaSpec, CommMeaning) {
+  expect_meaning("The comm family", 2,
+                 {{"stage", std::string(name_of(kCommStage))},
+                  {"x_axis", std::string(kCommXAxis)},
+                  {"bands", std::string(name_of(kCommBands))},
+                  {"scaling", std::string(name_of(kCommScaling))},
+                  {"peer_slow", flag(kCommPeerSlow)},
+                  {"peer_late", flag(kCommPeerLate)},
+                  {"work_counter", std::string(kCommWorkCounter)},
+                  {"quality", std::string(kCommQuality)},
+                  {"min_samples", std::to_string(kCommMinSamples)}});
+}
+TEST(SchemaSpec, StorageMeaning) {
+  expect_meaning("The storage family", 4,
+                 {{"stage", std::string(name_of(kStorageStage))},
+                  {"x_axis", std::string(kStorageXAxis)},
+                  {"bands", std::string(name_of(kStorageBands))},
+                  {"scaling", std::string(name_of(kStorageScaling))},
+                  {"series", std::string(kStorageSeriesName)},
+                  {"peer_slow", flag(kStoragePeerSlow)},
+                  {"peer_late", flag(kStoragePeerLate)},
+                  {"work_counter", std::string(kStorageWorkCounter)},
+                  {"quality", std::string(kStorageQuality)},
+                  {"min_samples", std::to_string(kStorageMinSamples)}});
+}
+
+// values_of gives each attribute a value of the type its table entry says.
+template <std::size_t N>
+void expect_types(const std::array<Item, N>& table, const std::array<Value, N>& values) {
+  for (std::size_t i = 0; i < N; ++i) {
+    const std::size_t wanted = table[i].type == Type::kInt64     ? 0
+                               : table[i].type == Type::kFloat64 ? 1
+                                                                 : 2;
+    EXPECT_EQ(values[i].index(), wanted) << table[i].name;
+  }
+}
+TEST(SchemaSpec, DeclarationValuesHaveTheirTypes) {
+  CaseMeaning m;
+  m.quality = {"a", "b"};
+  expect_types(kCaseMeaningAttributes, values_of(m));
+  EXPECT_EQ(std::get<std::string>(values_of(m)[10]), "a,b");
+  expect_types(kStatsColumnAttributes, values_of(kCommStatsColumns[kCommBusbw]));
+  expect_types(kCounterAttributes, counter_values_of(kStorageCounters[kStorageBytes]));
+}
+
+// Each family table declares exactly one headline, and per-iteration sources name counters.
+template <std::size_t N>
+int headlines(const std::array<Column, N>& table) {
+  int n = 0;
+  for (const auto& c : table) n += c.headline ? 1 : 0;
+  return n;
+}
+TEST(SchemaSpec, OneHeadlinePerFamily) {
+  EXPECT_EQ(headlines(kStatsColumns), 0);
+  EXPECT_EQ(headlines(kCommStatsColumns), 1);
+  EXPECT_EQ(headlines(kStorageStatsColumns), 1);
+  for (const auto& c : kStorageStatsColumns) {
+    const bool from_counter = c.per_iteration == PerIteration::kCounterRate ||
+                              c.per_iteration == PerIteration::kCounterMedian;
+    EXPECT_EQ(from_counter, !c.per_iteration_source.empty()) << c.name;
+    if (from_counter) {
+      bool found = false;
+      for (const auto& k : kStorageCounters) found = found || k.name == c.per_iteration_source;
+      EXPECT_TRUE(found) << c.name << " reads the counter " << c.per_iteration_source;
+    }
+  }
 }
 
 TEST(SchemaSpec, VersionIsStated) {
