@@ -1,0 +1,197 @@
+#include "spin_family.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/usage_error.hpp"
+#include "preflight/schema/layout.hpp"
+#include "preflight/schema/meaning.hpp"
+
+namespace preflight::test {
+namespace {
+
+namespace s = schema;
+
+// The family's declaration: its point column and metrics, as a family's schema header would
+// hold them (a real family's tables live in results-schema/; this one is test-only).
+enum SpinColumn : std::size_t { kWorkUnits, kUnitsPerS, kBatchedUnitsPerS, kSpinColumnCount };
+constexpr std::array kSpinColumns = {
+    s::Column{"work_units", s::Type::kInt64, "units", "work units each rank does per operation",
+              s::Direction::kNone, s::Kind::kCount},
+    s::Column{"units_per_s", s::Type::kFloat64, "units/s", "work units per second",
+              s::Direction::kHigher, s::Kind::kWorkRate, s::PerIteration::kInverseTime, "", true},
+    s::Column{"batched_units_per_s", s::Type::kFloat64, "units/s",
+              "work units per second from the back-to-back time", s::Direction::kHigher,
+              s::Kind::kWorkRate, s::PerIteration::kInverseTime},
+};
+static_assert(kSpinColumns.size() == kSpinColumnCount);
+static_assert(kSpinColumns[kWorkUnits].name == "work_units");
+static_assert(kSpinColumns[kUnitsPerS].name == "units_per_s");
+static_assert(kSpinColumns[kBatchedUnitsPerS].name == "batched_units_per_s");
+
+constexpr int kStepsPerUnit = 1000;  // one unit: about a microsecond of dependent arithmetic
+constexpr double kSlowFactor = 1.5;  // the planted slow rank's work per operation
+
+std::uint64_t spin(std::uint64_t units, std::uint64_t seed) {
+  std::uint64_t x = seed;
+  for (std::uint64_t i = 0; i < units * kStepsPerUnit; ++i)
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+  return x;
+}
+
+struct SpinConfig {
+  std::vector<std::int64_t> units = {100, 1000};
+  int slow_rank = -1;
+  s::Scaling scaling = s::Scaling::kPerRank;
+  bool node_ladder = true;
+};
+
+class SpinOperation final : public Operation {
+ public:
+  SpinOperation(std::uint64_t units, std::uint64_t seed)
+      : units_(units), seed_(seed), expected_(spin(units, seed)) {}
+  void fill() override { result_ = 0; }
+  void run() override { result_ = spin(units_, seed_); }
+  std::uint64_t count_wrong() override { return result_ == expected_ ? 0 : 1; }
+  void corrupt_result() override { result_ = result_ ^ 1U; }
+
+ private:
+  std::uint64_t units_, seed_, expected_;
+  volatile std::uint64_t result_ = 0;
+};
+
+class SpinCase final : public Case {
+ public:
+  SpinCase(const SpinConfig& config, std::vector<int> group_of_rank, int nodes, int rank)
+      : config_(config), group_of_rank_(std::move(group_of_rank)), nodes_(nodes), rank_(rank) {
+    for (int g : group_of_rank_) ranks_ += g >= 0 ? 1 : 0;
+  }
+  std::string name() const override { return fmt::format("{} {}", subject(), label()); }
+  std::string family() const override { return "spin"; }
+  std::string backend() const override { return "cpu"; }
+  std::vector<Param> params() const override {
+    return {{"slow_rank", std::int64_t{config_.slow_rank}, "", false},
+            {"nodes", std::int64_t{nodes_}, "nodes", false},
+            {"ranks", std::int64_t{ranks_}, "ranks", false},
+            {"layout", label(), "", false}};
+  }
+  CaseMeaning meaning() const override {
+    CaseMeaning m;
+    m.stage = s::Stage::kCompute;
+    m.x_axis = kSpinColumns[kWorkUnits].name;
+    m.bands = s::Bands::kEachPoint;
+    m.scaling = config_.scaling;
+    m.subject = subject();
+    m.series = "nodes";
+    m.peer_slow = true;
+    m.peer_late = false;  // ranks do not wait for each other inside a busy loop
+    m.min_samples = 5;
+    return m;
+  }
+  const std::vector<int>& group_of_rank() const override { return group_of_rank_; }
+  std::size_t point_count() const override { return config_.units.size(); }
+  std::vector<Param> point_columns(std::size_t point, int) const override {
+    return {column_param(kSpinColumns[kWorkUnits], config_.units[point], true)};
+  }
+  std::vector<Metric> metrics(std::size_t point, int /*group*/, double seconds) const override {
+    // per_rank: one rank's units per second; aggregate: all the group's ranks' together.
+    const int ranks = ranks_;
+    const double per_rank = static_cast<double>(config_.units[point]) / seconds;
+    const double value = config_.scaling == s::Scaling::kAggregate ? per_rank * ranks : per_rank;
+    return {metric(kSpinColumns[kUnitsPerS], value, &kSpinColumns[kBatchedUnitsPerS])};
+  }
+  std::unique_ptr<Operation> make_operation(std::size_t point) override {
+    if (group_of_rank_[static_cast<std::size_t>(rank_)] < 0) return nullptr;
+    auto units = static_cast<std::uint64_t>(config_.units[point]);
+    if (rank_ == config_.slow_rank)
+      units = static_cast<std::uint64_t>(static_cast<double>(units) * kSlowFactor);
+    return std::make_unique<SpinOperation>(units, static_cast<std::uint64_t>(rank_) + 1);
+  }
+
+ private:
+  std::string subject() const { return fmt::format("spin {}", name_of(config_.scaling)); }
+  std::string label() const { return fmt::format("{} node{}", nodes_, nodes_ == 1 ? "" : "s"); }
+
+  SpinConfig config_;
+  std::vector<int> group_of_rank_;
+  int nodes_ = 0, ranks_ = 0, rank_ = 0;
+};
+
+class SpinFamily final : public Family {
+ public:
+  std::string name() const override { return "spin"; }
+  std::string summary() const override { return "test only: a CPU busy loop of N work units"; }
+  std::vector<OptionSpec> options() const override {
+    return {
+        {"units", "--units", "Work units per operation, one point each (100,1000)", true},
+        {"slow_rank", "--slow-rank", "This rank does 1.5x the work of each operation (-1: none)",
+         false},
+        {"scaling", "--scaling", "units_per_s per rank (per_rank) or summed (aggregate)", false},
+        {"node_ladder", "--node-ladder", "One case per 1, 2, 4 ... nodes, then all (true)", false},
+    };
+  }
+  void configure(const ConfigNode& entry) override {
+    SpinConfig c;
+    if (entry.has("units")) {
+      c.units.clear();
+      for (const auto& u : entry.string_list("units", {})) {
+        std::size_t used = 0;
+        long long v = -1;
+        try {
+          v = std::stoll(u, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used != u.size() || v < 1 || v > 100000000)
+          entry.fail("units", "whole numbers from 1 to 100000000", "'" + u + "'");
+        c.units.push_back(v);
+      }
+      if (c.units.empty()) entry.fail("units", "at least one number of work units", "none");
+    }
+    c.slow_rank = static_cast<int>(entry.integer("slow_rank", -1, -1, 1 << 20));
+    const std::string scaling = entry.string("scaling", "per_rank");
+    const auto parsed = s::parse(scaling, s::kScalingNames);
+    if (!parsed || *parsed == s::Scaling::kNone)
+      entry.fail("scaling", "per_rank or aggregate", "'" + scaling + "'");
+    c.scaling = *parsed;
+    const std::string ladder = entry.string("node_ladder", "true");
+    if (ladder != "true" && ladder != "false") entry.fail("node_ladder", "true or false", ladder);
+    c.node_ladder = ladder == "true";
+    config_ = c;
+  }
+  nlohmann::json config() const override {
+    return {{"units", config_.units},
+            {"slow_rank", config_.slow_rank},
+            {"scaling", std::string(name_of(config_.scaling))},
+            {"node_ladder", config_.node_ladder}};
+  }
+  std::vector<std::unique_ptr<Case>> make_cases(const RankContext& ctx) override {
+    std::vector<int> steps;
+    if (config_.node_ladder)
+      for (int k = 1; k < ctx.node_count; k *= 2) steps.push_back(k);
+    steps.push_back(ctx.node_count);
+    std::vector<std::unique_ptr<Case>> out;
+    for (int k : steps) {
+      std::vector<int> groups(static_cast<std::size_t>(ctx.size), -1);
+      for (std::size_t r = 0; r < groups.size(); ++r) groups[r] = ctx.node_of_rank[r] < k ? 0 : -1;
+      out.push_back(std::make_unique<SpinCase>(config_, std::move(groups), k, ctx.rank));
+    }
+    return out;
+  }
+
+ private:
+  SpinConfig config_;
+};
+
+}  // namespace
+
+std::unique_ptr<Family> make_spin_family() {
+  return std::make_unique<SpinFamily>();
+}
+
+}  // namespace preflight::test
