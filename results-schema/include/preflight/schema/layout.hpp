@@ -43,14 +43,6 @@ struct Column {
   bool headline = false;                       // the case's one headline figure
 };
 
-// The entry of `table` named `name`; in a constant expression, a missing name does not compile.
-template <typename T, std::size_t N>
-constexpr const T& find(const std::array<T, N>& table, std::string_view name) {
-  for (const auto& i : table)
-    if (i.name == name) return i;
-  throw "results schema: no such name";
-}
-
 // Group and dataset names.
 inline constexpr std::string_view kEnvironmentGroup = "environment";
 inline constexpr std::string_view kCasesGroup = "cases";
@@ -136,47 +128,49 @@ inline constexpr std::array kCaseAttributes = {
 
 // Columns of cases/<id>/stats every family writes: one row per point and group.
 // Columns of cases/<id>/stats every family writes: one row per point and group.
-inline constexpr Direction kNoDirection = Direction::kNone;
-inline constexpr Direction kLower = Direction::kLower;
 inline constexpr std::array kStatsColumns = {
-    Column{"point", Type::kInt64, "", "index of the point (size) in the case", kNoDirection,
+    Column{"point", Type::kInt64, "", "index of the point (size) in the case", Direction::kNone,
            Kind::kLabel},
-    Column{"group", Type::kInt64, "", "rank group; -1 is all groups together", kNoDirection,
+    Column{"group", Type::kInt64, "", "rank group; -1 is all groups together", Direction::kNone,
            Kind::kLabel},
     Column{"group_ranks", Type::kInt64, "ranks",
-           "ranks in the group; in the all-groups row, ranks in all groups", kNoDirection,
+           "ranks in the group; in the all-groups row, ranks in all groups", Direction::kNone,
            Kind::kLabel},
-    Column{"iterations", Type::kInt64, "iterations", "timed per-iteration samples", kNoDirection,
-           Kind::kCount},
+    Column{"iterations", Type::kInt64, "iterations", "timed per-iteration samples",
+           Direction::kNone, Kind::kCount},
     Column{"stop_reason", Type::kString, "",
-           "why timing stopped: max_iterations, budget or precision", kNoDirection, Kind::kLabel},
-    Column{"time_min", Type::kFloat64, "s", "per-iteration time, minimum", kLower, Kind::kTime},
-    Column{"time_p5", Type::kFloat64, "s", "per-iteration time, 5th percentile", kLower,
+           "why timing stopped: max_iterations, budget or precision", Direction::kNone,
+           Kind::kLabel},
+    Column{"time_min", Type::kFloat64, "s", "per-iteration time, minimum", Direction::kLower,
            Kind::kTime},
-    Column{"time_median", Type::kFloat64, "s", "per-iteration time, median", kLower, Kind::kTime,
-           PerIteration::kTime},
-    Column{"time_p95", Type::kFloat64, "s", "per-iteration time, 95th percentile", kLower,
+    Column{"time_p5", Type::kFloat64, "s", "per-iteration time, 5th percentile", Direction::kLower,
            Kind::kTime},
-    Column{"time_max", Type::kFloat64, "s", "per-iteration time, maximum", kLower, Kind::kTime},
-    Column{"time_mean", Type::kFloat64, "s", "per-iteration time, mean", kLower, Kind::kTime},
-    Column{"time_cv", Type::kFloat64, "", "per-iteration time, coefficient of variation", kLower,
+    Column{"time_median", Type::kFloat64, "s", "per-iteration time, median", Direction::kLower,
+           Kind::kTime, PerIteration::kTime},
+    Column{"time_p95", Type::kFloat64, "s", "per-iteration time, 95th percentile",
+           Direction::kLower, Kind::kTime},
+    Column{"time_max", Type::kFloat64, "s", "per-iteration time, maximum", Direction::kLower,
            Kind::kTime},
+    Column{"time_mean", Type::kFloat64, "s", "per-iteration time, mean", Direction::kLower,
+           Kind::kTime},
+    Column{"time_cv", Type::kFloat64, "", "per-iteration time, coefficient of variation",
+           Direction::kLower, Kind::kTime},
     Column{"median_ci_low", Type::kFloat64, "s", "95% confidence interval of the median, low end",
-           kLower, Kind::kTime},
+           Direction::kLower, Kind::kTime},
     Column{"median_ci_high", Type::kFloat64, "s", "95% confidence interval of the median, high end",
-           kLower, Kind::kTime},
-    Column{"batch_blocks", Type::kInt64, "blocks", "timed back-to-back blocks", kNoDirection,
+           Direction::kLower, Kind::kTime},
+    Column{"batch_blocks", Type::kInt64, "blocks", "timed back-to-back blocks", Direction::kNone,
            Kind::kCount},
     Column{"batch_ops", Type::kInt64, "operations", "operations in each back-to-back block",
-           kNoDirection, Kind::kCount},
+           Direction::kNone, Kind::kCount},
     Column{"batched_time_median", Type::kFloat64, "s", "back-to-back time per operation, median",
-           kLower, Kind::kTime},
+           Direction::kLower, Kind::kTime},
     Column{"batched_time_min", Type::kFloat64, "s", "back-to-back time per operation, minimum",
-           kLower, Kind::kTime},
+           Direction::kLower, Kind::kTime},
     Column{"batched_time_max", Type::kFloat64, "s", "back-to-back time per operation, maximum",
-           kLower, Kind::kTime},
-    Column{"wrong", Type::kUInt64, "elements", "wrong result elements in the group", kNoDirection,
-           Kind::kCount},
+           Direction::kLower, Kind::kTime},
+    Column{"wrong", Type::kUInt64, "elements", "wrong result elements in the group",
+           Direction::kNone, Kind::kCount},
 };
 
 // What a case declares about its figures (meaning.hpp), written as the case attributes
