@@ -503,6 +503,8 @@ def main():
     parser.add_argument("--storage-matrix", action="store_true",
                         help="every storage engine x direct/buffered x access x file layout must appear")
     parser.add_argument("--cache-states", help="comma list of storage cache states that must appear")
+    parser.add_argument("--slowest-rank", type=int,
+                        help="this rank was planted slow: its median time is the largest at each case's last point")
     parser.add_argument("--cold-limit", type=float,
                         help="largest resident_before allowed in a storage case that is not warm")
     args = parser.parse_args()
@@ -563,6 +565,8 @@ def main():
             check_recomputed_stats(case, where, world)
             check_correctness(case, where, args.failed_rank)
         check_coverage(seen, args)
+        if args.slowest_rank is not None:
+            check_slowest_rank(cases, args.slowest_rank)
         if args.storage_matrix:
             check_storage_matrix(cases)
         if args.cache_states:
@@ -612,6 +616,25 @@ def check_correctness(case, where, failed_rank):
         others = np.delete(per_rank, failed_rank)
         if per_rank[failed_rank] == 0 or others.any():
             problem(f"{where} point {p}: wrong per rank {per_rank.tolist()}, expected only rank {failed_rank}")
+
+
+def check_slowest_rank(cases, rank):
+    """At the last (largest) point of every case where it ran with peers, the planted rank's
+    median time is the largest."""
+    judged = 0
+    for case in cases:
+        groups = case["group_of_rank"][:]
+        if groups[rank] < 0 or np.count_nonzero(groups >= 0) < 2 or "points" not in case:
+            continue
+        last = sorted(case["points"])[-1]
+        medians = np.nanmedian(case["points"][last]["samples"][:][:, groups >= 0], axis=0)
+        active = np.flatnonzero(groups >= 0)
+        judged += 1
+        if active[int(np.argmax(medians))] != rank:
+            problem(f"{case.name} point {last}: the slowest rank is {active[int(np.argmax(medians))]}, "
+                    f"not the planted rank {rank} (medians {medians.tolist()})")
+    if judged == 0:
+        problem(f"no case ran rank {rank} with peers")
 
 
 def check_coverage(seen, args):
