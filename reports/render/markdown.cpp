@@ -135,7 +135,7 @@ void fits(std::string& md, const Report& r) {
   for (const auto& f : r.fits)
     for (const auto& p : f.predictions)
       md += fmt::format("| {} | {} | {} | {:g} | {:g} | {:.0f} | {} | {} |\n", cell(f.run_label),
-                        cell(f.subject), cell(f.topology), p.nodes, p.ranks, p.size_bytes,
+                        cell(f.subject), cell(f.topology), p.nodes, p.ranks, p.size,
                         figure(p.ring_s * 1e6), figure(p.tree_s * 1e6));
 }
 

@@ -14,6 +14,8 @@
 #include "analysis/regression.hpp"
 #include "analysis/report.hpp"
 #include "analysis/scaling.hpp"
+#include "plugins/alpha_beta.hpp"
+#include "reader/v1_adapter.hpp"
 
 namespace preflight::report {
 namespace {
@@ -87,6 +89,8 @@ RunData make_run(std::vector<CaseData> cases) {
   run.world_size = 8;
   run.node_count = 8;
   run.cases = std::move(cases);
+  // As the reader does for a version-1 file: the declarations the family's table gives.
+  for (auto& c : run.cases) declare_v1(c, run.node_count);
   return run;
 }
 
@@ -111,7 +115,7 @@ TEST(AlphaBetaFit, RecoversTheRingModelOfAllreduce) {
     cases.push_back(make_case(index++, "allreduce", "ladder", n, n, points));
   }
   const auto run = make_run(cases);
-  const auto fits = alpha_beta_fits(run, "r");
+  const auto fits = plugins::alpha_beta_fits(run, "r");
   ASSERT_EQ(fits.size(), 1u);
   EXPECT_NEAR(fits[0].alpha_s / alpha, 1, 1e-6);
   EXPECT_NEAR(fits[0].beta_s_per_byte / beta, 1, 1e-6);
@@ -119,8 +123,8 @@ TEST(AlphaBetaFit, RecoversTheRingModelOfAllreduce) {
   // 16 nodes of one rank: ring 2*15 steps; tree 2*4 steps, 2*S*beta.
   const auto& p = fits[0].predictions.front();
   EXPECT_EQ(p.nodes, 16);
-  EXPECT_NEAR(p.ring_s, 30 * alpha + 2 * 15.0 / 16 * p.size_bytes * beta, 1e-12);
-  EXPECT_NEAR(p.tree_s, 8 * alpha + 2 * p.size_bytes * beta, 1e-12);
+  EXPECT_NEAR(p.ring_s, 30 * alpha + 2 * 15.0 / 16 * p.size * beta, 1e-12);
+  EXPECT_NEAR(p.tree_s, 8 * alpha + 2 * p.size * beta, 1e-12);
 }
 
 TEST(Scaling, EfficiencyAgainstTheFirstMultiNodeStepAndItsFinding) {
@@ -306,9 +310,9 @@ RunData storage_run(const std::string& cache, double resident) {
   c.stats["lat_p99"] = numbers({0.004}, "s", "lower");
   c.stats["resident_before_max"] = numbers({resident});
   c.iteration_times[0].assign(10, 1.0);
-  c.iteration_bytes = {std::vector<double>(10, 1e9)};
+  c.iteration_totals["bytes"] = {std::vector<double>(10, 1e9)};
   for (int i = 0; i < 10; ++i)
-    c.iteration_bytes[0][static_cast<std::size_t>(i)] = 1e9 * (0.9 + 0.02 * i);
+    c.iteration_totals["bytes"][0][static_cast<std::size_t>(i)] = 1e9 * (0.9 + 0.02 * i);
   c.iteration_counters["lat_p99"] = {
       {0.001, 0.002, 0.003, 0.004, 0.004, 0.004, 0.005, 0.006, 0.007, 0.008}};
   c.stats["iterations"] = numbers({10});
