@@ -100,7 +100,9 @@ Rule read_rule(const std::string& path, const YAML::Node& node, const Rule& defa
   Rule r = defaults;
   r.name = node["name"] ? scalar(path, node["name"], "name") : fmt::format("rule {}", index + 1);
   if (!node["metric"])
-    bad(path, node, fmt::format("rules[{}] ('{}') needs 'metric', e.g. busbw", index, r.name));
+    bad(path, node,
+        fmt::format("rules[{}] ('{}') needs 'metric', e.g. time_median or a family's metric", index,
+                    r.name));
   r.metric = scalar(path, node["metric"], "metric");
   if (const auto w = node["where"]) {
     if (!w.IsMap())

@@ -114,7 +114,7 @@ void scaling_losses(const std::vector<ScalingSeries>& scaling, std::vector<Findi
                "(iostat, "
                "the file system's own statistics), client network links, striping of the data set."
              : "Look at the links between node groups: switch oversubscription, rail-optimised "
-               "wiring (topology: rail), adaptive routing; compare with the alpha-beta "
+               "wiring, adaptive routing; compare with the alpha-beta "
                "predictions.",
          1 - last.efficiency});
   }
@@ -134,7 +134,7 @@ void stragglers(const RunReport& r, std::vector<Finding>& out) {
                                 "over {} sizes",
                                 o.ratio, o.z, o.sizes)},
                    "Check that node: GPU clocks and throttling (nvidia-smi -q -d PERFORMANCE), CPU "
-                   "frequency and load, NIC errors (ethtool -S, ibstat), memory errors.",
+                   "frequency and load, NIC errors (ethtool -S, ibstat), ECC errors.",
                    o.ratio - 1});
   }
   for (const auto& o : r.outliers) {

@@ -378,7 +378,7 @@ class Writer {
     add("<p class=\"muted\">Each case's headline figure against the number of nodes (aggregate "
         "figures: ranks), the median over the band's sizes (or per point where each point is its "
         "own series). Per-rank figures: efficiency is the value against the first multi-node "
-        "step (ideal: flat). Aggregate figures: efficiency is the value per rank against the "
+        "scale (ideal: flat). Aggregate figures: efficiency is the value per rank against the "
         "fewest ranks' (ideal: linear in ranks; it falls where a shared resource "
         "saturates).</p>\n");
     using Key = std::tuple<std::string, std::string, std::string, std::string, std::string>;
@@ -433,19 +433,19 @@ class Writer {
 
   void efficiency_table(const std::vector<const ScalingSeries*>& series, bool by_ranks,
                         const std::string& unit) {
-    std::set<double> steps;
+    std::set<double> scales;
     for (const auto* s : series)
-      for (const auto& p : s->points) steps.insert(by_ranks ? p.ranks : p.nodes);
-    add("<div class=\"scroll\"><table>\n<tr><th>subject</th><th>topology</th>");
-    for (double step : steps)
-      add(fmt::format("<th class=\"num\">{} {}{}</th>", num(step), by_ranks ? "rank" : "node",
-                      step == 1 ? "" : "s"));
+      for (const auto& p : s->points) scales.insert(by_ranks ? p.ranks : p.nodes);
+    add("<div class=\"scroll\"><table>\n<tr><th>subject</th><th>series</th>");
+    for (double scale : scales)
+      add(fmt::format("<th class=\"num\">{} {}{}</th>", num(scale), by_ranks ? "rank" : "node",
+                      scale == 1 ? "" : "s"));
     add("</tr>\n");
     for (const auto* s : series) {
       add(fmt::format("<tr><td class=\"wrap\">{}</td><td>{}</td>", e(s->subject), e(s->topology)));
-      for (double step : steps) {
+      for (double scale : scales) {
         const auto it = std::find_if(s->points.begin(), s->points.end(), [&](const auto& p) {
-          return (by_ranks ? p.ranks : p.nodes) == step;
+          return (by_ranks ? p.ranks : p.nodes) == scale;
         });
         if (it == s->points.end()) {
           add("<td class=\"num\"></td>");
@@ -552,7 +552,7 @@ class Writer {
     add("<p class=\"muted\">Time of one operation of S bytes on n ranks: steps(n) &middot; "
         "&alpha; + factor(n) &middot; S &middot; &beta;, fitted to the measured medians; "
         "&beta; shown as the link bandwidth 1/&beta;.</p>\n");
-    add("<div class=\"scroll\"><table>\n<tr><th>run</th><th>subject</th><th>topology</th>"
+    add("<div class=\"scroll\"><table>\n<tr><th>run</th><th>subject</th><th>series</th>"
         "<th class=\"num\">&alpha;</th><th class=\"num\">1/&beta;</th>"
         "<th class=\"num\">ranks/node</th><th class=\"num\">points</th>"
         "<th class=\"num\">median error</th><th>model</th></tr>\n");
@@ -570,7 +570,7 @@ class Writer {
     for (const auto& f : report_.fits) any = any || !f.predictions.empty();
     if (!any) return;
     add("<h3>Predictions</h3>\n<div class=\"scroll\"><table>\n<tr><th>subject</th>"
-        "<th>topology</th><th class=\"num\">nodes</th><th class=\"num\">ranks</th>"
+        "<th>series</th><th class=\"num\">nodes</th><th class=\"num\">ranks</th>"
         "<th class=\"num\">size</th><th class=\"num\">ring</th><th class=\"num\">tree</th></tr>\n");
     for (const auto& f : report_.fits)
       for (const auto& p : f.predictions)

@@ -106,7 +106,7 @@ void print_checks(std::FILE* out, const Report& report, bool colour) {
 void print_scaling(std::FILE* out, const Report& report) {
   if (report.scaling.empty()) return;
   fmt::print(out,
-             "\n## Scaling (per-rank figures: against the first multi-node step; aggregate "
+             "\n## Scaling (per-rank figures: against the first multi-node scale; aggregate "
              "figures: per rank, against the fewest ranks)\n");
   for (const auto& s : report.scaling) {
     fmt::print(out, "{} | {} ({}){}: {}\n", s.run_label, s.subject, s.topology,
