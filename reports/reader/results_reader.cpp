@@ -17,6 +17,10 @@ namespace {
 
 namespace s = schema;
 
+// A schema version this reader does not know must not be written without it learning it.
+static_assert(s::kVersion == kSchemaV1 || s::kVersion == kSchemaV2,
+              "results schema version changed: teach the reader (and the v1 adapter) about it");
+
 std::string missing(const std::string& path, const std::string& what) {
   return fmt::format("{}: not a complete preflight results file: {} is missing", path, what);
 }
@@ -78,15 +82,19 @@ std::int64_t int_declaration(hid_t object, std::string_view name, const std::str
   return h5::int_attribute(object, attribute);
 }
 
-// `where` names file, case and column for a v2 declaration that is missing or unknown.
-Column read_column(hid_t group, const std::string& name, std::int64_t version,
+// How a dataset declares its meaning: v2 stats columns carry declarations (read strictly),
+// v1 stats columns a `better` attribute (the v1 adapter reads it), other datasets neither.
+enum class Declared { kNone, kV1, kV2 };
+
+// `where` names file and case for a v2 declaration that is missing or unknown.
+Column read_column(hid_t group, const std::string& name, Declared declared,
                    const std::string& where) {
   Column c;
   h5::Handle set(H5Dopen2(group, name.c_str(), H5P_DEFAULT), H5Dclose);
   if (!set) throw h5::Error("cannot open dataset " + name);
   if (h5::has_attribute(set.get(), s::kUnitAttribute))
     c.unit = h5::string_attribute(set.get(), s::kUnitAttribute);
-  if (version == kSchemaV2) {
+  if (declared == Declared::kV2) {
     const auto at = where + " column '" + name + "'";
     c.direction = enum_attribute(set.get(), s::kDirectionAttribute, s::kDirectionNames, at);
     c.kind = enum_attribute(set.get(), s::kKindAttribute, s::kKindNames, at);
@@ -94,7 +102,8 @@ Column read_column(hid_t group, const std::string& name, std::int64_t version,
     c.per_iteration =
         enum_attribute(set.get(), s::kPerIterationAttribute, s::kPerIterationNames, at);
     c.per_iteration_source = string_declaration(set.get(), s::kPerIterationSourceAttribute, at);
-  } else if (h5::has_attribute(set.get(), std::string(kV1BetterAttribute))) {
+  } else if (declared == Declared::kV1 &&
+             h5::has_attribute(set.get(), std::string(kV1BetterAttribute))) {
     c.better = h5::string_attribute(set.get(), std::string(kV1BetterAttribute));
   }
   h5::Handle type(H5Dget_type(set.get()), H5Tclose);
@@ -265,7 +274,9 @@ CaseData read_case(hid_t cases, const std::string& group_name, const RunData& ru
     if (!h5::exists(stats.get(), item.name))
       throw ReadError(missing(path, fmt::format("column '{}' of {}'s stats", item.name, where)));
   for (const auto& name : h5::child_names(stats.get()))
-    c.stats[name] = read_column(stats.get(), name, run.schema_version, declared_where);
+    c.stats[name] = read_column(stats.get(), name,
+                                run.schema_version == kSchemaV2 ? Declared::kV2 : Declared::kV1,
+                                declared_where);
   declare();
   read_iteration_times(g.get(), c, path);
   const auto point = c.stats.find("point"), group = c.stats.find("group");
@@ -323,7 +334,7 @@ RunData read_run(const std::string& path) {
     for (const auto& item : s::kEnvironmentColumns) {
       if (!h5::exists(env.get(), item.name))
         throw ReadError(missing(path, fmt::format("column '{}' of /environment", item.name)));
-      const Column c = read_column(env.get(), std::string(item.name), kSchemaV1, path);
+      const Column c = read_column(env.get(), std::string(item.name), Declared::kNone, path);
       auto& out = run.environment[std::string(item.name)];
       if (!c.strings.empty()) out = c.strings;
       for (double v : c.numbers) out.push_back(fmt::format("{}", static_cast<std::int64_t>(v)));
