@@ -11,8 +11,9 @@
 #    lookup by name) or as a whole word inside one ("lat_p99 of ..."). A whole word: bounded by
 #    characters other than letters, digits and '_' (so "group_count" does not contain "count").
 #    The names come from the family schema headers results-schema/include/preflight/schema/*.hpp
-#    other than layout.hpp, meaning.hpp and h5.hpp (every string literal there that looks like
-#    a name) when they exist, else from the list below (what version-1 files hold).
+#    other than layout.hpp, meaning.hpp and h5.hpp (the first field of each table entry,
+#    Item{"name", ...}, and named string constants) when they exist, else from the list below
+#    (what version-1 files hold).
 #  - Harness-level words that happen to be some family's attribute or column too (nodes, ranks,
 #    count, bytes, ...; ORDINARY below) are not checked: every case has nodes and ranks.
 #  - A line may opt out with a trailing comment `// names-ok: REASON` (e.g. a key of the verdict
@@ -55,7 +56,11 @@ headers = [h for h in sorted(schema_dir.glob("*.hpp"))
 names = set()
 if headers:
     for h in headers:
-        names |= set(re.findall(r'"([a-z][a-z0-9_]*)"', h.read_text()))
+        code = h.read_text()
+        # The first field of each table entry (Item{"name", ...}, Column{"name", ...}) and
+        # named string constants (std::string_view kX = "name"); not units or descriptions.
+        names |= set(re.findall(r'[A-Za-z_]\{\s*"([a-z][a-z0-9_]*)"', code))
+        names |= set(re.findall(r'string_view\s+\w+\s*=\s*"([a-z][a-z0-9_]*)"', code))
     source = ", ".join(h.name for h in headers)
 else:
     names = set(BUILTIN)
