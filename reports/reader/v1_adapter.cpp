@@ -157,8 +157,8 @@ void declare_core(const std::string& name, Column& column) {
     column.kind = Kind::kTime;
     column.direction = Direction::kLower;
     if (name == "time_median") column.per_iteration = PerIteration::kTime;
-  } else if (name == "time_cv") {
-    column.kind = Kind::kFraction;
+  } else if (name == "time_cv") {  // a time_* column: kind time, as the v2 writer declares it
+    column.kind = Kind::kTime;
     column.direction = Direction::kLower;
   } else {
     column.kind = column.numbers.empty() || name == "point" || name == "group" ||
