@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
+#include <string_view>
 
 #include "harness/stats.hpp"
 #include "preflight/schema/layout.hpp"
@@ -92,12 +93,15 @@ std::string CaseView::x_unit() const {
 }
 
 std::string CaseView::x_noun() const {
-  // "block_bytes" -> "blocks": the column's name less its unit word; none for a plain size.
-  auto name = c.meaning.x_axis;
-  const auto underscore = name.rfind('_');
-  if (underscore == std::string::npos) return {};
-  name.resize(underscore);
-  return name.empty() || name == "size" ? std::string() : name + "s";
+  // "block_bytes" -> "blocks": an x named after what it measures in bytes; none for a plain
+  // size (size_bytes) or any other x ("work_units" reads as its value and unit alone).
+  constexpr std::string_view kBytes = "_bytes";
+  const auto& name = c.meaning.x_axis;
+  if (name.size() <= kBytes.size() ||
+      name.compare(name.size() - kBytes.size(), kBytes.size(), kBytes) != 0)
+    return {};
+  const auto noun = name.substr(0, name.size() - kBytes.size());
+  return noun == "size" ? std::string() : noun + "s";
 }
 
 double CaseView::metric_at(const std::string& metric, std::size_t point) const {

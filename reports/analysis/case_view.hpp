@@ -34,7 +34,7 @@ class CaseView {
   double number(const std::string& column, std::size_t row) const;  // NaN when absent
   double size_at(std::size_t point) const;  // the declared x_axis; NaN when none
   std::string x_unit() const;               // the x_axis column's unit
-  std::string x_noun() const;               // "blocks" for block_bytes, "" for size_bytes
+  std::string x_noun() const;  // "blocks" for an x named block_bytes; "" for size_bytes, others
   // The metric at a point: the all-groups row, or the median of the groups' rows where the
   // all-groups value is not defined (groups of different sizes).
   double metric_at(const std::string& metric, std::size_t point) const;
