@@ -44,6 +44,13 @@ Summary summarize(std::span<const double> values) {
   return s;
 }
 
+double median(std::vector<double> values) {
+  std::erase_if(values, [](double v) { return std::isnan(v); });
+  if (values.empty()) return std::nan("");
+  std::sort(values.begin(), values.end());
+  return quantile_sorted(values, 0.5);
+}
+
 Interval median_interval(const std::vector<double>& sorted) {
   const double n = static_cast<double>(sorted.size());
   const double half_width = 1.96 * std::sqrt(n) / 2;

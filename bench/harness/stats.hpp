@@ -16,6 +16,10 @@ struct Summary {
 // NaN values (ranks that took no part) are left out. An empty sample gives count 0 and NaNs.
 Summary summarize(std::span<const double> values);
 
+// The median (the mean of the middle two for an even count), NaN values left out; NaN for no
+// values. The one median of preflight: summarize() and every median preflight-report shows.
+double median(std::vector<double> values);
+
 // Linear interpolation between closest ranks (Hyndman & Fan type 7, as numpy's default).
 // `sorted` must be sorted ascending and non-empty; q in [0, 1].
 double quantile_sorted(std::span<const double> sorted, double q);

@@ -11,12 +11,12 @@
 #include <set>
 
 #include "analysis/case_view.hpp"
-#include "analysis/median.hpp"
 #include "analysis/scaling.hpp"
 #include "analysis/yaml_input.hpp"
 #include "harness/sizes.hpp"
 #include "harness/stats.hpp"
 #include "harness/usage_error.hpp"
+#include "plugins/plugins.hpp"
 
 namespace preflight::report {
 
@@ -100,7 +100,9 @@ Rule read_rule(const std::string& path, const YAML::Node& node, const Rule& defa
   Rule r = defaults;
   r.name = node["name"] ? scalar(path, node["name"], "name") : fmt::format("rule {}", index + 1);
   if (!node["metric"])
-    bad(path, node, fmt::format("rules[{}] ('{}') needs 'metric', e.g. busbw", index, r.name));
+    bad(path, node,
+        fmt::format("rules[{}] ('{}') needs 'metric', e.g. time_median or a family's metric", index,
+                    r.name));
   r.metric = scalar(path, node["metric"], "metric");
   if (const auto w = node["where"]) {
     if (!w.IsMap())
@@ -163,19 +165,22 @@ bool matches(const Rule& r, const CaseView& v) {
   return true;
 }
 
-bool point_selected(const Rule& r, double size) {
-  if (!r.sizes.empty() && !r.sizes.count(size)) return false;
+// `sizes` select by the point's x, `band` by its size band where the case is banded by size.
+bool point_selected(const Rule& r, const CaseView& v, std::size_t point) {
+  const double x = v.size_at(point);
+  const double size = v.c.meaning.bands == schema::Bands::kSizeBands ? x : kNaN;
+  if (!r.sizes.empty() && !r.sizes.count(x)) return false;
   if (!r.band.empty() && (std::isnan(size) || r.band != name_of(band_of(size)))) return false;
   return true;
 }
 
-// The metric's 95% interval at a point: the median time's own; from per-iteration values where
-// the file has them (a counter of the metric's name; storage's bytes for agg_bw and iops, whose
-// time-bounded reads move varying amounts); from the median time's, inversely, for a rate of a
-// fixed size (comm's algbw, busbw). None otherwise: the check cannot be judged.
+// The metric's 95% interval at a point, from where the column declares its per-iteration
+// values come from: the median time's own; the iterations of a counter; the work counter's rate
+// (a time-bounded iteration does varying work); the median time's, inversely, for a rate of
+// fixed work. None otherwise: the check cannot be judged.
 std::optional<std::pair<double, double>> metric_interval(const CaseView& v, std::size_t point,
-                                                         const std::string& metric,
-                                                         const std::string& unit, double value) {
+                                                         const Column& column, double value) {
+  using schema::PerIteration;
   const auto row = v.row(point);
   const double low = v.number("median_ci_low", row), high = v.number("median_ci_high", row),
                median_time = v.number("time_median", row);
@@ -186,41 +191,39 @@ std::optional<std::pair<double, double>> metric_interval(const CaseView& v, std:
     const auto ci = median_interval(values);
     return std::pair{ci.low, ci.high};
   };
-  if (metric == "time_median")
-    return std::isnan(low) || std::isnan(high) ? std::nullopt : std::optional{std::pair{low, high}};
-  const auto counter = v.c.iteration_counters.find(metric);
-  if (counter != v.c.iteration_counters.end() && point < counter->second.size())
-    return of_sorted(counter->second[point]);
-  const bool counted = point < v.c.iteration_bytes.size() && !v.c.iteration_bytes[point].empty();
-  if (counted && (metric == "agg_bw" || metric == "iops") && point < v.c.iteration_times.size() &&
-      v.c.iteration_times[point].size() == v.c.iteration_bytes[point].size()) {
-    std::vector<double> rates;
-    for (std::size_t i = 0; i < v.c.iteration_times[point].size(); ++i)
-      rates.push_back(v.c.iteration_bytes[point][i] / v.c.iteration_times[point][i]);
-    const double scale = value / median(rates);  // the metric is proportional to bytes / time
-    auto ci = of_sorted(rates);
-    if (ci) ci = std::pair{ci->first * scale, ci->second * scale};
-    return ci;
+  const auto& source = column.per_iteration_source;
+  switch (column.per_iteration) {
+    case PerIteration::kTime:
+      return std::isnan(low) || std::isnan(high) ? std::nullopt
+                                                 : std::optional{std::pair{low, high}};
+    case PerIteration::kCounterMedian: {
+      const auto counter = v.c.iteration_counters.find(source);
+      if (counter == v.c.iteration_counters.end() || point >= counter->second.size())
+        return std::nullopt;
+      return of_sorted(counter->second[point]);
+    }
+    case PerIteration::kCounterRate: {
+      const auto counter = v.c.iteration_totals.find(source);
+      if (counter == v.c.iteration_totals.end() || point >= counter->second.size() ||
+          point >= v.c.iteration_times.size() ||
+          counter->second[point].size() != v.c.iteration_times[point].size() ||
+          counter->second[point].empty())
+        return std::nullopt;
+      std::vector<double> rates;
+      for (std::size_t i = 0; i < v.c.iteration_times[point].size(); ++i)
+        rates.push_back(counter->second[point][i] / v.c.iteration_times[point][i]);
+      const double scale = value / median(rates);  // the metric is proportional to work / time
+      auto ci = of_sorted(rates);
+      if (ci) ci = std::pair{ci->first * scale, ci->second * scale};
+      return ci;
+    }
+    case PerIteration::kInverseTime:
+      if (low > 0 && high > 0)
+        return std::pair{value * median_time / high, value * median_time / low};
+      return std::nullopt;
+    default:
+      return std::nullopt;
   }
-  const bool rate = unit.size() > 2 && unit.compare(unit.size() - 2, 2, "/s") == 0;
-  if (!counted && rate && low > 0 && high > 0)
-    return std::pair{value * median_time / high, value * median_time / low};
-  return std::nullopt;
-}
-
-// A storage figure served from memory is no storage figure: warm cache, a memory file system,
-// or bytes found in the page cache before the read (or residency not measured).
-std::string served_from_memory(const CaseView& v, std::size_t point, const Rule& r) {
-  if (v.c.family != "storage" || r.where.count("cache_state")) return {};
-  const auto cache = v.param("cache_state"), fs = v.param("fs_type");
-  if (cache == "warm") return "cache state warm: the page cache, not storage";
-  if (fs == "tmpfs" || fs == "ramfs") return "file system " + fs + ": memory, not storage";
-  const double resident = v.number("resident_before_max", v.row(point));
-  if (std::isnan(resident)) return "page-cache residency before the read was not measured";
-  if (resident > 0.05)
-    return fmt::format("up to {:.0f}% of a rank's bytes were in the page cache before the read",
-                       resident * 100);
-  return {};
 }
 
 Check make_check(const std::string& rule, const std::string& label, const std::string& case_name,
@@ -331,25 +334,27 @@ std::vector<Check> evaluate(const Rules& rules, const RunData& run, const std::s
       const auto column = c.stats.find(r.metric);
       if (column == c.stats.end()) continue;  // this case has no such metric
       for (std::size_t p = 0; p < v.points(); ++p) {
-        if (!point_selected(r, v.size_at(p))) continue;
-        if (c.family == "comm" && v.group_ranks(p) < 2) continue;  // one rank moves no data
+        if (!point_selected(r, v, p)) continue;
+        // Ranks that wait for each other inside the operation, one alone: it has no peers.
+        if (c.meaning.peer_late && v.group_ranks(p) < 2) continue;
         const auto row = v.row(p);
         auto k = make_check(r.name, label, c.group_name + " " + c.name, v.point_label(p), r.metric);
         k.unit = column->second.unit;
-        // Columns without a direction of their own are times (lower is better) or counts.
-        k.better = !r.better.empty()                ? r.better
-                   : !column->second.better.empty() ? column->second.better
-                   : k.unit == "s"                  ? "lower"
-                                                    : "higher";
+        // Columns without a direction of their own: times are better lower, counts higher.
+        const auto declared = column->second.direction;
+        k.better = !r.better.empty()                            ? r.better
+                   : declared != schema::Direction::kNone       ? std::string(name_of(declared))
+                   : column->second.kind == schema::Kind::kTime ? "lower"
+                                                                : "higher";
         k.value = v.metric_at(r.metric, p);
         k.samples = static_cast<std::size_t>(v.number("iterations", row));
-        const auto interval = metric_interval(v, p, r.metric, k.unit, k.value);
-        const auto memory = served_from_memory(v, p, r);
-        if (!interval || !memory.empty()) {
+        const auto interval = metric_interval(v, p, column->second, k.value);
+        const auto quality = plugins::quality_problem(v, p, r.where);
+        if (!interval || !quality.empty()) {
           k.verdict = CheckVerdict::kInconclusive;
-          k.reason = !memory.empty() ? memory + ": not judged (select cache_state to judge it)"
-                                     : "the file has no confidence interval for " + r.metric +
-                                           ": it cannot be judged against a threshold";
+          k.reason = !quality.empty() ? quality
+                                      : "the file has no confidence interval for " + r.metric +
+                                            ": it cannot be judged against a threshold";
           out.push_back(std::move(k));
           continue;
         }
@@ -369,7 +374,10 @@ std::vector<Check> evaluate(const Rules& rules, const RunData& run, const std::s
             continue;
           }
           k.expected = base;
-          const auto base_interval = metric_interval(b, q, r.metric, k.unit, base);
+          const auto base_column = b.c.stats.find(r.metric);
+          const auto base_interval = base_column == b.c.stats.end()
+                                         ? std::nullopt
+                                         : metric_interval(b, q, base_column->second, base);
           std::tie(low, high) = base_interval ? *base_interval : std::pair{base, base};
           if (low > high) std::swap(low, high);
         }

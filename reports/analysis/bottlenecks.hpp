@@ -1,7 +1,8 @@
 // The bottleneck summary: a ranked list of what holds the cluster back, each with its evidence
-// and the next thing to check, following the chain of a training step: data in (storage,
-// decode) -> compute (matmul) -> communication (intra vs inter, by size band) -> stragglers and
-// hardware -> measurement quality. Wrong results and hangs come before all of them.
+// and the next thing to check, following the chain of a training step: the schema's stages
+// (meaning.hpp kStageNames: data in -> compute -> communication -> checkpoint -> training step),
+// each finding in the stage its cases declare, then stragglers and hardware, then measurement
+// quality. Wrong results and hangs come before all of them.
 #pragma once
 
 #include <string>
@@ -13,8 +14,19 @@
 
 namespace preflight::report {
 
-enum class Stage { kCorrectness, kData, kCompute, kCommunication, kStragglers, kMeasurement };
-const char* name_of(Stage s);
+// The report's own stages around the schema's (same order as schema::Stage between them).
+enum class Stage {
+  kCorrectness,
+  kDataIn,
+  kCompute,
+  kCommunication,
+  kCheckpoint,
+  kStep,
+  kStragglers,
+  kMeasurement
+};
+Stage stage_of(schema::Stage s);
+const char* name_of(Stage s);  // the schema's label for its stages ("data in", ...)
 
 struct Finding {
   Stage stage = Stage::kMeasurement;

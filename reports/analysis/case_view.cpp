@@ -7,12 +7,20 @@
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
+#include <string_view>
 
-#include "analysis/median.hpp"
+#include "harness/stats.hpp"
+#include "preflight/schema/layout.hpp"
 
 namespace preflight::report {
 namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+}  // namespace
+
+bool core_column(const std::string& name) {
+  for (const auto& item : schema::kStatsColumns)
+    if (item.name == name) return true;
+  return false;
 }
 
 std::string CaseView::param(const std::string& name) const {
@@ -39,11 +47,7 @@ std::string CaseView::identity() const {
 }
 
 std::string CaseView::subject() const {
-  std::string name = c.name;
-  const auto layout = param("layout");
-  if (!layout.empty() && name.size() > layout.size() &&
-      name.compare(name.size() - layout.size(), layout.size(), layout) == 0)
-    name = name.substr(0, name.size() - layout.size() - 1);
+  std::string name = c.meaning.subject.empty() ? c.name : c.meaning.subject;
   const auto benchmark = param("benchmark");
   if (!benchmark.empty()) name = benchmark + ": " + name;
   const auto variant = param("variant");
@@ -80,7 +84,24 @@ double CaseView::number(const std::string& column, std::size_t r) const {
 }
 
 double CaseView::size_at(std::size_t point) const {
-  return number("size_bytes", row(point));
+  return c.meaning.x_axis.empty() ? kNaN : number(c.meaning.x_axis, row(point));
+}
+
+std::string CaseView::x_unit() const {
+  const auto it = c.stats.find(c.meaning.x_axis);
+  return it == c.stats.end() ? std::string() : it->second.unit;
+}
+
+std::string CaseView::x_noun() const {
+  // "block_bytes" -> "blocks": an x named after what it measures in bytes; none for a plain
+  // size (size_bytes) or any other x ("work_units" reads as its value and unit alone).
+  constexpr std::string_view kBytes = "_bytes";
+  const auto& name = c.meaning.x_axis;
+  if (name.size() <= kBytes.size() ||
+      name.compare(name.size() - kBytes.size(), kBytes.size(), kBytes) != 0)
+    return {};
+  const auto noun = name.substr(0, name.size() - kBytes.size());
+  return noun == "size" ? std::string() : noun + "s";
 }
 
 double CaseView::metric_at(const std::string& metric, std::size_t point) const {
@@ -108,47 +129,56 @@ double CaseView::group_time(std::size_t point) const {
 std::vector<std::string> CaseView::metrics() const {
   std::vector<std::string> names;
   for (const auto& [name, column] : c.stats)
-    if (!column.better.empty() && name.rfind("batched_", 0) != 0) names.push_back(name);
+    if (column.direction != schema::Direction::kNone && !core_column(name) &&
+        name.rfind(schema::kBatchedPrefix, 0) != 0)
+      names.push_back(name);
   return names;
 }
 
 std::string CaseView::primary_metric() const {
-  static const std::array preferred = {"busbw", "agg_bw", "bandwidth", "images_per_s", "flops"};
-  for (const char* name : preferred)
-    if (c.stats.count(name)) return name;
-  for (const auto& name : metrics())
-    if (c.stats.at(name).better == "higher") return name;
+  for (const auto& [name, column] : c.stats)
+    if (column.headline) return name;
   return {};
 }
 
-std::string CaseView::point_label(std::size_t point) const {
-  const double size = size_at(point);
-  if (!std::isnan(size)) return fmt::format("{:.0f} B", size);
-  const double block = number("block_bytes", row(point));
-  return std::isnan(block) ? fmt::format("point {}", point) : fmt::format("{:.0f} B blocks", block);
+schema::Direction CaseView::direction(const std::string& column) const {
+  const auto it = c.stats.find(column);
+  return it == c.stats.end() ? schema::Direction::kNone : it->second.direction;
 }
 
-std::vector<double> CaseView::comparable_times(std::size_t point, double reference_bytes) const {
+std::string CaseView::point_label(std::size_t point) const {
+  const double x = size_at(point);
+  if (std::isnan(x)) return fmt::format("point {}", point);
+  const auto noun = x_noun(), unit = x_unit();
+  return fmt::format("{:.0f}{}{}{}{}", x, unit.empty() ? "" : " ", unit, noun.empty() ? "" : " ",
+                     noun);
+}
+
+const std::vector<double>* CaseView::work(std::size_t point) const {
+  if (c.meaning.work_counter.empty()) return nullptr;
+  const auto it = c.iteration_totals.find(c.meaning.work_counter);
+  if (it == c.iteration_totals.end() || point >= it->second.size() || it->second[point].empty())
+    return nullptr;
+  return &it->second[point];
+}
+
+std::vector<double> CaseView::comparable_times(std::size_t point, double reference_work) const {
   if (point >= c.iteration_times.size()) return {};
   auto times = c.iteration_times[point];
-  if (point >= c.iteration_bytes.size() || c.iteration_bytes[point].size() != times.size() ||
-      !(reference_bytes > 0))
-    return times;
-  for (std::size_t i = 0; i < times.size(); ++i)
-    times[i] *= reference_bytes / c.iteration_bytes[point][i];
+  const auto* done = work(point);
+  if (done == nullptr || done->size() != times.size() || !(reference_work > 0)) return times;
+  for (std::size_t i = 0; i < times.size(); ++i) times[i] *= reference_work / (*done)[i];
   return times;
 }
 
-double CaseView::median_bytes(std::size_t point) const {
-  if (point >= c.iteration_bytes.size() || c.iteration_bytes[point].empty()) return kNaN;
-  return median(c.iteration_bytes[point]);
+double CaseView::median_work(std::size_t point) const {
+  const auto* done = work(point);
+  return done == nullptr ? kNaN : median(*done);
 }
 
 double CaseView::point_key(std::size_t point) const {
-  const double size = size_at(point);
-  if (!std::isnan(size)) return size;
-  const double block = number("block_bytes", row(point));
-  return std::isnan(block) ? static_cast<double>(point) : block;
+  const double x = size_at(point);
+  return std::isnan(x) ? static_cast<double>(point) : x;
 }
 
 std::size_t CaseView::find_point(double key) const {

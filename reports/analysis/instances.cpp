@@ -29,10 +29,10 @@ const CaseData* find_case(const RunData& run, const std::string& key) {
 
 // Cost of one operation in money: each iteration's time times the price. Lower is better, and
 // comparing it is comparing throughput per dollar.
-// Times of a time-bounded read are scaled to `reference_bytes` (see CaseView).
+// Times of a time-bounded read are scaled to `reference_work` (see CaseView).
 std::vector<double> costs(const CaseData& c, std::size_t point, double price,
-                          double reference_bytes) {
-  auto out = CaseView(c).comparable_times(point, reference_bytes);
+                          double reference_work) {
+  auto out = CaseView(c).comparable_times(point, reference_work);
   for (double& t : out) t *= price;
   return out;
 }
@@ -119,7 +119,7 @@ InstanceComparison compare_instances(const std::vector<const RunData*>& runs,
     if (std::find(found.begin(), found.end(), nullptr) != found.end()) continue;
     const CaseView first(c);
     for (const auto& metric : first.metrics()) {
-      if (c.stats.at(metric).better != "higher") continue;
+      if (first.direction(metric) != schema::Direction::kHigher) continue;
       for (std::size_t p = 0; p < first.points(); ++p) {
         // The same size in every run, matched by its value.
         std::vector<std::size_t> point;
@@ -147,7 +147,7 @@ InstanceComparison compare_instances(const std::vector<const RunData*>& runs,
         const auto w = static_cast<std::size_t>(row.winner);
         if (runner_up >= 0) {
           const auto r = static_cast<std::size_t>(runner_up);
-          const double reference = CaseView(*found[w]).median_bytes(point[w]);
+          const double reference = CaseView(*found[w]).median_work(point[w]);
           const auto a = costs(*found[w], point[w], out.prices[w], reference),
                      b = costs(*found[r], point[r], out.prices[r], reference);
           if (!a.empty() && !b.empty()) {

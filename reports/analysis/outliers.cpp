@@ -6,7 +6,7 @@
 #include <cmath>
 #include <map>
 
-#include "analysis/median.hpp"
+#include "harness/stats.hpp"
 
 namespace preflight::report {
 namespace {
@@ -80,12 +80,12 @@ std::vector<double> typical_ratios(const RunData& run, Accept use,
   return ratio;
 }
 
-// Ranks that arrive late at collectives: every peer waits for them inside the operation, so
-// their own time is the shortest, size after size.
+// Ranks that arrive late, in cases that declare peer_late: every peer waits for them inside the
+// operation, so their own time is the shortest, size after size.
 void add_late_ranks(const RunData& run, const OutlierOptions& options, std::vector<Outlier>& out) {
   std::vector<std::size_t> compared;
   const auto ratio = typical_ratios(
-      run, [](const CaseData& c) { return c.family == "comm"; }, compared);
+      run, [](const CaseData& c) { return c.meaning.peer_late; }, compared);
   std::vector<double> present;
   std::vector<int> rank_of;
   for (std::size_t r = 0; r < ratio.size(); ++r)
@@ -110,7 +110,7 @@ std::vector<Outlier> find_outliers(const RunData& run, const OutlierOptions& opt
   const auto ranks = static_cast<std::size_t>(run.world_size);
   std::vector<std::size_t> compared;
   const auto rank_ratio = typical_ratios(
-      run, [](const CaseData&) { return true; }, compared);
+      run, [](const CaseData& c) { return c.meaning.peer_slow; }, compared);
   std::vector<double> present;
   std::vector<int> present_rank;
   for (std::size_t r = 0; r < ranks; ++r) {

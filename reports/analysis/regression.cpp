@@ -7,7 +7,7 @@
 #include <map>
 
 #include <set>
-#include "analysis/median.hpp"
+#include "harness/stats.hpp"
 
 #include "analysis/case_view.hpp"
 #include "analysis/mann_whitney.hpp"
@@ -62,7 +62,7 @@ NoiseFloors repetition_spread(const RunData& run) {
     for (std::size_t p = 0; p < c.iteration_times.size(); ++p)
       if (!c.iteration_times[p].empty()) {
         const CaseView v(c);
-        const auto times = v.comparable_times(p, v.median_bytes(p));
+        const auto times = v.comparable_times(p, v.median_work(p));
         points[p].push_back(median(times));
       }
   }
@@ -99,11 +99,13 @@ PointComparison compare_point(const CaseData& base, std::size_t base_point, cons
                               double noise_floor) {
   PointComparison p;
   p.case_name = CaseView(now).identity();
-  const double size = CaseView(now).size_at(point);
-  p.size = std::isnan(size) ? CaseView(now).point_label(point) : fmt::format("{:.0f}", size);
+  // A size-banded x is a plain size; any other point reads as its label ("262144 B blocks").
+  const CaseView v(now);
+  const double size = v.c.meaning.bands == schema::Bands::kSizeBands ? v.size_at(point) : NAN;
+  p.size = std::isnan(size) ? v.point_label(point) : fmt::format("{:.0f}", size);
   // A time-bounded read moves more or fewer bytes, not in more or less time: compare the time
   // each would take for the baseline's typical amount.
-  const double reference = CaseView(base).median_bytes(base_point);
+  const double reference = CaseView(base).median_work(base_point);
   const auto a = CaseView(base).comparable_times(base_point, reference);
   const auto b = CaseView(now).comparable_times(point, reference);
   p.baseline_samples = a.size();

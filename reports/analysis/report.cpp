@@ -3,21 +3,25 @@
 #include <algorithm>
 #include <set>
 
+#include "plugins/plugins.hpp"
+
 namespace preflight::report {
 namespace {
 
-// The chain of a training step and the families that measure each stage.
+// The stages of a training step's chain (schema kStageNames) no case of any run declares, and
+// quality rules no plug-in serves, so that silence is not mistaken for health.
 void add_not_measured(Report& r, const std::vector<RunData>& runs) {
-  std::set<std::string> families;
-  for (const auto& run : runs)
-    for (const auto& c : run.cases) families.insert(c.family);
-  const std::pair<const char*, const char*> chain[] = {{"storage", "data in: storage read"},
-                                                       {"dataloader", "data in: read and decode"},
-                                                       {"matmul", "compute: matmul"},
-                                                       {"comm", "communication: collectives"},
-                                                       {"fabric", "communication: fabric"}};
-  for (const auto& [family, stage] : chain)
-    if (!families.count(family)) r.not_measured.emplace_back(stage);
+  std::set<schema::Stage> measured;
+  std::set<std::string> unserved;
+  for (const auto& run : runs) {
+    for (const auto& c : run.cases) measured.insert(c.meaning.stage);
+    for (auto& rule : plugins::unserved_quality_rules(run)) unserved.insert(rule);
+  }
+  for (const auto& [stage, name] : schema::kStageNames)
+    if (!measured.count(stage)) r.not_measured.emplace_back(schema::label_of(stage));
+  for (const auto& rule : unserved)
+    r.not_measured.push_back("quality rule " + rule +
+                             ": not checked (no report plug-in serves it)");
 }
 
 }  // namespace
@@ -43,7 +47,7 @@ Report build_report(const ReportInputs& in) {
     r.runs.push_back({&runs[i], in.labels[i], find_outliers(runs[i], in.outliers)});
     auto series = scaling_series(runs[i], in.labels[i]);
     r.scaling.insert(r.scaling.end(), series.begin(), series.end());
-    auto fits = alpha_beta_fits(runs[i], in.labels[i]);
+    auto fits = plugins::fits(runs[i], in.labels[i]);
     r.fits.insert(r.fits.end(), fits.begin(), fits.end());
     auto builtin = builtin_checks(runs[i], in.labels[i]);
     r.checks.insert(r.checks.end(), builtin.begin(), builtin.end());

@@ -12,6 +12,7 @@
 #include "analysis/outliers.hpp"
 #include "analysis/regression.hpp"
 #include "analysis/scaling.hpp"
+#include "plugins/alpha_beta.hpp"
 #include "reader/results_reader.hpp"
 
 namespace preflight::report {
@@ -33,14 +34,14 @@ struct RegressionSection {
 struct Report {
   std::vector<RunReport> runs;
   std::vector<ScalingSeries> scaling;  // every run's series, in run order
-  std::vector<AlphaBetaFit> fits;
-  std::vector<Finding> findings;  // ranked, most important first
-  std::vector<Check> checks;      // acceptance checks, in rule order
+  std::vector<AlphaBetaFit> fits;      // from the alpha-beta plug-in
+  std::vector<Finding> findings;       // ranked, most important first
+  std::vector<Check> checks;           // acceptance checks, in rule order
   RegressionOptions regression_options;
   std::vector<RegressionSection> regressions;   // empty without --baseline
   std::optional<InstanceComparison> instances;  // with --prices and two or more files
-  // Stages of the chain no run measured, e.g. "data in: storage", so that silence is not
-  // mistaken for health.
+  // Stages of the chain no case declares (schema stage labels, e.g. "compute"), and quality
+  // rules no plug-in serves, so that silence is not mistaken for health.
   std::vector<std::string> not_measured;
 
   // The report's exit code (docs/report.md): 1 when a check failed or a run got slower, else 3

@@ -1,6 +1,6 @@
-// Scaling: how a throughput holds up as nodes are added (comm's node ladder, storage's ranks and
-// nodes), per size band, and an alpha-beta model of each collective fitted to the measured times
-// that predicts larger node counts for ring and tree algorithms.
+// Scaling: how a case's headline figure holds up as ranks and nodes are added, per size band
+// (or per x), all from the cases' declarations: `scaling` (aggregate: ideal linear in ranks;
+// per_rank: ideal flat over nodes), `span_nodes`, `series` and `subject`.
 #pragma once
 
 #include <string>
@@ -29,43 +29,23 @@ struct ScalingPoint {
 // One quantity measured at several scales in one run.
 struct ScalingSeries {
   std::string run_label;
-  std::string family;    // comm, storage, ...
-  std::string subject;   // e.g. "allreduce float32 sum out-of-place", "storage psync seq direct"
-  std::string topology;  // the comm topology, or "ranks" / "nodes" for storage
-  std::string band;      // name_of(Band), or "" where sizes do not apply
-  std::string metric, unit;  // e.g. busbw, GB/s
-  // Collectives: efficiency is the value against the first multi-node step (busbw is already
-  // per rank: ideal is flat). Aggregate throughputs (storage, dataloader): the value per rank
-  // against the smallest step's (ideal is linear in ranks).
+  std::string family;    // the cases' family, as the file names it
+  std::string subject;   // the benchmark, the declared subject and the variant
+  std::string topology;  // the declared series; for aggregates, which of their two curves
+  schema::Stage stage = schema::Stage::kStep;  // the cases' declared stage
+  std::string band;                            // name_of(Band), or "" where sizes do not apply
+  std::string metric, unit;                    // e.g. busbw, GB/s
+  // Per-rank figures: efficiency is the value against the first multi-node step (ideal is
+  // flat). Aggregate figures: the value per rank against the smallest step's (ideal is linear
+  // in ranks).
   bool aggregate = false;
   double reference_nodes = 0, reference_ranks = 0;
   std::vector<ScalingPoint> points;  // by nodes (then ranks), ascending
-};
-
-// Time of one operation of S bytes on n ranks: steps(n) * alpha + factor(n) * S * beta.
-struct Prediction {
-  double nodes = 0, ranks = 0, size_bytes = 0;
-  double ring_s = 0;
-  double tree_s = 0;  // NaN where the collective has no tree algorithm
-};
-
-struct AlphaBetaFit {
-  std::string run_label;
-  std::string subject;  // the collective and its parameters
-  std::string collective, topology;
-  double alpha_s = 0;          // latency per step
-  double beta_s_per_byte = 0;  // 1 / link bandwidth
-  double ranks_per_node = 0;
-  std::size_t points = 0;       // (ranks, size) medians fitted
-  double median_rel_error = 0;  // |fitted - measured| / measured, median over those points
-  std::string model;            // the formula, in words, for the report
-  std::vector<Prediction> predictions;
 };
 
 // "small sizes", "1 MiB blocks" or "": a series' band as the report words it.
 std::string band_text(const std::string& band);
 
 std::vector<ScalingSeries> scaling_series(const RunData& run, const std::string& label);
-std::vector<AlphaBetaFit> alpha_beta_fits(const RunData& run, const std::string& label);
 
 }  // namespace preflight::report

@@ -1,20 +1,25 @@
 #include "reader/results_reader.hpp"
 
-#include "analysis/median.hpp"
-
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 
+#include "harness/stats.hpp"
 #include "preflight/schema/h5.hpp"
 #include "preflight/schema/layout.hpp"
+#include "preflight/schema/meaning.hpp"
+#include "reader/v1_adapter.hpp"
 
 namespace preflight::report {
 namespace {
 
 namespace s = schema;
+
+// A schema version this reader does not know must not be written without it learning it.
+static_assert(s::kVersion == kSchemaV1 || s::kVersion == kSchemaV2,
+              "results schema version changed: teach the reader (and the v1 adapter) about it");
 
 std::string missing(const std::string& path, const std::string& what) {
   return fmt::format("{}: not a complete preflight results file: {} is missing", path, what);
@@ -44,20 +49,96 @@ std::string attribute_text(hid_t object, const std::string& name) {
   }
 }
 
-Column read_column(hid_t group, const std::string& name) {
+// A declared enum attribute, parsed through meaning.hpp's table: missing or unknown is an error.
+template <typename E, std::size_t N>
+E enum_attribute(hid_t object, std::string_view name,
+                 const std::array<std::pair<E, std::string_view>, N>& table,
+                 const std::string& where) {
+  const std::string attribute(name);
+  if (!h5::has_attribute(object, attribute))
+    throw ReadError(fmt::format("{}: attribute '{}' is missing", where, attribute));
+  const auto text = h5::string_attribute(object, attribute);
+  const auto value = schema::parse(text, table);
+  if (!value) {
+    std::string known;
+    for (const auto& [e, n] : table) known += fmt::format("{}{}", known.empty() ? "" : ", ", n);
+    throw ReadError(
+        fmt::format("{}: attribute '{}' is '{}', not one of {}", where, attribute, text, known));
+  }
+  return *value;
+}
+
+std::string string_declaration(hid_t object, std::string_view name, const std::string& where) {
+  const std::string attribute(name);
+  if (!h5::has_attribute(object, attribute))
+    throw ReadError(fmt::format("{}: attribute '{}' is missing", where, attribute));
+  return h5::string_attribute(object, attribute);
+}
+
+std::int64_t int_declaration(hid_t object, std::string_view name, const std::string& where) {
+  const std::string attribute(name);
+  if (!h5::has_attribute(object, attribute))
+    throw ReadError(fmt::format("{}: attribute '{}' is missing", where, attribute));
+  return h5::int_attribute(object, attribute);
+}
+
+// How a dataset declares its meaning: v2 stats columns carry declarations (read strictly),
+// v1 stats columns a `better` attribute (the v1 adapter reads it), other datasets neither.
+enum class Declared { kNone, kV1, kV2 };
+
+// `where` names file and case for a v2 declaration that is missing or unknown.
+Column read_column(hid_t group, const std::string& name, Declared declared,
+                   const std::string& where) {
   Column c;
   h5::Handle set(H5Dopen2(group, name.c_str(), H5P_DEFAULT), H5Dclose);
   if (!set) throw h5::Error("cannot open dataset " + name);
   if (h5::has_attribute(set.get(), s::kUnitAttribute))
     c.unit = h5::string_attribute(set.get(), s::kUnitAttribute);
-  if (h5::has_attribute(set.get(), s::kBetterAttribute))
-    c.better = h5::string_attribute(set.get(), s::kBetterAttribute);
+  if (declared == Declared::kV2) {
+    const auto at = where + " column '" + name + "'";
+    c.direction = enum_attribute(set.get(), s::kDirectionAttribute, s::kDirectionNames, at);
+    c.kind = enum_attribute(set.get(), s::kKindAttribute, s::kKindNames, at);
+    c.headline = int_declaration(set.get(), s::kHeadlineAttribute, at) != 0;
+    c.per_iteration =
+        enum_attribute(set.get(), s::kPerIterationAttribute, s::kPerIterationNames, at);
+    c.per_iteration_source = string_declaration(set.get(), s::kPerIterationSourceAttribute, at);
+  } else if (declared == Declared::kV1 &&
+             h5::has_attribute(set.get(), std::string(kV1BetterAttribute))) {
+    c.better = h5::string_attribute(set.get(), std::string(kV1BetterAttribute));
+  }
   h5::Handle type(H5Dget_type(set.get()), H5Tclose);
   if (H5Tget_class(type.get()) == H5T_STRING)
     c.strings = h5::read_string_column(group, name);
   else
     c.numbers = h5::read_double_column(group, name);
   return c;
+}
+
+// The case's declaration from its v2 attributes.
+Meaning read_meaning(hid_t g, const std::string& where) {
+  Meaning m;
+  m.stage = enum_attribute(g, s::kStageAttribute, s::kStageNames, where);
+  m.x_axis = string_declaration(g, s::kXAxisAttribute, where);
+  m.bands = enum_attribute(g, s::kBandsAttribute, s::kBandsNames, where);
+  m.scaling = enum_attribute(g, s::kScalingAttribute, s::kScalingNames, where);
+  m.subject = string_declaration(g, s::kSubjectAttribute, where);
+  m.series = string_declaration(g, s::kSeriesAttribute, where);
+  m.span_nodes = static_cast<double>(int_declaration(g, s::kSpanNodesAttribute, where));
+  m.peer_slow = int_declaration(g, s::kPeerSlowAttribute, where) != 0;
+  m.peer_late = int_declaration(g, s::kPeerLateAttribute, where) != 0;
+  m.work_counter = string_declaration(g, s::kWorkCounterAttribute, where);
+  const auto quality = string_declaration(g, s::kQualityAttribute, where);
+  for (std::size_t from = 0; from < quality.size();) {
+    auto to = quality.find(',', from);
+    if (to == std::string::npos) to = quality.size();
+    auto rule = quality.substr(from, to - from);
+    while (!rule.empty() && rule.front() == ' ') rule.erase(rule.begin());
+    while (!rule.empty() && rule.back() == ' ') rule.pop_back();
+    if (!rule.empty()) m.quality.push_back(rule);
+    from = to + 1;
+  }
+  m.min_samples = static_cast<double>(int_declaration(g, s::kMinSamplesAttribute, where));
+  return m;
 }
 
 // A matrix dataset (rows x cols of doubles).
@@ -79,41 +160,43 @@ std::vector<double> read_matrix(hid_t group, const std::string& name, std::size_
   return values;
 }
 
-// counters/bytes of a point (iterations x ranks, like samples), or empty when the family
-// writes none.
-std::vector<double> read_bytes_counter(hid_t point, std::size_t rows, std::size_t cols,
-                                       const std::string& path, const std::string& case_name,
-                                       const std::string& point_name) {
-  if (!h5::exists(point, "counters") || !h5::exists(point, "counters/bytes")) return {};
-  std::size_t r = 0, k = 0;
-  h5::Handle counters = h5::open_group(point, "counters");
-  auto bytes = read_matrix(counters.get(), "bytes", r, k);
-  if (r != rows || k != cols)
-    throw ReadError(fmt::format("{}: case {} size {}: counters/bytes is {} x {}, samples {} x {}",
-                                path, case_name, point_name, r, k, rows, cols));
-  return bytes;
-}
-
-// Every counter but bytes: per timed iteration, the median over the active ranks.
-void read_counter_medians(hid_t point, const std::vector<std::int64_t>& groups, std::size_t rows,
-                          std::size_t cols, CaseData& c, std::size_t index) {
-  if (!h5::exists(point, "counters")) return;
+// Every counter of a point that is per iteration and rank (iterations x ranks, like samples):
+// per timed iteration, the median and the sum over the active ranks. Returns the work counter's
+// matrix (empty when the case declares none or the point lacks it).
+std::vector<double> read_counters(hid_t point, const std::vector<std::int64_t>& groups,
+                                  std::size_t rows, std::size_t cols, CaseData& c,
+                                  std::size_t index, const std::string& path,
+                                  const std::string& point_name) {
+  std::vector<double> work;
+  if (!h5::exists(point, "counters")) return work;
   h5::Handle counters = h5::open_group(point, "counters");
   for (const auto& name : h5::child_names(counters.get())) {
-    if (name == "bytes") continue;
     std::size_t r = 0, k = 0;
     const auto values = read_matrix(counters.get(), name, r, k);
-    if (r != rows || k != cols) continue;  // not per iteration and rank: not ours to read
-    auto& per_point = c.iteration_counters[name];
-    per_point.resize(index + 1);
+    if (r != rows || k != cols) {
+      if (name == c.meaning.work_counter)
+        throw ReadError(fmt::format("{}: case {} point {}: counters/{} is {} x {}, samples {} x {}",
+                                    path, c.group_name, point_name, name, r, k, rows, cols));
+      continue;  // not per iteration and rank: not ours to read
+    }
+    auto& medians = c.iteration_counters[name];
+    auto& totals = c.iteration_totals[name];
+    medians.resize(index + 1);
+    totals.resize(index + 1);
     for (std::size_t i = 0; i < rows; ++i) {
       std::vector<double> active;
+      double sum = 0;
       for (std::size_t rank = 0; rank < cols; ++rank)
-        if (groups[rank] >= 0 && !std::isnan(values[i * cols + rank]))
+        if (groups[rank] >= 0 && !std::isnan(values[i * cols + rank])) {
           active.push_back(values[i * cols + rank]);
-      if (!active.empty()) per_point[index].push_back(median(std::move(active)));
+          sum += values[i * cols + rank];
+        }
+      if (!active.empty()) medians[index].push_back(median(std::move(active)));
+      totals[index].push_back(sum);
     }
+    if (name == c.meaning.work_counter) work = values;
   }
+  return work;
 }
 
 void read_iteration_times(hid_t case_group, CaseData& c, const std::string& path) {
@@ -134,29 +217,22 @@ void read_iteration_times(hid_t case_group, CaseData& c, const std::string& path
       if (t >= 0) slowest.push_back(t);
     }
     c.iteration_times.push_back(std::move(slowest));
-    const auto bytes = read_bytes_counter(point.get(), rows, cols, path, c.group_name, name);
-    std::vector<double> total;
-    for (std::size_t i = 0; i < rows && !bytes.empty(); ++i) {
-      double sum = 0;
-      for (std::size_t r = 0; r < cols; ++r)
-        if (groups[r] >= 0 && !std::isnan(bytes[i * cols + r])) sum += bytes[i * cols + r];
-      total.push_back(sum);
-    }
-    c.iteration_bytes.push_back(std::move(total));
-    read_counter_medians(point.get(), groups, rows, cols, c, c.iteration_bytes.size() - 1);
+    const auto work =
+        read_counters(point.get(), groups, rows, cols, c, c.iteration_times.size() - 1, path, name);
     std::vector<double> medians(cols, std::nan(""));
     for (std::size_t r = 0; r < cols && rows > 0; ++r) {
       if (groups[r] < 0) continue;
       std::vector<double> own(rows);
       for (std::size_t i = 0; i < rows; ++i)
-        own[i] = samples[i * cols + r] / (bytes.empty() ? 1.0 : bytes[i * cols + r]);
+        own[i] = samples[i * cols + r] / (work.empty() ? 1.0 : work[i * cols + r]);
       medians[r] = median(std::move(own));
     }
     c.rank_medians.push_back(std::move(medians));
   }
 }
 
-CaseData read_case(hid_t cases, const std::string& group_name, const std::string& path) {
+CaseData read_case(hid_t cases, const std::string& group_name, const RunData& run) {
+  const auto& path = run.path;
   h5::Handle g = h5::open_group(cases, group_name);
   const std::string where = "case " + group_name;
   CaseData c;
@@ -181,8 +257,16 @@ CaseData read_case(hid_t cases, const std::string& group_name, const std::string
     if (!attr || H5Aget_name(attr.get(), sizeof name, name) < 0) continue;
     c.params[name] = attribute_text(g.get(), name);
   }
+  const auto declared_where = fmt::format("{}: case {}", path, group_name);
+  const auto declare = [&] {
+    if (run.schema_version == kSchemaV2)
+      c.meaning = read_meaning(g.get(), declared_where);
+    else
+      declare_v1(c, run.node_count);
+  };
   if (!h5::exists(g.get(), s::kStatsGroup)) {
     if (c.status != s::case_status::kTimeout) throw ReadError(missing(path, where + "'s stats"));
+    declare();
     return c;
   }
   h5::Handle stats = h5::open_group(g.get(), s::kStatsGroup);
@@ -190,7 +274,10 @@ CaseData read_case(hid_t cases, const std::string& group_name, const std::string
     if (!h5::exists(stats.get(), item.name))
       throw ReadError(missing(path, fmt::format("column '{}' of {}'s stats", item.name, where)));
   for (const auto& name : h5::child_names(stats.get()))
-    c.stats[name] = read_column(stats.get(), name);
+    c.stats[name] = read_column(stats.get(), name,
+                                run.schema_version == kSchemaV2 ? Declared::kV2 : Declared::kV1,
+                                declared_where);
+  declare();
   read_iteration_times(g.get(), c, path);
   const auto point = c.stats.find("point"), group = c.stats.find("group");
   if (point != c.stats.end() && group != c.stats.end())
@@ -226,11 +313,11 @@ RunData read_run(const std::string& path) {
     if (!h5::has_attribute(f, "schema_version"))
       throw ReadError(missing(path, "the attribute schema_version"));
     run.schema_version = h5::int_attribute(f, "schema_version");
-    if (run.schema_version != s::kVersion)
+    if (run.schema_version != kSchemaV1 && run.schema_version != kSchemaV2)
       throw ReadError(fmt::format(
-          "{}: results schema version {}, this preflight-report reads version {}; use the "
-          "preflight-report of the release that wrote it",
-          path, run.schema_version, s::kVersion));
+          "{}: results schema version {}, this preflight-report reads versions {} and {}; use "
+          "the preflight-report of the release that wrote it",
+          path, run.schema_version, kSchemaV1, kSchemaV2));
     require_attributes(f, s::kRunAttributes, path, "the run");
     run.status = h5::string_attribute(f, "status");
     run.git_revision = h5::string_attribute(f, "git_revision");
@@ -247,7 +334,7 @@ RunData read_run(const std::string& path) {
     for (const auto& item : s::kEnvironmentColumns) {
       if (!h5::exists(env.get(), item.name))
         throw ReadError(missing(path, fmt::format("column '{}' of /environment", item.name)));
-      const Column c = read_column(env.get(), std::string(item.name));
+      const Column c = read_column(env.get(), std::string(item.name), Declared::kNone, path);
       auto& out = run.environment[std::string(item.name)];
       if (!c.strings.empty()) out = c.strings;
       for (double v : c.numbers) out.push_back(fmt::format("{}", static_cast<std::int64_t>(v)));
@@ -258,7 +345,7 @@ RunData read_run(const std::string& path) {
     if (!h5::exists(f, s::kCasesGroup)) throw ReadError(missing(path, "the group /cases"));
     h5::Handle cases = h5::open_group(f, s::kCasesGroup);
     for (const auto& name : h5::child_names(cases.get()))
-      run.cases.push_back(read_case(cases.get(), name, path));
+      run.cases.push_back(read_case(cases.get(), name, run));
     return run;
   } catch (const h5::Error& e) {
     throw ReadError(fmt::format("{}: damaged or truncated results file ({})", path, e.what()));

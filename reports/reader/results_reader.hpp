@@ -1,6 +1,11 @@
 // Reads preflight results files through the same schema definitions the writer uses
 // (results-schema/). Every problem with a file -- not HDF5, truncated, another schema version,
 // a required part missing -- is a ReadError naming the file and the part, never a crash.
+//
+// What a figure means is read from the file (schema v2: the case's and each column's
+// declarations, preflight/schema/meaning.hpp). A version-1 file carries no declarations: the one
+// v1 adapter (reader/v1_adapter.hpp) supplies them, so that nothing after the reader knows which
+// version it read.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +13,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "preflight/schema/meaning.hpp"
 
 namespace preflight::report {
 
@@ -18,9 +25,30 @@ struct ReadError : std::runtime_error {
 // One column of a case's stats table; numbers as double (ints fit), or strings.
 struct Column {
   std::string unit;
-  std::string better;  // "higher", "lower" or "" for no metric
+  // The column's declaration (v2 attributes; the v1 adapter's table for v1 files).
+  schema::Direction direction = schema::Direction::kNone;
+  schema::Kind kind = schema::Kind::kLabel;
+  bool headline = false;
+  schema::PerIteration per_iteration = schema::PerIteration::kNone;
+  std::string per_iteration_source;  // counter name, or ""
+  std::string better;  // version-1 files only: the raw `better` attribute the adapter reads
   std::vector<double> numbers;
   std::vector<std::string> strings;
+};
+
+// A case's declaration: what its figures mean (CONTRACT.md, meaning.hpp).
+struct Meaning {
+  schema::Stage stage = schema::Stage::kStep;
+  std::string x_axis;  // stats column of a point's x and identity; "" = the point index
+  schema::Bands bands = schema::Bands::kEachPoint;
+  schema::Scaling scaling = schema::Scaling::kNone;
+  std::string subject;  // constant along a scaling series
+  std::string series;   // which scaling curve
+  double span_nodes = 0;
+  bool peer_slow = false, peer_late = false;
+  std::string work_counter;          // counter of each iteration's work, or ""
+  std::vector<std::string> quality;  // quality rules, each served by a report plug-in
+  double min_samples = 0;
 };
 
 struct CaseData {
@@ -29,17 +57,16 @@ struct CaseData {
   std::string name, family, backend, status;
   std::map<std::string, std::string> params;  // every other string or number attribute, as text
   std::map<std::string, Column> stats;        // empty for a case that timed out before a size ended
+  Meaning meaning;
   // Per point (size): each timed iteration's time, the slowest rank's, from the raw samples.
   std::vector<std::vector<double>> iteration_times;
-  // Per point: bytes all ranks moved in each timed iteration, from counters/bytes where the
-  // family writes it (storage; a time-bounded read moves a varying amount); else empty.
-  std::vector<std::vector<double>> iteration_bytes;
-  // Per counter the family writes (other than bytes; storage: lat_p50, ...), per point: each
-  // timed iteration's median over the active ranks.
+  // Per counter the family writes, per point: each timed iteration's median over the active
+  // ranks, and its sum over them (the work all ranks did, for the work counter).
   std::map<std::string, std::vector<std::vector<double>>> iteration_counters;
-  // Per point: each rank's median time over the iterations (NaN where it idled); with
-  // counters/bytes, its median time per byte, so that a rank that reads less in a time-bounded
-  // read is the slow one.
+  std::map<std::string, std::vector<std::vector<double>>> iteration_totals;
+  // Per point: each rank's median time over the iterations (NaN where it idled); with a work
+  // counter, its median time per unit of work, so that a rank that does less in a time-bounded
+  // iteration is the slow one.
   std::vector<std::vector<double>> rank_medians;
   std::size_t rows() const;
   // (point, group) -> row of stats, built by the reader so that lookups stay cheap with many
@@ -55,6 +82,9 @@ struct RunData {
   std::map<std::string, std::vector<std::string>> environment;  // column -> one entry per rank
   std::vector<CaseData> cases;
 };
+
+// The schema versions this report reads: 2 natively, 1 through the v1 adapter.
+inline constexpr std::int64_t kSchemaV1 = 1, kSchemaV2 = 2;
 
 // Throws ReadError.
 RunData read_run(const std::string& path);

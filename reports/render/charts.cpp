@@ -112,17 +112,17 @@ std::string x_axis(const Chart& chart, const std::vector<Kept>& series) {
     const int lo_exp = static_cast<int>(std::floor(std::log2(lo)));
     const int hi_exp = std::max(static_cast<int>(std::ceil(std::log2(hi))), lo_exp + 1);
     // At most 9 ticks; steps that keep 1 KiB, 1 MiB, 1 GiB among them.
-    int step = 1;
+    int stride = 1;
     for (int s : {1, 2, 5, 10, 20, 30}) {
-      step = s;
+      stride = s;
       if ((hi_exp - lo_exp) / s <= 8) break;
     }
-    // Ticks on multiples of the step (4 B, 1 KiB, 256 KiB, ...), the range out to them.
+    // Ticks on multiples of the stride (4 B, 1 KiB, 256 KiB, ...), the range out to them.
     const auto floor_to = [](int v, int m) { return (v >= 0 ? v : v - m + 1) / m * m; };
-    const int e_lo = floor_to(lo_exp, step);
-    const int e_hi = -floor_to(-hi_exp, step);
+    const int e_lo = floor_to(lo_exp, stride);
+    const int e_hi = -floor_to(-hi_exp, stride);
     std::string tics;
-    for (int e = e_lo; e <= e_hi; e += step)
+    for (int e = e_lo; e <= e_hi; e += stride)
       tics += fmt::format("{}'{}' {:.17g}", tics.empty() ? "" : ", ", bytes_label(std::ldexp(1, e)),
                           std::ldexp(1, e));
     out += fmt::format("set logscale x 2\nset xtics ({})\n", tics);

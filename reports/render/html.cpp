@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -10,6 +11,7 @@
 #include <string_view>
 #include <tuple>
 
+#include "analysis/case_view.hpp"
 #include "render/charts.hpp"
 
 namespace preflight::report {
@@ -368,42 +370,44 @@ class Writer {
     add("</table></div>\n");
   }
 
-  // Scaling: per run, per family and metric (and size band, and for storage what the steps
-  // count), the metric against the steps, one line per subject and topology.
+  // Scaling: per run, per family and metric (and size band, and for aggregates which of their
+  // curves), the metric against the scales, one line per subject and series.
   void scaling() {
     if (report_.scaling.empty()) return;
     add("<h2 id=\"scaling\">Scaling</h2>\n");
-    add("<p class=\"muted\">Each metric against the number of nodes (storage: ranks), the median "
-        "over the band's sizes (storage: per block size). Collectives: efficiency is busbw against "
-        "the first multi-node step (ideal: flat). Storage: efficiency is the aggregate bandwidth "
-        "per "
-        "rank against the fewest ranks' (ideal: linear in ranks; it falls where the storage "
+    add("<p class=\"muted\">Each case's headline figure against the number of nodes (aggregate "
+        "figures: ranks), the median over the band's sizes (or per point where each point is its "
+        "own series). Per-rank figures: efficiency is the value against the first multi-node "
+        "scale (ideal: flat). Aggregate figures: efficiency is the value per rank against the "
+        "fewest ranks' (ideal: linear in ranks; it falls where a shared resource "
         "saturates).</p>\n");
     using Key = std::tuple<std::string, std::string, std::string, std::string, std::string>;
     std::vector<Key> order;
     std::map<Key, std::vector<const ScalingSeries*>> groups;
     for (const auto& s : report_.scaling) {
-      const bool storage = s.family == "storage";
       const Key key{s.run_label, s.family, s.metric + "\n" + s.unit, s.band,
-                    storage || s.aggregate ? "ranks" : "nodes"};
+                    s.aggregate ? "ranks" : "nodes"};
       if (!groups.count(key)) order.push_back(key);
       groups[key].push_back(&s);
     }
-    // Storage first among a run's charts would hide the ladder; keep the series' order, but
-    // give storage its own heading.
+    // Keep the series' order; aggregates get their own heading.
     std::string last_run;
     for (const auto& key : order) {
       const auto& [run, family, metric_unit, band, x_kind] = key;
       const auto& series = groups.at(key);
       const std::string metric = metric_unit.substr(0, metric_unit.find('\n'));
       const std::string unit = metric_unit.substr(metric_unit.find('\n') + 1);
-      const bool storage = family == "storage";
       const bool by_ranks = x_kind == "ranks";
       if (run != last_run && report_.runs.size() > 1) add(fmt::format("<h3>{}</h3>\n", e(run)));
       last_run = run;
       Chart c;
-      c.title = storage ? fmt::format("Storage scaling: aggregate {} vs {}", metric, x_kind)
-                        : fmt::format("{} {} vs nodes", family, metric);
+      if (by_ranks) {
+        std::string name = family;
+        if (!name.empty()) name[0] = static_cast<char>(std::toupper(name[0]));
+        c.title = fmt::format("{} scaling: aggregate {} vs {}", name, metric, x_kind);
+      } else {
+        c.title = fmt::format("{} {} vs nodes", family, metric);
+      }
       if (!band.empty()) c.title += ", " + band_text(band);
       if (report_.runs.size() > 1) c.title += " \u00b7 " + run;
       c.x_label = by_ranks ? "ranks" : "nodes";
@@ -429,19 +433,19 @@ class Writer {
 
   void efficiency_table(const std::vector<const ScalingSeries*>& series, bool by_ranks,
                         const std::string& unit) {
-    std::set<double> steps;
+    std::set<double> scales;
     for (const auto* s : series)
-      for (const auto& p : s->points) steps.insert(by_ranks ? p.ranks : p.nodes);
-    add("<div class=\"scroll\"><table>\n<tr><th>subject</th><th>topology</th>");
-    for (double step : steps)
-      add(fmt::format("<th class=\"num\">{} {}{}</th>", num(step), by_ranks ? "rank" : "node",
-                      step == 1 ? "" : "s"));
+      for (const auto& p : s->points) scales.insert(by_ranks ? p.ranks : p.nodes);
+    add("<div class=\"scroll\"><table>\n<tr><th>subject</th><th>series</th>");
+    for (double scale : scales)
+      add(fmt::format("<th class=\"num\">{} {}{}</th>", num(scale), by_ranks ? "rank" : "node",
+                      scale == 1 ? "" : "s"));
     add("</tr>\n");
     for (const auto* s : series) {
       add(fmt::format("<tr><td class=\"wrap\">{}</td><td>{}</td>", e(s->subject), e(s->topology)));
-      for (double step : steps) {
+      for (double scale : scales) {
         const auto it = std::find_if(s->points.begin(), s->points.end(), [&](const auto& p) {
-          return (by_ranks ? p.ranks : p.nodes) == step;
+          return (by_ranks ? p.ranks : p.nodes) == scale;
         });
         if (it == s->points.end()) {
           add("<td class=\"num\"></td>");
@@ -457,8 +461,8 @@ class Writer {
     add("</table></div>\n");
   }
 
-  // Per run, per group of cases that differ only in where they ran (comm: collective, dtype,
-  // reduction and placement), the bandwidth against the size, one line per case.
+  // Per run, per group of size-banded cases that differ only in where they ran (the same
+  // declared subject), the headline figure against the size, one line per case.
   void bandwidth_vs_size() {
     add("<h2 id=\"bandwidth\">Bandwidth vs size</h2>\n");
     bool any = false;
@@ -468,18 +472,12 @@ class Writer {
       std::map<std::string, std::vector<const CaseData*>> groups;
       std::map<std::string, std::string> metric_of;
       for (const auto& c : r.run->cases) {
-        if (!c.stats.count("size_bytes")) continue;
-        const std::string metric = size_metric(c);
+        if (c.meaning.bands != schema::Bands::kSizeBands || !c.stats.count(c.meaning.x_axis))
+          continue;
+        const std::string metric = CaseView(c).primary_metric();
         if (metric.empty()) continue;
-        std::string key = c.family + " " + metric;
-        if (c.params.count("collective")) {
-          for (const char* p : {"collective", "dtype", "redop", "placement"}) {
-            const auto it = c.params.find(p);
-            if (it != c.params.end() && it->second != "none") key += " " + it->second;
-          }
-        } else {
-          key += " " + c.name;
-        }
+        const std::string key = c.family + " " + metric + " " +
+                                (c.meaning.subject.empty() ? c.name : c.meaning.subject);
         if (!groups.count(key)) order.push_back(key);
         groups[key].push_back(&c);
         metric_of[key] = metric;
@@ -498,7 +496,7 @@ class Writer {
         for (const CaseData* c : cases) {
           ChartSeries line;
           line.label = legend(*c, cases);
-          const auto& sizes = c->stats.at("size_bytes").numbers;
+          const auto& sizes = c->stats.at(c->meaning.x_axis).numbers;
           const auto& values = c->stats.at(metric).numbers;
           const auto group = c->stats.find("group");
           for (std::size_t i = 0; i < std::min(sizes.size(), values.size()); ++i) {
@@ -521,24 +519,21 @@ class Writer {
     if (!any) add("<p>none: no case has sizes</p>\n");
   }
 
-  // busbw where there is one, else the first per-iteration metric where higher is better.
-  static std::string size_metric(const CaseData& c) {
-    if (c.stats.count("busbw")) return "busbw";
-    for (const auto& [name, column] : c.stats)
-      if (column.better == "higher" && name.rfind("batched_", 0) != 0) return name;
-    return {};
+  // The case's name less its declared subject: where it ran (its layout), with its series.
+  static std::string where_ran(const CaseData& c) {
+    const auto& subject = c.meaning.subject;
+    std::string label = c.name;
+    if (!subject.empty() && label.size() > subject.size() && label.rfind(subject, 0) == 0)
+      label = label.substr(subject.size() + 1);
+    return label;
   }
 
   static std::string legend(const CaseData& c, const std::vector<const CaseData*>& group) {
-    const auto layout = c.params.find("layout");
-    const auto topology = c.params.find("topology");
-    std::string label = layout != c.params.end() ? layout->second : c.name;
-    if (topology != c.params.end() && label.find(topology->second) == std::string::npos)
-      label = topology->second + ": " + label;
+    std::string label = where_ran(c);
+    const auto& series = c.meaning.series;
+    if (!series.empty() && label.find(series) == std::string::npos) label = series + ": " + label;
     const auto same = std::count_if(group.begin(), group.end(), [&](const CaseData* o) {
-      const auto l = o->params.find("layout");
-      return (l != o->params.end() ? l->second : o->name) ==
-             (layout != c.params.end() ? layout->second : c.name);
+      return where_ran(*o) == where_ran(c);
     });
     if (same > 1) {
       for (const char* p : {"benchmark", "variant", "repetition"}) {
@@ -557,7 +552,7 @@ class Writer {
     add("<p class=\"muted\">Time of one operation of S bytes on n ranks: steps(n) &middot; "
         "&alpha; + factor(n) &middot; S &middot; &beta;, fitted to the measured medians; "
         "&beta; shown as the link bandwidth 1/&beta;.</p>\n");
-    add("<div class=\"scroll\"><table>\n<tr><th>run</th><th>subject</th><th>topology</th>"
+    add("<div class=\"scroll\"><table>\n<tr><th>run</th><th>subject</th><th>series</th>"
         "<th class=\"num\">&alpha;</th><th class=\"num\">1/&beta;</th>"
         "<th class=\"num\">ranks/node</th><th class=\"num\">points</th>"
         "<th class=\"num\">median error</th><th>model</th></tr>\n");
@@ -575,7 +570,7 @@ class Writer {
     for (const auto& f : report_.fits) any = any || !f.predictions.empty();
     if (!any) return;
     add("<h3>Predictions</h3>\n<div class=\"scroll\"><table>\n<tr><th>subject</th>"
-        "<th>topology</th><th class=\"num\">nodes</th><th class=\"num\">ranks</th>"
+        "<th>series</th><th class=\"num\">nodes</th><th class=\"num\">ranks</th>"
         "<th class=\"num\">size</th><th class=\"num\">ring</th><th class=\"num\">tree</th></tr>\n");
     for (const auto& f : report_.fits)
       for (const auto& p : f.predictions)
@@ -583,7 +578,7 @@ class Writer {
             "<tr><td class=\"wrap\">{}</td><td>{}</td><td class=\"num\">{}</td>"
             "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
             "<td class=\"num\">{}</td></tr>\n",
-            e(f.subject), e(f.topology), num(p.nodes), num(p.ranks), bytes(p.size_bytes),
+            e(f.subject), e(f.topology), num(p.nodes), num(p.ranks), bytes(p.size),
             seconds(p.ring_s), seconds(p.tree_s)));
     add("</table></div>\n");
   }

@@ -104,8 +104,8 @@ void outliers(std::string& md, const Report& r) {
 void scaling(std::string& md, const Report& r) {
   if (r.scaling.empty()) return;
   md +=
-      "\n## Scaling\n\nEfficiency is the metric at each step against the first multi-node "
-      "step.\n\n| run | subject | topology | band | metric | nodes | ranks | value | efficiency |\n"
+      "\n## Scaling\n\nEfficiency is the metric at each scale against the first multi-node "
+      "scale.\n\n| run | subject | series | band | metric | nodes | ranks | value | efficiency |\n"
       "|---|---|---|---|---|---:|---:|---:|---:|\n";
   for (const auto& s : r.scaling)
     for (const auto& p : s.points)
@@ -121,8 +121,8 @@ void fits(std::string& md, const Report& r) {
       "\n## Latency and bandwidth (alpha-beta) fits\n\nEach collective's per-iteration median "
       "times are fitted, weighted by relative error, to its algorithm's cost: steps(n)·α + "
       "factor(n)·S·β for n ranks and S bytes, then predicted at larger node counts with the "
-      "same ranks per node. The prediction assumes every step crosses the slowest link "
-      "measured.\n\n| run | subject | topology | α (us) | 1/β (GB/s) | points | median error "
+      "same ranks per node. The prediction assumes every hop crosses the slowest link "
+      "measured.\n\n| run | subject | series | α (us) | 1/β (GB/s) | points | median error "
       "| model |\n|---|---|---|---:|---:|---:|---:|---|\n";
   for (const auto& f : r.fits)
     md += fmt::format("| {} | {} | {} | {} | {} | {} | {:.0f}% | {} |\n", cell(f.run_label),
@@ -130,12 +130,12 @@ void fits(std::string& md, const Report& r) {
                       figure(f.beta_s_per_byte > 0 ? 1e-9 / f.beta_s_per_byte : NAN, 3), f.points,
                       f.median_rel_error * 100, cell(f.model));
   md +=
-      "\n| run | subject | topology | nodes | ranks | size (B) | ring (us) | tree (us) |\n"
+      "\n| run | subject | series | nodes | ranks | size (B) | ring (us) | tree (us) |\n"
       "|---|---|---|---:|---:|---:|---:|---:|\n";
   for (const auto& f : r.fits)
     for (const auto& p : f.predictions)
       md += fmt::format("| {} | {} | {} | {:g} | {:g} | {:.0f} | {} | {} |\n", cell(f.run_label),
-                        cell(f.subject), cell(f.topology), p.nodes, p.ranks, p.size_bytes,
+                        cell(f.subject), cell(f.topology), p.nodes, p.ranks, p.size,
                         figure(p.ring_s * 1e6), figure(p.tree_s * 1e6));
 }
 

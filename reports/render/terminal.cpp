@@ -22,12 +22,13 @@ void print_case(std::FILE* out, const CaseData& c) {
   if (c.rows() == 0) return;
   const CaseView v(c);
   const auto metrics = v.metrics();
-  const char* size_column = c.stats.count("size_bytes")    ? "size_bytes"
-                            : c.stats.count("block_bytes") ? "block_bytes"
-                                                           : "point";
+  // The declared x-axis, else the point index.
+  const std::string size_column = c.stats.count(c.meaning.x_axis) ? c.meaning.x_axis : "point";
+  const auto x_unit = v.x_unit();
   fmt::print(out, "  {:>12} {:>6} {:>11} {:>11} {:>7}",
-             size_column == std::string("point") ? "point" : "size(B)", "iters", "median(us)",
-             "p95(us)", "cv(%)");
+             size_column == "point" ? std::string("point")
+                                    : fmt::format("size({})", x_unit.empty() ? "-" : x_unit),
+             "iters", "median(us)", "p95(us)", "cv(%)");
   for (const auto& m : metrics) {
     const auto& unit = c.stats.at(m).unit;
     fmt::print(out, " {:>12}", unit.empty() ? m : fmt::format("{}({})", m, unit));
@@ -36,7 +37,7 @@ void print_case(std::FILE* out, const CaseData& c) {
   const auto& group = c.stats.at("group").numbers;
   for (std::size_t r = 0; r < c.rows(); ++r) {
     if (group[r] != -1) continue;  // all groups together; per-group rows are in the file
-    const auto col = [&](const char* name) { return c.stats.at(name).numbers[r]; };
+    const auto col = [&](const std::string& name) { return c.stats.at(name).numbers[r]; };
     fmt::print(out, "  {:>12} {:>6} {:>11} {:>11} {:>7}", number(col(size_column), 1, 0),
                number(col("iterations"), 1, 0), number(col("time_median"), 1e6, 2),
                number(col("time_p95"), 1e6, 2), number(col("time_cv"), 100, 1));
@@ -62,7 +63,7 @@ void print_run(std::FILE* out, const RunReport& r) {
   for (const auto& o : r.outliers) {
     if (o.kind == "late rank")
       fmt::print(out,
-                 "# late rank: {} arrives late at collectives, its own time {:.2f}x its peers' "
+                 "# late rank: {} arrives late, its own time {:.2f}x its peers' "
                  "(robust z {:.1f}) over {} sizes\n",
                  o.name, o.ratio, o.z, o.sizes);
     else
@@ -105,8 +106,8 @@ void print_checks(std::FILE* out, const Report& report, bool colour) {
 void print_scaling(std::FILE* out, const Report& report) {
   if (report.scaling.empty()) return;
   fmt::print(out,
-             "\n## Scaling (collectives: against the first multi-node step; storage: per rank, "
-             "against the fewest ranks)\n");
+             "\n## Scaling (per-rank figures: against the first multi-node scale; aggregate "
+             "figures: per rank, against the fewest ranks)\n");
   for (const auto& s : report.scaling) {
     fmt::print(out, "{} | {} ({}){}: {}\n", s.run_label, s.subject, s.topology,
                s.band.empty() ? "" : ", " + band_text(s.band), s.metric);
@@ -128,8 +129,7 @@ void print_fits(std::FILE* out, const Report& report) {
                f.median_rel_error * 100, f.model);
     for (const auto& p : f.predictions)
       fmt::print(out, "  predicted at {:g} nodes ({:g} ranks), {:.0f} B: ring {} us, tree {} us\n",
-                 p.nodes, p.ranks, p.size_bytes, figure(p.ring_s * 1e6, 4),
-                 figure(p.tree_s * 1e6, 4));
+                 p.nodes, p.ranks, p.size, figure(p.ring_s * 1e6, 4), figure(p.tree_s * 1e6, 4));
   }
 }
 

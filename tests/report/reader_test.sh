@@ -42,7 +42,7 @@ while IFS='|' read -r file expect; do
     head -3 "$work/out"
   fi
 done <<EOF2
-$work/version.h5|results schema version 99, this preflight-report reads version 1
+$work/version.h5|results schema version 99, this preflight-report reads versions 1 and 2
 $work/no_environment.h5|the group /environment is missing
 $work/no_column.h5|column 'time_median' of case 000000's stats is missing
 $work/no_status.h5|case 000001 was cut short while being written

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "analysis/report.hpp"
+#include "reader/v1_adapter.hpp"
 #include "render/charts.hpp"
 #include "render/html.hpp"
 
@@ -36,8 +37,12 @@ CaseData comm_case(int index, const std::string& topology, double scale) {
   c.backend = "mpi";
   c.status = "ok";
   c.name = "allreduce float32 sum out-of-place " + topology + " 4 ranks & \"quoted\"";
-  c.params = {{"collective", "allreduce"},   {"dtype", "float32"},   {"redop", "sum"},
-              {"placement", "out-of-place"}, {"topology", topology}, {"layout", c.name}};
+  c.params = {{"collective", "allreduce"},
+              {"dtype", "float32"},
+              {"redop", "sum"},
+              {"placement", "out-of-place"},
+              {"topology", topology},
+              {"layout", topology + " 4 ranks & \"quoted\""}};
   const double sizes[] = {8, 1024, 65536, 1048576, 16777216};
   auto& size = c.stats["size_bytes"];
   size.unit = "B";
@@ -69,6 +74,7 @@ RunData fake_run() {
   run.environment["host"] = {kEvilHost, kEvilHost, "node-b", "node-b"};
   run.cases.push_back(comm_case(0, "world", 20));
   run.cases.push_back(comm_case(1, "rail", 12));
+  for (auto& c : run.cases) declare_v1(c, run.node_count);
   return run;
 }
 
@@ -78,6 +84,7 @@ ScalingSeries series(const std::string& family, const std::string& subject,
   ScalingSeries s;
   s.run_label = "run-a";
   s.family = family;
+  s.aggregate = family == "storage";
   s.subject = subject;
   s.topology = topology;
   s.band = band;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -14,6 +15,9 @@
 #include "analysis/regression.hpp"
 #include "analysis/report.hpp"
 #include "analysis/scaling.hpp"
+#include "plugins/alpha_beta.hpp"
+#include "plugins/plugins.hpp"
+#include "reader/v1_adapter.hpp"
 
 namespace preflight::report {
 namespace {
@@ -87,6 +91,8 @@ RunData make_run(std::vector<CaseData> cases) {
   run.world_size = 8;
   run.node_count = 8;
   run.cases = std::move(cases);
+  // As the reader does for a version-1 file: the declarations the family's table gives.
+  for (auto& c : run.cases) declare_v1(c, run.node_count);
   return run;
 }
 
@@ -111,7 +117,7 @@ TEST(AlphaBetaFit, RecoversTheRingModelOfAllreduce) {
     cases.push_back(make_case(index++, "allreduce", "ladder", n, n, points));
   }
   const auto run = make_run(cases);
-  const auto fits = alpha_beta_fits(run, "r");
+  const auto fits = plugins::alpha_beta_fits(run, "r");
   ASSERT_EQ(fits.size(), 1u);
   EXPECT_NEAR(fits[0].alpha_s / alpha, 1, 1e-6);
   EXPECT_NEAR(fits[0].beta_s_per_byte / beta, 1, 1e-6);
@@ -119,8 +125,8 @@ TEST(AlphaBetaFit, RecoversTheRingModelOfAllreduce) {
   // 16 nodes of one rank: ring 2*15 steps; tree 2*4 steps, 2*S*beta.
   const auto& p = fits[0].predictions.front();
   EXPECT_EQ(p.nodes, 16);
-  EXPECT_NEAR(p.ring_s, 30 * alpha + 2 * 15.0 / 16 * p.size_bytes * beta, 1e-12);
-  EXPECT_NEAR(p.tree_s, 8 * alpha + 2 * p.size_bytes * beta, 1e-12);
+  EXPECT_NEAR(p.ring_s, 30 * alpha + 2 * 15.0 / 16 * p.size * beta, 1e-12);
+  EXPECT_NEAR(p.tree_s, 8 * alpha + 2 * p.size * beta, 1e-12);
 }
 
 TEST(Scaling, EfficiencyAgainstTheFirstMultiNodeStepAndItsFinding) {
@@ -306,9 +312,9 @@ RunData storage_run(const std::string& cache, double resident) {
   c.stats["lat_p99"] = numbers({0.004}, "s", "lower");
   c.stats["resident_before_max"] = numbers({resident});
   c.iteration_times[0].assign(10, 1.0);
-  c.iteration_bytes = {std::vector<double>(10, 1e9)};
+  c.iteration_totals["bytes"] = {std::vector<double>(10, 1e9)};
   for (int i = 0; i < 10; ++i)
-    c.iteration_bytes[0][static_cast<std::size_t>(i)] = 1e9 * (0.9 + 0.02 * i);
+    c.iteration_totals["bytes"][0][static_cast<std::size_t>(i)] = 1e9 * (0.9 + 0.02 * i);
   c.iteration_counters["lat_p99"] = {
       {0.001, 0.002, 0.003, 0.004, 0.004, 0.004, 0.005, 0.006, 0.007, 0.008}};
   c.stats["iterations"] = numbers({10});
@@ -363,6 +369,125 @@ TEST(Report, ExitCodeFailBeforeInconclusiveBeforePass) {
   EXPECT_EQ(r.exit_code(), 3);
   r.checks[0].verdict = CheckVerdict::kFail;
   EXPECT_EQ(r.exit_code(), 1);
+}
+
+// A family the report has never heard of, declared as a v2 file declares it: the generic code
+// follows the declarations alone.
+CaseData widget_case(int index, double ranks, double nodes, double rate, double iterations) {
+  CaseData c;
+  c.index = index;
+  c.group_name = fmt_index(index);
+  c.family = "widgets";
+  c.name = "spin fast " + std::to_string(static_cast<int>(ranks)) + " ranks";
+  c.status = "ok";
+  c.params = {{"benchmark", "w"}, {"repetition", "0"}, {"group_count", "1"}};
+  c.stats = {{"point", numbers({0, 1})},
+             {"group", numbers({-1, -1})},
+             {"group_ranks", numbers({ranks, ranks})},
+             {"iterations", numbers({iterations, iterations})},
+             {"time_median", numbers({1, 1}, "s")},
+             {"batch", numbers({32, 64}, "items")},
+             {"spins", numbers({rate * ranks, rate * ranks}, "spins/s")}};
+  c.stats["spins"].direction = schema::Direction::kHigher;
+  c.stats["spins"].kind = schema::Kind::kWorkRate;
+  c.stats["spins"].headline = true;
+  c.stats["time_median"].direction = schema::Direction::kLower;
+  c.meaning.stage = schema::Stage::kCompute;
+  c.meaning.x_axis = "batch";
+  c.meaning.bands = schema::Bands::kEachPoint;
+  c.meaning.scaling = schema::Scaling::kAggregate;
+  c.meaning.subject = "spin fast";
+  c.meaning.series = "ranks";
+  c.meaning.span_nodes = nodes;
+  c.meaning.peer_slow = true;
+  c.meaning.min_samples = 20;
+  c.meaning.quality = {"no_such_rule"};
+  c.iteration_times = {std::vector<double>(static_cast<std::size_t>(iterations), 1.0),
+                       std::vector<double>(static_cast<std::size_t>(iterations), 1.0)};
+  return c;
+}
+
+TEST(Declarations, AnUnknownFamilyIsAnalysedFromItsDeclarationsAlone) {
+  RunData run;
+  run.path = "w.h5";
+  run.status = "complete";
+  run.world_size = 8;
+  run.node_count = 2;
+  // Per rank 10, 9, 6 spins/s at 2, 4, 8 ranks on 2 nodes: an aggregate that saturates.
+  run.cases = {widget_case(0, 2, 2, 10, 50), widget_case(1, 4, 2, 9, 50),
+               widget_case(2, 8, 2, 6, 5)};
+  const CaseView v(run.cases[0]);
+  EXPECT_EQ(v.primary_metric(), "spins");
+  EXPECT_EQ(v.metrics(), std::vector<std::string>{"spins"});
+  EXPECT_EQ(v.point_key(1), 64);
+  EXPECT_EQ(v.point_label(1), "64 items");
+  EXPECT_EQ(v.subject(), "w: spin fast");
+  const auto series = scaling_series(run, "w");
+  // Each x its own series; only the ranks-per-node curve has two scales (one 4-per-node step).
+  ASSERT_EQ(series.size(), 2u);
+  const auto per_node = std::find_if(series.begin(), series.end(), [](const ScalingSeries& s) {
+    return s.topology.rfind("ranks per node", 0) == 0 && s.band == "64 items";
+  });
+  ASSERT_NE(per_node, series.end());
+  EXPECT_TRUE(per_node->aggregate);
+  EXPECT_EQ(per_node->stage, schema::Stage::kCompute);
+  ASSERT_EQ(per_node->points.size(), 3u);
+  EXPECT_DOUBLE_EQ(per_node->points[2].efficiency, 0.6);
+
+  std::vector<RunData> runs{run};
+  ReportInputs in;
+  in.runs = &runs;
+  in.labels = {"w"};
+  const auto report = build_report(in);
+  bool compute = false, few = false;
+  for (const auto& f : report.findings) {
+    compute =
+        compute || (f.stage == Stage::kCompute && f.title.find("saturates") != std::string::npos);
+    few = few || f.title.rfind("few samples", 0) == 0;
+  }
+  EXPECT_TRUE(compute) << "the scaling loss is in the declared stage";
+  EXPECT_TRUE(few) << "5 iterations is fewer than the declared 20";
+  const auto& nm = report.not_measured;
+  EXPECT_EQ(std::count(nm.begin(), nm.end(), "compute"), 0);
+  EXPECT_EQ(std::count(nm.begin(), nm.end(), "data in"), 1);
+  EXPECT_EQ(std::count(nm.begin(), nm.end(),
+                       "quality rule no_such_rule: not checked (no report plug-in serves it)"),
+            1);
+}
+
+TEST(Plugins, OneTableServesTheQualityRule) {
+  std::vector<std::string> names;
+  int serving = 0;
+  for (const auto& p : plugins::all()) {
+    names.emplace_back(p.name);
+    serving += p.quality_rule == schema::kQualityServedFromMemory && p.point_quality != nullptr;
+  }
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"alpha-beta", "served-from-memory", "inter-vs-intra"}));
+  EXPECT_EQ(serving, 1);
+}
+
+TEST(V1Adapter, DeclaresWhatTheV2WriterDeclares) {
+  auto run = make_run({make_case(0, "allreduce", "inter", 4, 0, {{1e6, 1.0, 1}})});
+  const auto& c = run.cases[0];
+  EXPECT_EQ(c.meaning.stage, schema::Stage::kCommunication);
+  EXPECT_EQ(c.meaning.x_axis, "size_bytes");
+  EXPECT_EQ(c.meaning.scaling, schema::Scaling::kPerRank);
+  EXPECT_EQ(c.meaning.series, "inter");
+  EXPECT_EQ(c.meaning.span_nodes, 4) << "inter: one rank per node, group 0's ranks";
+  EXPECT_TRUE(c.meaning.peer_late);
+  EXPECT_EQ(c.meaning.min_samples, 10);
+  EXPECT_TRUE(c.stats.at("busbw").headline);
+  EXPECT_EQ(c.stats.at("busbw").per_iteration, schema::PerIteration::kInverseTime);
+  EXPECT_EQ(c.stats.at("time_median").per_iteration, schema::PerIteration::kTime);
+  const auto storage = storage_run("evicted", 0);
+  const auto& s = storage.cases[0];
+  EXPECT_EQ(s.meaning.work_counter, "bytes");
+  EXPECT_EQ(s.meaning.quality, std::vector<std::string>{"served_from_memory"});
+  EXPECT_EQ(s.meaning.scaling, schema::Scaling::kAggregate);
+  EXPECT_FALSE(s.meaning.peer_late);
+  EXPECT_EQ(s.stats.at("agg_bw").per_iteration_source, "bytes");
+  EXPECT_TRUE(s.stats.at("agg_bw").headline);
 }
 
 }  // namespace

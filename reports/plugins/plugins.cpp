@@ -1,0 +1,63 @@
+#include "plugins/plugins.hpp"
+
+#include <array>
+
+#include "analysis/report.hpp"
+
+namespace preflight::report::plugins {
+namespace {
+
+// Every report plug-in. Add one here and in reports/CMakeLists.txt.
+const std::array kPlugins = {
+    // comm: alpha-beta model of each collective and its predictions for more nodes.
+    Plugin{"alpha-beta", "", nullptr, nullptr, &alpha_beta_fits},
+    // storage: figures of the page cache or a memory file system are no storage figures.
+    Plugin{"served-from-memory", schema::kQualityServedFromMemory, &served_from_memory,
+           &served_from_memory_findings, nullptr},
+    // comm: inter-node against intra-node throughput of the same collective.
+    Plugin{"inter-vs-intra", "", nullptr, &inter_vs_intra, nullptr},
+};
+
+}  // namespace
+
+std::span<const Plugin> all() {
+  return kPlugins;
+}
+
+std::string quality_problem(const CaseView& v, std::size_t point, const Selection& where) {
+  for (const auto& rule : v.c.meaning.quality)
+    for (const auto& p : kPlugins)
+      if (p.point_quality != nullptr && p.quality_rule == rule) {
+        auto problem = p.point_quality(v, point, where);
+        if (!problem.empty()) return problem;
+      }
+  return {};
+}
+
+void add_findings(const RunReport& r, std::vector<Finding>& out) {
+  for (const auto& p : kPlugins)
+    if (p.findings != nullptr) p.findings(r, out);
+}
+
+std::vector<AlphaBetaFit> fits(const RunData& run, const std::string& label) {
+  std::vector<AlphaBetaFit> out;
+  for (const auto& p : kPlugins)
+    if (p.fits != nullptr) {
+      auto more = p.fits(run, label);
+      out.insert(out.end(), more.begin(), more.end());
+    }
+  return out;
+}
+
+std::vector<std::string> unserved_quality_rules(const RunData& run) {
+  std::set<std::string> unserved;
+  for (const auto& c : run.cases)
+    for (const auto& rule : c.meaning.quality) {
+      bool served = false;
+      for (const auto& p : kPlugins) served = served || p.quality_rule == rule;
+      if (!served) unserved.insert(rule);
+    }
+  return {unserved.begin(), unserved.end()};
+}
+
+}  // namespace preflight::report::plugins

@@ -1,0 +1,55 @@
+// Report plug-ins: the analyses that only make sense for one family (they may name families,
+// parameters and metrics; the report's generic code names none). Listed in ONE table,
+// plugins.cpp, as bench/families.cpp lists the families. A plug-in contributes any of: the
+// measurement-quality rule it serves (schema meaning.hpp, a case's `quality` attribute),
+// findings, alpha-beta fits.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/bottlenecks.hpp"
+#include "analysis/case_view.hpp"
+#include "plugins/alpha_beta.hpp"
+
+namespace preflight::report {
+struct RunReport;
+}
+
+namespace preflight::report::plugins {
+
+// An acceptance rule's case selection: case attribute -> accepted values.
+using Selection = std::map<std::string, std::set<std::string>>;
+
+struct Plugin {
+  std::string_view name;
+  std::string_view quality_rule;  // the quality rule it serves, or ""
+  // Why a point of a case that asks for quality_rule is not to be judged ("" when it may be);
+  // `where` is the acceptance rule's selection (a rule may select what the quality rule flags).
+  std::string (*point_quality)(const CaseView& v, std::size_t point,
+                               const Selection& where) = nullptr;
+  // Findings of its own for one run (bottleneck summary).
+  void (*findings)(const RunReport& r, std::vector<Finding>& out) = nullptr;
+  std::vector<AlphaBetaFit> (*fits)(const RunData& run, const std::string& label) = nullptr;
+};
+
+std::span<const Plugin> all();
+
+// Over the quality rules the case asks for: the first problem a serving plug-in sees at the point.
+std::string quality_problem(const CaseView& v, std::size_t point, const Selection& where);
+void add_findings(const RunReport& r, std::vector<Finding>& out);
+std::vector<AlphaBetaFit> fits(const RunData& run, const std::string& label);
+// Quality rules that cases of the run ask for and no plug-in serves: not checked.
+std::vector<std::string> unserved_quality_rules(const RunData& run);
+
+// The plug-ins (one file each).
+std::string served_from_memory(const CaseView& v, std::size_t point, const Selection& where);
+void served_from_memory_findings(const RunReport& r, std::vector<Finding>& out);
+void inter_vs_intra(const RunReport& r, std::vector<Finding>& out);
+
+}  // namespace preflight::report::plugins

@@ -1,0 +1,240 @@
+#include "reader/v1_adapter.hpp"
+
+#include <array>
+#include <cmath>
+#include <cstdlib>
+#include <optional>
+
+#include "preflight/schema/layout.hpp"
+
+namespace preflight::report {
+namespace {
+
+namespace s = schema;
+using s::Direction;
+using s::Kind;
+using s::PerIteration;
+
+struct ColumnDeclaration {
+  std::string_view name;
+  Kind kind;
+  Direction direction;
+  PerIteration per_iteration;
+  std::string_view source;
+  bool headline;
+};
+
+struct FamilyDeclaration {
+  std::string_view family;
+  s::Stage stage;
+  std::string_view x_axis;
+  s::Bands bands;
+  s::Scaling scaling;
+  std::string_view series;  // "" = the case's topology parameter
+  bool peer_slow, peer_late;
+  std::string_view work_counter, quality;
+  double min_samples;
+  std::array<ColumnDeclaration, 12> columns;  // unused entries have an empty name
+};
+
+constexpr ColumnDeclaration kRate{
+    "", Kind::kDataRate, Direction::kHigher, PerIteration::kInverseTime, "", false};
+
+// What the v2 writer declares for each family (CONTRACT.md); the families of version 1.
+constexpr std::array kFamilies = {
+    FamilyDeclaration{
+        "comm",
+        s::Stage::kCommunication,
+        "size_bytes",
+        s::Bands::kSizeBands,
+        s::Scaling::kPerRank,
+        "",
+        true,
+        true,
+        "",
+        "",
+        10,  // bottlenecks' former kFewSamples
+        {{
+            {"size_bytes", Kind::kCount, Direction::kNone, PerIteration::kNone, "", false},
+            {"count", Kind::kCount, Direction::kNone, PerIteration::kNone, "", false},
+            {"algbw", kRate.kind, kRate.direction, kRate.per_iteration, "", false},
+            {"busbw", kRate.kind, kRate.direction, kRate.per_iteration, "", true},
+            {"batched_algbw", kRate.kind, kRate.direction, kRate.per_iteration, "", false},
+            {"batched_busbw", kRate.kind, kRate.direction, kRate.per_iteration, "", false},
+        }},
+    },
+    FamilyDeclaration{
+        "storage",
+        s::Stage::kDataIn,
+        "block_bytes",
+        s::Bands::kEachPoint,
+        s::Scaling::kAggregate,
+        "ranks",
+        true,
+        false,
+        "bytes",
+        s::kQualityServedFromMemory,
+        3,  // bottlenecks' former kFewReads: an iteration reads a whole data set
+        {{
+            {"block_bytes", Kind::kCount, Direction::kNone, PerIteration::kNone, "", false},
+            {"agg_bw", Kind::kDataRate, Direction::kHigher, PerIteration::kCounterRate, "bytes",
+             true},
+            {"iops", Kind::kWorkRate, Direction::kHigher, PerIteration::kCounterRate, "ops", false},
+            {"rank_bw_min", Kind::kDataRate, Direction::kHigher, PerIteration::kNone, "", false},
+            {"rank_bw_median", Kind::kDataRate, Direction::kHigher, PerIteration::kNone, "", false},
+            {"lat_p50", Kind::kTime, Direction::kLower, PerIteration::kCounterMedian, "lat_p50",
+             false},
+            {"lat_p99", Kind::kTime, Direction::kLower, PerIteration::kCounterMedian, "lat_p99",
+             false},
+            {"lat_p999", Kind::kTime, Direction::kLower, PerIteration::kCounterMedian, "lat_p999",
+             false},
+            {"resident_before_max", Kind::kFraction, Direction::kLower, PerIteration::kNone, "",
+             false},
+            {"bytes_total", Kind::kCount, Direction::kNone, PerIteration::kNone, "", false},
+        }},
+    },
+};
+
+std::string param(const CaseData& c, const std::string& name) {
+  const auto it = c.params.find(name);
+  return it == c.params.end() ? std::string() : it->second;
+}
+
+double number_param(const CaseData& c, const std::string& name) {
+  const auto text = param(c, name);
+  char* end = nullptr;
+  const double v = text.empty() ? NAN : std::strtod(text.c_str(), &end);
+  return end != nullptr && *end == '\0' ? v : NAN;
+}
+
+// Ranks of group 0 at the first point (the all-groups row where groups are not written).
+double group_ranks(const CaseData& c) {
+  const auto ranks = c.stats.find("group_ranks"), point = c.stats.find("point"),
+             group = c.stats.find("group");
+  if (ranks == c.stats.end() || point == c.stats.end() || group == c.stats.end()) return NAN;
+  double all = NAN;
+  for (std::size_t r = 0; r < point->second.numbers.size(); ++r) {
+    if (point->second.numbers[r] != 0) continue;
+    if (group->second.numbers[r] == 0) return ranks->second.numbers[r];
+    if (group->second.numbers[r] == -1) all = ranks->second.numbers[r];
+  }
+  return all;
+}
+
+// The nodes group 0 spans, from the case's parameters (v2: the harness writes span_nodes).
+double span_nodes(const CaseData& c, std::int64_t node_count) {
+  const double ladder = number_param(c, "ladder_nodes");
+  if (ladder > 0) return ladder;
+  const double nodes = number_param(c, "nodes");
+  if (nodes > 0) return nodes;
+  const auto topology = param(c, "topology");
+  if (topology == "intra") return 1;
+  if (topology == "inter" || topology == "rail") return group_ranks(c);
+  return static_cast<double>(node_count);
+}
+
+// The case's name without its layout label.
+std::string subject(const CaseData& c) {
+  std::string name = c.name;
+  const auto layout = param(c, "layout");
+  if (!layout.empty() && name.size() > layout.size() &&
+      name.compare(name.size() - layout.size(), layout.size(), layout) == 0)
+    name = name.substr(0, name.size() - layout.size() - 1);
+  return name;
+}
+
+bool core_column(const std::string& name) {
+  for (const auto& item : s::kStatsColumns)
+    if (item.name == name) return true;
+  return false;
+}
+
+// The core columns, as every v2 case declares them.
+void declare_core(const std::string& name, Column& column) {
+  column.direction = Direction::kNone;
+  column.per_iteration = PerIteration::kNone;
+  if (column.unit == "s") {
+    column.kind = Kind::kTime;
+    column.direction = Direction::kLower;
+    if (name == "time_median") column.per_iteration = PerIteration::kTime;
+  } else if (name == "time_cv") {  // a time_* column: kind time, as the v2 writer declares it
+    column.kind = Kind::kTime;
+    column.direction = Direction::kLower;
+  } else {
+    column.kind = column.numbers.empty() || name == "point" || name == "group" ||
+                          name == "group_ranks" || name == "stop_reason"
+                      ? Kind::kLabel
+                      : Kind::kCount;
+  }
+}
+
+// A column of a family the table does not know: from its v1 `better` and unit.
+void declare_other(Column& column) {
+  column.direction = column.better == "higher"  ? Direction::kHigher
+                     : column.better == "lower" ? Direction::kLower
+                                                : Direction::kNone;
+  const auto& u = column.unit;
+  const bool rate = u.size() > 2 && u.compare(u.size() - 2, 2, "/s") == 0;
+  column.kind = u == "s"                                   ? Kind::kTime
+                : rate && u.find('B') != std::string::npos ? Kind::kDataRate
+                : rate                                     ? Kind::kWorkRate
+                : column.numbers.empty()                   ? Kind::kLabel
+                                                           : Kind::kCount;
+  column.per_iteration = rate && column.direction == Direction::kHigher ? PerIteration::kInverseTime
+                                                                        : PerIteration::kNone;
+}
+
+}  // namespace
+
+void declare_v1(CaseData& c, std::int64_t node_count) {
+  const FamilyDeclaration* family = nullptr;
+  for (const auto& f : kFamilies)
+    if (f.family == c.family) family = &f;
+  Meaning& m = c.meaning;
+  m.subject = subject(c);
+  m.span_nodes = span_nodes(c, node_count);
+  m.series = param(c, "topology");
+  if (m.series.empty()) m.series = number_param(c, "ladder_nodes") > 0 ? "ladder" : "ranks";
+  for (auto& [name, column] : c.stats) {
+    if (core_column(name)) {
+      declare_core(name, column);
+      continue;
+    }
+    declare_other(column);
+    if (family == nullptr) continue;
+    for (const auto& d : family->columns)
+      if (!d.name.empty() && d.name == name) {
+        column.kind = d.kind;
+        column.direction = d.direction;
+        column.per_iteration = d.per_iteration;
+        column.per_iteration_source = std::string(d.source);
+        column.headline = d.headline;
+      }
+  }
+  if (family == nullptr) {  // a family version 1 never wrote: the report's former defaults
+    m.stage = s::Stage::kStep;
+    m.x_axis = c.stats.count("size_bytes") ? "size_bytes" : "";
+    m.bands = m.x_axis.empty() ? s::Bands::kEachPoint : s::Bands::kSizeBands;
+    m.scaling = s::Scaling::kPerRank;
+    m.peer_slow = true;
+    m.min_samples = 10;
+    for (auto& [name, column] : c.stats)
+      if (column.direction == Direction::kHigher && name.rfind(s::kBatchedPrefix, 0) != 0) {
+        column.headline = true;
+        break;
+      }
+    return;
+  }
+  m.stage = family->stage;
+  m.x_axis = std::string(family->x_axis);
+  m.bands = family->bands;
+  m.scaling = family->scaling;
+  if (!family->series.empty()) m.series = std::string(family->series);
+  m.peer_slow = family->peer_slow;
+  m.peer_late = family->peer_late;
+  m.work_counter = std::string(family->work_counter);
+  if (!family->quality.empty()) m.quality = {std::string(family->quality)};
+  m.min_samples = family->min_samples;
+}
+
+}  // namespace preflight::report

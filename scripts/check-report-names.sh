@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# The report's generic code names no family and no family's metric or attribute: what a figure
+# means is read from the results file (docs/report.md, "How the report reads meaning"). This
+# check fails when a C++ file under reports/analysis or reports/render (or the directories given)
+# does. Family-specific analyses belong in reports/plugins/, which this does not check.
+#
+# The rule, on code only (comments are stripped first; text in comments is prose):
+#  - a family name (bench/families.cpp's, plus those planned: dataloader, matmul, fabric,
+#    checkpoint, memory, step) as a whole identifier, or as a whole word inside a string literal;
+#  - a family's metric, counter or case-attribute name as a whole string literal ("busbw", a
+#    lookup by name) or as a whole word inside one ("lat_p99 of ..."). A whole word: bounded by
+#    characters other than letters, digits and '_' (so "group_count" does not contain "count").
+#    The names come from the family schema headers results-schema/include/preflight/schema/*.hpp
+#    other than layout.hpp, meaning.hpp and h5.hpp (the first field of each table entry,
+#    Item{"name", ...}, and named string constants) when they exist, else from the list below
+#    (what version-1 files hold).
+#  - Harness-level words that happen to be some family's attribute or column too (nodes, ranks,
+#    count, bytes, ...; ORDINARY below) are not checked: every case has nodes and ranks.
+#  - A line may opt out with a trailing comment `// names-ok: REASON` (e.g. a key of the verdict
+#    JSON format that coincides with an attribute name). Each one is listed when the check runs.
+#
+# check-report-names.sh [REPO_ROOT [DIR...]]
+set -euo pipefail
+root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
+shift || true
+dirs=("$@")
+[[ ${#dirs[@]} -gt 0 ]] || dirs=("$root/reports/analysis" "$root/reports/render")
+exec /usr/bin/env python3 - "$root" "${dirs[@]}" <<'PY'
+import pathlib, re, sys
+
+root = pathlib.Path(sys.argv[1])
+dirs = [pathlib.Path(d) for d in sys.argv[2:]]
+
+FAMILIES = {"comm", "storage", "dataloader", "matmul", "fabric", "checkpoint", "memory", "step"}
+families_cpp = root / "bench" / "families.cpp"
+if families_cpp.exists():
+    FAMILIES |= set(re.findall(r'std::pair\{"([a-z_]+)"', families_cpp.read_text()))
+
+# Version-1 names (until the writer's family schema headers exist).
+BUILTIN = """
+size_bytes count algbw busbw batched_algbw batched_busbw
+collective dtype redop placement topology layout ladder_nodes
+block_bytes agg_bw iops rank_bw_min rank_bw_median lat_p50 lat_p99 lat_p999
+resident_before_max resident_before bytes_total bytes ops
+engine cache_state fs_type file_layout queue_depth dataset_dir bytes_per_rank stonewall_s
+interval_s
+""".split()
+ORDINARY = {"count", "bytes", "ops", "nodes", "ranks", "ranks_per_node", "root", "direct",
+            "access", "threads", "verify", "engine", "placement", "collective", "name", "family",
+            "backend", "status", "index", "units", "description", "point", "group", "time",
+            "label", "none", "higher", "lower", "size"}
+
+schema_dir = root / "results-schema" / "include" / "preflight" / "schema"
+headers = [h for h in sorted(schema_dir.glob("*.hpp"))
+           if h.name not in ("layout.hpp", "meaning.hpp", "h5.hpp")]
+names = set()
+if headers:
+    for h in headers:
+        code = h.read_text()
+        # The first field of each table entry (Item{"name", ...}, Column{"name", ...}) and
+        # named string constants (std::string_view kX = "name"); not units or descriptions.
+        names |= set(re.findall(r'[A-Za-z_]\{\s*"([a-z][a-z0-9_]*)"', code))
+        names |= set(re.findall(r'string_view\s+\w+\s*=\s*"([a-z][a-z0-9_]*)"', code))
+    source = ", ".join(h.name for h in headers)
+else:
+    names = set(BUILTIN)
+    source = "the built-in version-1 list"
+names -= ORDINARY
+names -= FAMILIES
+
+TOKEN = re.compile(r'''
+    (?P<comment>//[^\n]*|/\*.*?\*/)
+  | (?P<raw>R"(?P<delim>[^(\s]*)\((?P<rawbody>.*?)\)(?P=delim)")
+  | (?P<string>"(?:\\.|[^"\\\n])*")
+  | (?P<char>'(?:\\.|[^'\\\n])+')
+  | (?P<ident>[A-Za-z_][A-Za-z0-9_]*)
+''', re.S | re.X)
+
+def words(text):
+    return re.findall(r"[A-Za-z0-9_]+", text)
+
+failures, waived = [], []
+files = sorted(p for d in dirs for p in d.rglob("*") if p.suffix in (".cpp", ".hpp", ".h", ".cc"))
+for path in files:
+    text = path.read_text()
+    lines = text.split("\n")
+    for m in TOKEN.finditer(text):
+        line_no = text.count("\n", 0, m.start()) + 1
+        line = lines[line_no - 1]
+        kind = m.lastgroup if m.lastgroup != "delim" and m.lastgroup != "rawbody" else "raw"
+        if m.group("comment") or line.lstrip().startswith("#include"):
+            continue
+        hits = []
+        if m.group("ident"):
+            if m.group("ident") in FAMILIES:
+                hits.append(f"identifier '{m.group('ident')}' is a family name")
+        else:
+            body = m.group("rawbody") if m.group("raw") else (m.group("string") or m.group("char") or "")[1:-1]
+            if body in names:
+                hits.append(f'string "{body}" is a family metric/attribute name')
+            for w in set(words(body)):
+                if w in FAMILIES:
+                    hits.append(f"string contains the family name '{w}'")
+                elif w in names and w != body:
+                    hits.append(f"string contains the metric/attribute name '{w}'")
+        if not hits:
+            continue
+        where = f"{path.relative_to(root) if path.is_relative_to(root) else path}:{line_no}"
+        if "names-ok:" in line:
+            waived.append(f"{where}: {line.split('names-ok:', 1)[1].strip()}")
+            continue
+        for h in hits:
+            failures.append(f"{where}: {h}: {line.strip()}")
+
+print(f"check-report-names: {len(files)} files, {len(FAMILIES)} family names, "
+      f"{len(names)} metric/attribute names from {source}")
+for w in waived:
+    print(f"  allowed (names-ok): {w}")
+for f in failures:
+    print(f"FAIL {f}")
+sys.exit(1 if failures else 0)
+PY

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The report gives the same verdicts and figures for the version-1 fixtures (tests/fixtures/v1)
+# as the report that wrote expected/ did: read through the v1 adapter, and read as schema v2
+# after rewriting a copy's attributes into v2 form (make_v2_fixture.py, the primary path).
+# A v2 file with an unknown or missing declaration is refused naming file, case and attribute.
+# v1_fixture_test.sh PREFLIGHT_REPORT WORKDIR
+set -uo pipefail
+report=$(realpath "$1") work=$2
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+fixtures=$root/tests/fixtures/v1
+source "$here/../faults/common.sh"
+rm -rf "$work" && mkdir -p "$work/v1" "$work/v2"
+cp "$fixtures/run.h5" "$fixtures/baseline.h5" "$work/v1/"
+for f in run baseline; do
+  /usr/bin/python3 "$here/make_v2_fixture.py" "$fixtures/$f.h5" "$work/v2/$f.h5" ||
+    fail "rewriting $f.h5 as v2"
+done
+for v in v1 v2; do
+  # The expected files were written with the fixture files' names relative to the directory.
+  (cd "$work/$v" && "$report" run.h5 --rules "$root/configs/rules/acceptance.yaml" \
+    --json run.json >run.txt 2>&1)
+  rc=$?
+  [[ $rc -eq 3 ]] && pass "$v: rules exit 3 (inconclusive), as expected/" || fail "$v: rules exit $rc"
+  expect "$v: same checks, scaling, fits and findings as expected/run.json" \
+    /usr/bin/python3 "$here/compare_verdicts.py" "$fixtures/expected/run.json" "$work/$v/run.json"
+  (cd "$work/$v" && "$report" run.h5 --baseline baseline.h5 --json regression.json \
+    >regression.txt 2>&1)
+  rc=$?
+  [[ $rc -eq 1 ]] && pass "$v: baseline exit 1 (slower), as expected/" || fail "$v: baseline exit $rc"
+  expect "$v: same regressions as expected/regression.json" \
+    /usr/bin/python3 "$here/compare_verdicts.py" "$fixtures/expected/regression.json" \
+    "$work/$v/regression.json"
+done
+for broken in unknown-stage no-direction no-span; do
+  /usr/bin/python3 "$here/make_v2_fixture.py" "$fixtures/run.h5" "$work/$broken.h5" --break "$broken"
+  "$report" "$work/$broken.h5" >"$work/$broken.out" 2>&1
+  rc=$?
+  case $broken in
+    unknown-stage) want="case 000000: attribute 'stage' is 'warp_drive', not one of" ;;
+    no-direction) want="case 000000 column 'busbw': attribute 'direction' is missing" ;;
+    no-span) want="case 000000: attribute 'span_nodes' is missing" ;;
+  esac
+  [[ $rc -eq 2 ]] && grep -qF "$work/$broken.h5: $want" "$work/$broken.out" &&
+    pass "v2 $broken: refused naming file, case and attribute" ||
+    { fail "v2 $broken: exit $rc"; cat "$work/$broken.out"; }
+done
+finish
