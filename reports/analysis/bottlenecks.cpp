@@ -108,15 +108,7 @@ void scaling_losses(const std::vector<ScalingSeries>& scaling, std::vector<Findi
                            last.nodes)
              : fmt::format("{}{}: {} falls to {} of its {:g}-node value at {:g} nodes", what, band,
                            worst.metric, share, worst.reference_nodes, last.nodes),
-         evidence,
-         worst.aggregate
-             ? "Find what saturates as ranks are added: the servers and targets they share "
-               "(iostat, "
-               "the file system's own statistics), client network links, striping of the data set."
-             : "Look at the links between node groups: switch oversubscription, rail-optimised "
-               "wiring, adaptive routing; compare with the alpha-beta "
-               "predictions.",
-         1 - last.efficiency});
+         evidence, std::string(schema::scaling_advice_of(worst.stage)), 1 - last.efficiency});
   }
 }
 

@@ -142,7 +142,7 @@ void print_regression(std::FILE* out, const RegressionSection& s,
     fmt::print(out, "# environment changed: {}: {} -> {}\n", e.what, e.baseline.substr(0, 200),
                e.current.substr(0, 200));
   for (const auto& u : report.unmatched) fmt::print(out, "# {}\n", u);
-  fmt::print(out, "\n{:<60} {:>10} {:>12} {:>12} {:>8} {:>7} {:>10} {:>7}\n", "case", "size(B)",
+  fmt::print(out, "\n{:<60} {:>10} {:>12} {:>12} {:>8} {:>7} {:>10} {:>7}\n", "case", "point",
              "base(us)", "now(us)", "change", "noise", "p-value", "verdict");
   for (const auto& p : report.points) {
     if (p.verdict == Verdict::kSame) continue;

@@ -1,12 +1,12 @@
 // The families of the test-only executable preflight_test_family: bench/families.cpp's table
-// plus the test family "spin" (tests/family/spin_family.cpp).
+// plus the test family "pace" (tests/family/pace_family.cpp).
 #include "families.hpp"
 
 #include <array>
 #include <utility>
 
 #include "comm/comm_family.hpp"
-#include "spin_family.hpp"
+#include "pace_family.hpp"
 #include "storage/storage_family.hpp"
 
 namespace preflight {
@@ -16,7 +16,7 @@ using Maker = std::unique_ptr<Family> (*)();
 constexpr std::array kFamilies = {
     std::pair{"comm", &comm::make_comm_family},
     std::pair{"storage", &storage::make_storage_family},
-    std::pair{"spin", &test::make_spin_family},
+    std::pair{"pace", &test::make_pace_family},
 };
 
 }  // namespace

@@ -1,56 +1,113 @@
 #!/usr/bin/env bash
-# preflight-report on the test family "spin" (tests/family/), a family the report has never
-# heard of: it must judge it from the file's declaration alone. 4 ranks on 4 virtual nodes,
-# rank 2 planted slow (1.5x the work per operation, done by the family itself). Checks that the
-# planted rank is named, the headline metric units_per_s appears in the scaling section, an
-# acceptance rule on units_per_s is judged, and a regression against a second run works; in
-# --json, --md, --junit and --html.
-# test_family_test.sh PREFLIGHT_TEST_FAMILY PREFLIGHT_REPORT WORKDIR
+# preflight-report on the test family "pace" (tests/family/), a family the report has never
+# heard of and no file under reports/ names: it must judge it from the file's declaration
+# alone. 4 ranks on 4 virtual nodes; in the planted runs rank 2 does 1.5x the work of each
+# operation (the family's own slow_rank, not the harness's). Both ways: in every planted trial
+# rank 2 and its node alone are named; in every clean trial nothing is named, and two clean
+# runs are no regression. Its cases appear in scaling, peer outliers, an acceptance rule on its
+# headline metric, regression, the bottleneck chain, the HTML chart, JSON, Markdown and JUnit.
+# test_family_test.sh PREFLIGHT_TEST_FAMILY PREFLIGHT_REPORT WORKDIR [TRIALS]
 set -uo pipefail
-bin=$1 report=$2 work=$3
+bin=$1 report=$2 work=$3 trials=${4:-3}
 source "$(dirname "$0")/../faults/common.sh"
 rm -rf "$work" && mkdir -p "$work"
 run() {  # run OUT [extra flags]
   local out=$1
   shift
-  mpirun -np 4 "$bin" spin --ranks-per-node 1 --units 500,2000 --iters 40 --min-iters 20 \
+  mpirun -np 4 "$bin" pace --ranks-per-node 1 --units 500,2000 --iters 40 --min-iters 20 \
     --budget 0.3s --scaling aggregate "$@" -o "$out" >"$out.log" 2>&1 ||
     { fail "preflight_test_family $* failed"; tail -20 "$out.log"; }
 }
-run "$work/planted.h5" --slow-rank 2
-run "$work/base.h5"
+named() {  # named FILE: the outliers the JSON verdict names, one "kind name ranks" a line
+  /usr/bin/python3 -c '
+import json, sys
+for o in json.load(open(sys.argv[1])).get("outliers", []):
+    print(o["kind"], o["name"], ",".join(str(r) for r in o["ranks"]))' "$1"
+}
+outliers_json() {  # outliers_json RESULTS OUT.json: the report's JSON outliers of one run
+  "$report" "$1" --json "$2" >/dev/null 2>&1
+  /usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+out = [o for r in d["runs"] for o in r.get("outliers", [])]
+json.dump({"outliers": out}, open(sys.argv[1], "w"))' "$2"
+}
+
+planted_ok=0 clean_ok=0 same_ok=0
+for t in $(seq 1 "$trials"); do
+  run "$work/planted$t.h5" --slow-rank 2
+  run "$work/clean$t.h5"
+  outliers_json "$work/planted$t.h5" "$work/planted$t.outliers.json"
+  outliers_json "$work/clean$t.h5" "$work/clean$t.outliers.json"
+  p=$(named "$work/planted$t.outliers.json")
+  c=$(named "$work/clean$t.outliers.json")
+  # Only rank 2, as a node (vm/v2) and as a rank: nothing else.
+  if [[ -n $p ]] && ! grep -vqE ' 2$' <<<"$p" && grep -q '^node ' <<<"$p"; then
+    planted_ok=$((planted_ok + 1))
+  else
+    echo "trial $t planted: named: ${p:-nothing}"
+  fi
+  [[ -z $c ]] && clean_ok=$((clean_ok + 1)) || echo "trial $t clean: named: $c"
+  if [[ $t -gt 1 ]]; then
+    "$report" "$work/clean$t.h5" --baseline "$work/clean1.h5" --json "$work/same$t.json" \
+      >"$work/same$t.out" 2>&1
+    /usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(1 if sum(s["slower"] for s in d["regressions"]) else 0)' "$work/same$t.json" &&
+      same_ok=$((same_ok + 1)) || echo "trial $t: two clean runs flagged a regression: $(grep -m3 slower "$work/same$t.out")"
+  fi
+done
+[[ $planted_ok -eq $trials ]] && pass "planted rank 2 (and its node alone) named in $planted_ok of $trials trials" ||
+  fail "planted rank 2 named alone in only $planted_ok of $trials trials"
+[[ $clean_ok -eq $trials ]] && pass "nothing named in $clean_ok of $trials clean trials" ||
+  fail "something named in $((trials - clean_ok)) of $trials clean trials"
+[[ $same_ok -eq $((trials - 1)) ]] && pass "two clean runs: no regression in $same_ok of $((trials - 1)) pairs" ||
+  fail "two clean runs flagged a regression in $((trials - 1 - same_ok)) of $((trials - 1)) pairs"
+
 cat >"$work/rules.yaml" <<'YAML'
 rules:
-  - name: spin throughput
-    where: {family: spin}
+  - name: pace throughput
+    where: {family: pace}
     metric: units_per_s
     expect: 1
     tolerance: 10%
 YAML
-"$report" "$work/planted.h5" --no-color >"$work/out.txt" 2>&1
-# The planted rank is named first (4 busy ranks on 2 cores: a neighbour may be named after it).
-grep -m1 -E "^# slow (rank|node)" "$work/out.txt" | grep -qE "\(ranks 2\)|rank 2\b" &&
-  pass "planted rank 2 named first" || { fail "planted rank 2 not named first"; grep -iE "^# (slow|late)" "$work/out.txt"; }
-"$report" "$work/planted.h5" --rules "$work/rules.yaml" --json "$work/r.json" --md "$work/r.md" \
-  --junit "$work/r.xml" --html "$work/r.html" >"$work/rules.out" 2>&1
+"$report" "$work/planted1.h5" --baseline "$work/clean1.h5" --rules "$work/rules.yaml" \
+  --json "$work/r.json" --md "$work/r.md" --junit "$work/r.xml" --html "$work/r.html" \
+  >"$work/out.txt" 2>&1
 rc=$?
-[[ $rc -le 1 ]] && pass "report with rules: exit $rc" || { fail "report with rules: exit $rc"; tail -20 "$work/rules.out"; }
-for f in r.json r.md r.xml r.html; do
-  [[ -s $work/$f ]] && pass "$f written" || fail "$f missing"
-done
-json_check() {  # json_check DESCRIPTION 'python on doc (the JSON report)'
-  /usr/bin/python3 -c "
+[[ $rc -eq 1 ]] && pass "planted against clean, with rules: exit 1 (slower)" ||
+  { fail "planted against clean: exit $rc, expected 1"; tail -20 "$work/out.txt"; }
+/usr/bin/python3 - "$work/r.json" <<'PY' && pass "JSON: scaling, outliers, rule, regression and findings hold the family" || fail "JSON content"
 import json, sys
-doc = json.load(open(sys.argv[1]))
-$2" "$work/r.json" && pass "json: $1" || fail "json: $1"
-}
-json_check "units_per_s in the scaling section" 'assert "units_per_s" in json.dumps(doc["scaling"]), doc["scaling"]'
-json_check "the rule on units_per_s judged" 'judged = [c["verdict"] for c in doc["checks"] if c["rule"] == "spin throughput"]
-assert judged and all(v in ("pass", "fail") for v in judged), judged'
-grep -q "units_per_s" "$work/r.md" && pass "markdown names units_per_s" || fail "markdown lacks units_per_s"
-grep -q "spin throughput" "$work/r.xml" && pass "junit has the rule" || fail "junit lacks the rule"
-"$report" "$work/planted.h5" --baseline "$work/base.h5" >"$work/regression.out" 2>&1
-rc=$?
-[[ $rc -le 1 ]] && grep -qE "size\(s\) compared" "$work/regression.out" &&
-  pass "regression against a second run: exit $rc" || { fail "regression: exit $rc"; tail -20 "$work/regression.out"; }
+d = json.load(open(sys.argv[1]))
+def check(cond, what):
+    if not cond:
+        print("FAIL:", what); sys.exit(1)
+scaling = [s for s in d["scaling"] if s["metric"] == "units_per_s"]
+check(len(scaling) == 2 and all(s["aggregate"] for s in scaling), f"two aggregate scaling series of units_per_s: {scaling}")
+check(all([p["ranks"] for p in s["points"]] == [1, 2, 4] for s in scaling), "scaling over 1, 2, 4 ranks")
+check(sorted(s["band"] for s in scaling) == ["2000 units", "500 units"], "one series per point (each_point bands)")
+rule = [c for c in d["checks"] if c["rule"] == "pace throughput"]
+check(len(rule) == 6 and all(c["verdict"] == "pass" for c in rule), f"the rule judged at 6 points: {rule}")
+check(all(c["metric"] == "units_per_s" for c in rule), "the rule's metric")
+slower = [p for s in d["regressions"] for p in s["changed"] if p["verdict"] == "slower"]
+check(len(slower) == 2 and all(p["case"].startswith("pace aggregate 4 nodes") for p in slower),
+      f"the planted run is slower than the clean one where rank 2 ran, at both points: {slower}")
+stages = [f["stage"] for f in d["findings"]]
+check("stragglers and hardware" in stages, f"a straggler finding: {stages}")
+straggler = [f for f in d["findings"] if f["stage"] == "stragglers and hardware"]
+check(all("vm/v2" in f["title"] for f in straggler), f"the straggler finding names vm/v2: {straggler}")
+check("compute" not in d["not_measured"], f"compute measured: {d['not_measured']}")
+check("communication" in d["not_measured"], f"communication not measured: {d['not_measured']}")
+PY
+grep -q 'units\\_per\\_s' "$work/r.md" && grep -q 'vm/v2' "$work/r.md" && grep -q 'pace throughput' "$work/r.md" &&
+  pass "Markdown: the metric, the slow node and the rule" || fail "Markdown lacks the metric, node or rule"
+[[ $(grep -c '<testcase classname="preflight.pace throughput"' "$work/r.xml") -eq 6 ]] &&
+  grep -q 'name="results correct: 000002 pace aggregate 4 nodes"' "$work/r.xml" &&
+  pass "JUnit: the rule at 6 points and the family's cases" || fail "JUnit lacks the rule or the cases"
+charts=$(grep -c '<title>Pace scaling: aggregate units_per_s vs ranks' "$work/r.html")
+[[ $charts -eq 2 ]] && grep -q '<svg' "$work/r.html" && pass "HTML: 2 scaling charts of units_per_s" ||
+  fail "HTML: $charts scaling charts of units_per_s, expected 2"
 finish

@@ -23,12 +23,12 @@ inline constexpr std::array kDirectionNames = {
 // What sort of quantity a column or counter holds.
 enum class Kind { kLabel, kTime, kDataRate, kWorkRate, kCount, kFraction };
 inline constexpr std::array kKindNames = {
-    std::pair{Kind::kLabel, std::string_view("label")},          // a parameter, not a measure
-    std::pair{Kind::kTime, std::string_view("time")},            // seconds
-    std::pair{Kind::kDataRate, std::string_view("data_rate")},   // bytes per second
-    std::pair{Kind::kWorkRate, std::string_view("work_rate")},   // operations, images, FLOP per s
-    std::pair{Kind::kCount, std::string_view("count")},          // bytes, elements, operations
-    std::pair{Kind::kFraction, std::string_view("fraction")},    // 0..1
+    std::pair{Kind::kLabel, std::string_view("label")},         // a parameter, not a measure
+    std::pair{Kind::kTime, std::string_view("time")},           // seconds
+    std::pair{Kind::kDataRate, std::string_view("data_rate")},  // bytes per second
+    std::pair{Kind::kWorkRate, std::string_view("work_rate")},  // operations, images, FLOP per s
+    std::pair{Kind::kCount, std::string_view("count")},         // bytes, elements, operations
+    std::pair{Kind::kFraction, std::string_view("fraction")},   // 0..1
 };
 
 // A case's stage in a training step's chain, in the order a troubleshooter walks it. The report
@@ -46,6 +46,24 @@ inline constexpr std::array kStageLabels = {
     std::string_view("data in"),       std::string_view("compute"),
     std::string_view("communication"), std::string_view("checkpoint"),
     std::string_view("training step"),
+};
+
+// Where to look first when a stage's figures scale poorly as ranks or nodes are added, same
+// order. The report prints it under a scaling finding; it is the stage's, not a family's.
+inline constexpr std::array kStageScalingAdvice = {
+    std::string_view("Find what saturates as ranks are added: the storage servers and targets "
+                     "they share (iostat, the file system's own statistics), client network "
+                     "links, striping of the data set."),
+    std::string_view("Find what the ranks share as they are added: memory bandwidth, power and "
+                     "clocks (throttling), PCIe switches, CPU binding; compare the nodes' own "
+                     "figures."),
+    std::string_view("Look at the links between node groups: switch oversubscription, "
+                     "rail-optimised wiring, adaptive routing; compare with the alpha-beta "
+                     "predictions."),
+    std::string_view("Find what saturates as writers are added: the storage servers and "
+                     "targets, client network links, striping of the checkpoint directory."),
+    std::string_view("Walk the chain stage by stage: the stage that scales worst holds the step "
+                     "back."),
 };
 
 // How the headline figure should behave as ranks are added.
@@ -93,12 +111,12 @@ inline constexpr std::string_view kBatchedPrefix = "batched_";
 
 // Attributes on every case group (cases/<id>), written by the harness from the case's
 // declaration. Listed with types and meaning in layout.hpp's kCaseMeaningAttributes.
-inline constexpr std::string_view kStageAttribute = "stage";          // kStageNames
-inline constexpr std::string_view kXAxisAttribute = "x_axis";         // a stats column name
-inline constexpr std::string_view kBandsAttribute = "bands";          // kBandsNames
-inline constexpr std::string_view kScalingAttribute = "scaling";      // kScalingNames
-inline constexpr std::string_view kSubjectAttribute = "subject";      // constant along a series
-inline constexpr std::string_view kSeriesAttribute = "series";        // which scaling curve
+inline constexpr std::string_view kStageAttribute = "stage";           // kStageNames
+inline constexpr std::string_view kXAxisAttribute = "x_axis";          // a stats column name
+inline constexpr std::string_view kBandsAttribute = "bands";           // kBandsNames
+inline constexpr std::string_view kScalingAttribute = "scaling";       // kScalingNames
+inline constexpr std::string_view kSubjectAttribute = "subject";       // constant along a series
+inline constexpr std::string_view kSeriesAttribute = "series";         // which scaling curve
 inline constexpr std::string_view kSpanNodesAttribute = "span_nodes";  // nodes group 0 spans
 inline constexpr std::string_view kPeerSlowAttribute = "peer_slow";    // int 0/1
 inline constexpr std::string_view kPeerLateAttribute = "peer_late";    // int 0/1
@@ -108,7 +126,8 @@ inline constexpr std::string_view kMinSamplesAttribute = "min_samples";  // int
 
 // Name <-> enum through the tables above.
 template <typename E, std::size_t N>
-constexpr std::string_view name_of(E value, const std::array<std::pair<E, std::string_view>, N>& t) {
+constexpr std::string_view name_of(E value,
+                                   const std::array<std::pair<E, std::string_view>, N>& t) {
   for (const auto& [e, name] : t)
     if (e == value) return name;
   return {};
@@ -121,14 +140,31 @@ constexpr std::optional<E> parse(std::string_view name,
   return std::nullopt;
 }
 
-inline constexpr std::string_view name_of(Direction d) { return name_of(d, kDirectionNames); }
-inline constexpr std::string_view name_of(Kind k) { return name_of(k, kKindNames); }
-inline constexpr std::string_view name_of(Stage s) { return name_of(s, kStageNames); }
-inline constexpr std::string_view name_of(Scaling s) { return name_of(s, kScalingNames); }
-inline constexpr std::string_view name_of(Bands b) { return name_of(b, kBandsNames); }
-inline constexpr std::string_view name_of(PerIteration p) { return name_of(p, kPerIterationNames); }
+inline constexpr std::string_view name_of(Direction d) {
+  return name_of(d, kDirectionNames);
+}
+inline constexpr std::string_view name_of(Kind k) {
+  return name_of(k, kKindNames);
+}
+inline constexpr std::string_view name_of(Stage s) {
+  return name_of(s, kStageNames);
+}
+inline constexpr std::string_view name_of(Scaling s) {
+  return name_of(s, kScalingNames);
+}
+inline constexpr std::string_view name_of(Bands b) {
+  return name_of(b, kBandsNames);
+}
+inline constexpr std::string_view name_of(PerIteration p) {
+  return name_of(p, kPerIterationNames);
+}
 inline constexpr std::string_view label_of(Stage s) {
   return kStageLabels[static_cast<std::size_t>(s)];
 }
+inline constexpr std::string_view scaling_advice_of(Stage s) {
+  return kStageScalingAdvice[static_cast<std::size_t>(s)];
+}
+static_assert(kStageLabels.size() == kStageNames.size() &&
+              kStageScalingAdvice.size() == kStageNames.size());
 
 }  // namespace preflight::schema

@@ -1,11 +1,13 @@
-#include "spin_family.hpp"
+#include "pace_family.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "harness/usage_error.hpp"
@@ -19,8 +21,8 @@ namespace s = schema;
 
 // The family's declaration: its point column and metrics, as a family's schema header would
 // hold them (a real family's tables live in results-schema/; this one is test-only).
-enum SpinColumn : std::size_t { kWorkUnits, kUnitsPerS, kBatchedUnitsPerS, kSpinColumnCount };
-constexpr std::array kSpinColumns = {
+enum PaceColumn : std::size_t { kWorkUnits, kUnitsPerS, kBatchedUnitsPerS, kPaceColumnCount };
+constexpr std::array kPaceColumns = {
     s::Column{"work_units", s::Type::kInt64, "units", "work units each rank does per operation",
               s::Direction::kNone, s::Kind::kCount},
     s::Column{"units_per_s", s::Type::kFloat64, "units/s", "work units per second",
@@ -29,34 +31,43 @@ constexpr std::array kSpinColumns = {
               "work units per second from the back-to-back time", s::Direction::kHigher,
               s::Kind::kWorkRate, s::PerIteration::kInverseTime},
 };
-static_assert(kSpinColumns.size() == kSpinColumnCount);
-static_assert(kSpinColumns[kWorkUnits].name == "work_units");
-static_assert(kSpinColumns[kUnitsPerS].name == "units_per_s");
-static_assert(kSpinColumns[kBatchedUnitsPerS].name == "batched_units_per_s");
+static_assert(kPaceColumns.size() == kPaceColumnCount);
+static_assert(kPaceColumns[kWorkUnits].name == "work_units");
+static_assert(kPaceColumns[kUnitsPerS].name == "units_per_s");
+static_assert(kPaceColumns[kBatchedUnitsPerS].name == "batched_units_per_s");
 
-constexpr int kStepsPerUnit = 1000;  // one unit: about a microsecond of dependent arithmetic
+// One work unit is one microsecond of waiting: the operation sleeps until its deadline, so its
+// time does not depend on how many ranks share a core (on 2 cores, 4 busy ranks would slow one
+// another at random and make a healthy rank look slow).
+constexpr double kSecondsPerUnit = 1e-6;
 constexpr double kSlowFactor = 1.5;  // the planted slow rank's work per operation
 
-std::uint64_t spin(std::uint64_t units, std::uint64_t seed) {
-  std::uint64_t x = seed;
-  for (std::uint64_t i = 0; i < units * kStepsPerUnit; ++i)
-    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-  return x;
+// The operation's result, so that the correctness check has something rank-dependent to check.
+std::uint64_t mix(std::uint64_t units, std::uint64_t seed) {
+  return (seed * 6364136223846793005ULL + 1442695040888963407ULL) ^ units;
 }
 
-struct SpinConfig {
+void wait_units(std::uint64_t units) {
+  std::this_thread::sleep_for(
+      std::chrono::duration<double>(static_cast<double>(units) * kSecondsPerUnit));
+}
+
+struct PaceConfig {
   std::vector<std::int64_t> units = {100, 1000};
   int slow_rank = -1;
   s::Scaling scaling = s::Scaling::kPerRank;
   bool node_ladder = true;
 };
 
-class SpinOperation final : public Operation {
+class PaceOperation final : public Operation {
  public:
-  SpinOperation(std::uint64_t units, std::uint64_t seed)
-      : units_(units), seed_(seed), expected_(spin(units, seed)) {}
+  PaceOperation(std::uint64_t units, std::uint64_t seed)
+      : units_(units), seed_(seed), expected_(mix(units, seed)) {}
   void fill() override { result_ = 0; }
-  void run() override { result_ = spin(units_, seed_); }
+  void run() override {
+    wait_units(units_);
+    result_ = mix(units_, seed_);
+  }
   std::uint64_t count_wrong() override { return result_ == expected_ ? 0 : 1; }
   void corrupt_result() override { result_ = result_ ^ 1U; }
 
@@ -65,14 +76,14 @@ class SpinOperation final : public Operation {
   volatile std::uint64_t result_ = 0;
 };
 
-class SpinCase final : public Case {
+class PaceCase final : public Case {
  public:
-  SpinCase(const SpinConfig& config, std::vector<int> group_of_rank, int nodes, int rank)
+  PaceCase(const PaceConfig& config, std::vector<int> group_of_rank, int nodes, int rank)
       : config_(config), group_of_rank_(std::move(group_of_rank)), nodes_(nodes), rank_(rank) {
     for (int g : group_of_rank_) ranks_ += g >= 0 ? 1 : 0;
   }
   std::string name() const override { return fmt::format("{} {}", subject(), label()); }
-  std::string family() const override { return "spin"; }
+  std::string family() const override { return "pace"; }
   std::string backend() const override { return "cpu"; }
   std::vector<Param> params() const override {
     return {{"slow_rank", std::int64_t{config_.slow_rank}, "", false},
@@ -83,49 +94,51 @@ class SpinCase final : public Case {
   CaseMeaning meaning() const override {
     CaseMeaning m;
     m.stage = s::Stage::kCompute;
-    m.x_axis = kSpinColumns[kWorkUnits].name;
+    m.x_axis = kPaceColumns[kWorkUnits].name;
     m.bands = s::Bands::kEachPoint;
     m.scaling = config_.scaling;
     m.subject = subject();
     m.series = "nodes";
     m.peer_slow = true;
-    m.peer_late = false;  // ranks do not wait for each other inside a busy loop
+    m.peer_late = false;  // ranks do not wait for each other inside the operation
     m.min_samples = 5;
     return m;
   }
   const std::vector<int>& group_of_rank() const override { return group_of_rank_; }
   std::size_t point_count() const override { return config_.units.size(); }
   std::vector<Param> point_columns(std::size_t point, int) const override {
-    return {column_param(kSpinColumns[kWorkUnits], config_.units[point], true)};
+    return {column_param(kPaceColumns[kWorkUnits], config_.units[point], true)};
   }
   std::vector<Metric> metrics(std::size_t point, int /*group*/, double seconds) const override {
     // per_rank: one rank's units per second; aggregate: all the group's ranks' together.
     const int ranks = ranks_;
     const double per_rank = static_cast<double>(config_.units[point]) / seconds;
     const double value = config_.scaling == s::Scaling::kAggregate ? per_rank * ranks : per_rank;
-    return {metric(kSpinColumns[kUnitsPerS], value, &kSpinColumns[kBatchedUnitsPerS])};
+    return {metric(kPaceColumns[kUnitsPerS], value, &kPaceColumns[kBatchedUnitsPerS])};
   }
   std::unique_ptr<Operation> make_operation(std::size_t point) override {
     if (group_of_rank_[static_cast<std::size_t>(rank_)] < 0) return nullptr;
     auto units = static_cast<std::uint64_t>(config_.units[point]);
     if (rank_ == config_.slow_rank)
       units = static_cast<std::uint64_t>(static_cast<double>(units) * kSlowFactor);
-    return std::make_unique<SpinOperation>(units, static_cast<std::uint64_t>(rank_) + 1);
+    return std::make_unique<PaceOperation>(units, static_cast<std::uint64_t>(rank_) + 1);
   }
 
  private:
-  std::string subject() const { return fmt::format("spin {}", name_of(config_.scaling)); }
+  std::string subject() const { return fmt::format("pace {}", name_of(config_.scaling)); }
   std::string label() const { return fmt::format("{} node{}", nodes_, nodes_ == 1 ? "" : "s"); }
 
-  SpinConfig config_;
+  PaceConfig config_;
   std::vector<int> group_of_rank_;
   int nodes_ = 0, ranks_ = 0, rank_ = 0;
 };
 
-class SpinFamily final : public Family {
+class PaceFamily final : public Family {
  public:
-  std::string name() const override { return "spin"; }
-  std::string summary() const override { return "test only: a CPU busy loop of N work units"; }
+  std::string name() const override { return "pace"; }
+  std::string summary() const override {
+    return "test only: an operation that waits N microseconds";
+  }
   std::vector<OptionSpec> options() const override {
     return {
         {"units", "--units", "Work units per operation, one point each (100,1000)", true},
@@ -136,7 +149,7 @@ class SpinFamily final : public Family {
     };
   }
   void configure(const ConfigNode& entry) override {
-    SpinConfig c;
+    PaceConfig c;
     if (entry.has("units")) {
       c.units.clear();
       for (const auto& u : entry.string_list("units", {})) {
@@ -179,19 +192,19 @@ class SpinFamily final : public Family {
     for (int k : steps) {
       std::vector<int> groups(static_cast<std::size_t>(ctx.size), -1);
       for (std::size_t r = 0; r < groups.size(); ++r) groups[r] = ctx.node_of_rank[r] < k ? 0 : -1;
-      out.push_back(std::make_unique<SpinCase>(config_, std::move(groups), k, ctx.rank));
+      out.push_back(std::make_unique<PaceCase>(config_, std::move(groups), k, ctx.rank));
     }
     return out;
   }
 
  private:
-  SpinConfig config_;
+  PaceConfig config_;
 };
 
 }  // namespace
 
-std::unique_ptr<Family> make_spin_family() {
-  return std::make_unique<SpinFamily>();
+std::unique_ptr<Family> make_pace_family() {
+  return std::make_unique<PaceFamily>();
 }
 
 }  // namespace preflight::test
