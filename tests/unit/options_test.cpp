@@ -128,6 +128,7 @@ struct Toy {
   double seconds = 0;
   std::vector<std::uint64_t> sizes;
   std::vector<bool> modes;
+  std::int64_t limit = 0;
 };
 constexpr std::array kModes = {std::pair{false, std::string_view("slow")},
                                std::pair{true, std::string_view("fast")}};
@@ -150,6 +151,8 @@ OptionTable<Toy> toy_table() {
                  &Toy::sizes),
       opt::names({.key = "modes", .flags = "--mode", .help = "Modes", .default_value = "fast"},
                  &Toy::modes, NameTable<bool>{kModes}, "both"),
+      opt::integer({.key = "limit", .flags = "--limit", .help = "Limit", .default_value = "3"},
+                   &Toy::limit, 1, 10),
   });
 }
 
@@ -159,7 +162,7 @@ TEST(Options, TableReadsDefaultsAndWritesRecords) {
   const YAML::Node empty(YAML::NodeType::Map);
   table.read(ConfigNode(empty, "t.yaml", ""), t);
   EXPECT_EQ(table.json(t), nlohmann::json::parse(R"({"text": "x", "counts": [2, 4], "flag": false,
-      "wait_s": 0.2, "sizes": [1024, 2048, 4096], "modes": ["fast"]})"));
+      "wait_s": 0.2, "sizes": [1024, 2048, 4096], "modes": ["fast"], "limit": 3})"));
   const YAML::Node given = YAML::Load("{counts: [3, 3, 1], flag: on, modes: both, wait: 1s}");
   table.read(ConfigNode(given, "t.yaml", ""), t);
   EXPECT_EQ(t.counts, (std::vector<int>{1, 3}));
@@ -194,6 +197,8 @@ TEST(Options, RefusalsNameTheKeyAndTheAllowedValues) {
   EXPECT_NE(refusal("{counts: 9}").find("b.counts: expected whole numbers from 1 to 8"),
             std::string::npos);
   EXPECT_NE(refusal("{wait: 0s}").find("b.wait: expected at least 1ms"), std::string::npos);
+  EXPECT_NE(refusal("{limit: 11}").find("b.limit: expected a whole number from 1 to 10"),
+            std::string::npos);
   EXPECT_NE(refusal("{flag: maybe}").find("b.flag: expected true or false"), std::string::npos);
 }
 
