@@ -7,16 +7,15 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "families.hpp"
 #include "harness/campaign.hpp"
 #include "harness/console_sink.hpp"
 #include "harness/environment.hpp"
 #include "harness/exit_codes.hpp"
+#include "harness/family_cli.hpp"
 #include "harness/hdf5_sink.hpp"
+#include "harness/plan.hpp"
 #include "harness/runner.hpp"
 #include "harness/usage_error.hpp"
 #include "harness/watchdog.hpp"
@@ -47,36 +46,6 @@ struct Request {
   RunControls controls;    // test-only fault injection
 };
 
-const std::vector<std::pair<std::string, std::string>> kTimingFlags = {
-    {"warmup", "-w,--warmup"}, {"min_iters", "--min-iters"}, {"max_iters", "-n,--iters"},
-    {"budget", "--budget"},    {"precision", "--precision"}, {"batch_blocks", "--batch-blocks"},
-    {"timeout", "--timeout"}};
-
-// Help for the timing flags, with the defaults TimingOptions actually has.
-std::string timing_help(const std::string& key) {
-  const TimingOptions d;
-  if (key == "warmup")
-    return fmt::format("Untimed operations per size before timing ({})", d.warmup);
-  if (key == "min_iters")
-    return fmt::format("Timed iterations per size at least ({})", d.min_iterations);
-  if (key == "max_iters")
-    return fmt::format("Timed iterations per size at most ({})", d.max_iterations);
-  if (key == "budget")
-    return fmt::format("Time for the per-iteration phase of each size, e.g. 0.5s, 200ms ({:g}s)",
-                       d.budget_s);
-  if (key == "precision")
-    return fmt::format(
-        "Stop a size once the median's 95% CI is within +-this, e.g. 0.01; 0 is off ({:g})",
-        d.precision);
-  if (key == "batch_blocks")
-    return fmt::format("Back-to-back timed blocks per size ({})", d.batch_blocks);
-  return fmt::format("Watchdog limit for one case, e.g. 60s, 10m ({:g}s)", d.timeout_s);
-}
-
-std::string long_flag(const std::string& flags) {
-  return flags.substr(flags.rfind(',') + 1);
-}
-
 void add_output_options(CLI::App& cmd, Request& r) {
   auto* out = cmd.add_option("-o,--output", r.output,
                              "Write the results to this HDF5 file (must not exist)");
@@ -94,80 +63,10 @@ void add_output_options(CLI::App& cmd, Request& r) {
   cmd.add_option("--test-slow-factor", r.controls.slow_factor, "")->group("");
 }
 
-// The family command's flags, stored as text and turned into a one-benchmark campaign.
-struct FamilyFlags {
-  std::map<std::string, std::string> scalars;
-  std::map<std::string, std::vector<std::string>> lists;
-  std::map<std::string, std::string> timing;
-  std::string ranks_per_node;
-};
-
-void add_family_options(CLI::App& cmd, const Family& family, FamilyFlags& f) {
-  for (const auto& o : family.options()) {
-    if (o.list)
-      cmd.add_option(o.flags, f.lists[o.key], o.help)->delimiter(',');
-    else
-      cmd.add_option(o.flags, f.scalars[o.key], o.help);
-  }
-  for (const auto& [key, flags] : kTimingFlags)
-    cmd.add_option(flags, f.timing[key], timing_help(key));
-  cmd.add_option("--ranks-per-node", f.ranks_per_node,
-                 "Group every N consecutive ranks into a virtual node; 0 groups by host (0)");
-}
-
-void build_family_campaign(CLI::App& cmd, const Family& family, const FamilyFlags& f, Request& r) {
-  auto flags = std::make_shared<std::map<std::string, std::string>>();
-  YAML::Node entry;
-  entry["name"] = family.name();
-  entry["family"] = family.name();
-  for (const auto& o : family.options()) {
-    if (cmd.count(long_flag(o.flags)) == 0) continue;
-    (*flags)["benchmarks[0]." + o.key] = long_flag(o.flags);
-    if (o.list) {
-      for (const auto& v : f.lists.at(o.key)) entry[o.key].push_back(v);
-      if (f.lists.at(o.key).empty()) entry[o.key] = "";
-    } else {
-      entry[o.key] = f.scalars.at(o.key);
-    }
-  }
-  YAML::Node root;
-  for (const auto& [key, flag] : kTimingFlags) {
-    if (cmd.count(long_flag(flag)) == 0) continue;
-    root["timing"][key] = f.timing.at(key);
-    (*flags)["timing." + key] = long_flag(flag);
-  }
-  if (cmd.count("--ranks-per-node")) {
-    root["campaign"]["ranks_per_node"] = f.ranks_per_node;
-    (*flags)["campaign.ranks_per_node"] = "--ranks-per-node";
-  }
-  root["benchmarks"].push_back(entry);
-  r.built = root;
-  r.flags = flags;
-}
-
 std::string command_line(int argc, char** argv) {
   std::string line;
   for (int i = 0; i < argc; ++i) line += (i ? " " : "") + std::string(argv[i]);
   return line;
-}
-
-// Rank 0 reads the config and shares its text, so every rank parses the very same bytes
-// (the file need not be visible from every node) and meets any error at the same point.
-std::string shared_config_text(const std::string& path, const RankContext& ctx) {
-  std::string text, error;
-  if (ctx.is_root()) {
-    std::ifstream in(path);
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    if (!in) error = fmt::format("{}: cannot read the campaign config; check the path", path);
-    text = error.empty() ? buffer.str() : "\n" + error;
-  }
-  int length = static_cast<int>(text.size());
-  MPI_Bcast(&length, 1, MPI_INT, 0, ctx.world);
-  text.resize(static_cast<std::size_t>(length));
-  MPI_Bcast(text.data(), length, MPI_CHAR, 0, ctx.world);
-  if (!text.empty() && text.front() == '\n') throw UsageError(text.substr(1));
-  return text;
 }
 
 Campaign load_campaign(const Request& r, const RankContext* ctx) {
@@ -179,124 +78,6 @@ Campaign load_campaign(const Request& r, const RankContext* ctx) {
   apply_overrides(root, r.overrides, *labels);
   return read_campaign(root, r.kind == Request::Kind::kRun ? r.config_path : "command line",
                        make_family, family_names(), labels);
-}
-
-// Cases are made once per variant and benchmark (a variant's environment may change how a
-// backend connects) and shared by the repetitions, so communicators are not multiplied.
-std::vector<PlannedCase> plan_cases(Campaign& campaign, const RankContext& ctx) {
-  std::vector<PlannedCase> once;
-  for (const auto& variant : campaign.variants)
-    for (auto& b : campaign.benchmarks)
-      for (auto& c : b.family->make_cases(ctx))
-        once.push_back({std::move(c), b.name, variant.name, 0, &variant.env, b.timing});
-  std::vector<PlannedCase> plan;
-  for (int rep = 0; rep < campaign.repetitions; ++rep)
-    for (const auto& p : once) {
-      plan.push_back(p);
-      plan.back().repetition = rep;
-    }
-  return plan;
-}
-
-void print_plan(const std::vector<PlannedCase>& plan, const RankContext& ctx) {
-  std::size_t points = 0;
-  for (const auto& p : plan) {
-    const auto& groups = p.c->group_of_rank();
-    const long active = std::count_if(groups.begin(), groups.end(), [](int g) { return g >= 0; });
-    fmt::print(
-        "{:6d}  {:<52} {:>3} sizes  {:>4} of {} ranks  benchmark {} · variant {} · repetition {}\n",
-        &p - plan.data(), p.c->name(), p.c->point_count(), active, ctx.size, p.benchmark, p.variant,
-        p.repetition);
-    points += p.c->point_count();
-  }
-  fmt::print("# dry run: {} case(s), {} size points, {} ranks on {} node(s); nothing was run\n",
-             plan.size(), points, ctx.size, ctx.node_count);
-}
-
-void print_environment(const std::vector<RankEnvironment>& env) {
-  fmt::print("{:>5} {:<20} {:>4} {:>5} {:<28} {:>5} {:>8} {:<22} {:<16} {}\n", "rank", "host",
-             "node", "local", "cpu", "cores", "mem(GiB)", "kernel", "mpi", "gpu");
-  for (const auto& e : env) {
-    const std::string gpu =
-        e.gpu_count > 0 ? fmt::format("{} {} (driver {}, CUDA {}, NCCL {})", e.gpu_model,
-                                      e.gpu_uuid, e.gpu_driver, e.cuda_runtime, e.nccl_version)
-                        : fmt::format("none ({})", e.gpu_note);
-    fmt::print("{:>5} {:<20} {:>4} {:>5} {:<28.28} {:>5} {:>8.1f} {:<22.22} {:<16.16} {}\n", e.rank,
-               e.host, e.node, e.local_rank, e.cpu_model, e.cpu_cores,
-               static_cast<double>(e.memory_bytes) / (1 << 30), e.kernel, e.mpi_library, gpu);
-  }
-}
-
-// Why a file cannot be resumed by this campaign on this job, or "" when it can.
-std::string resume_mismatch(const std::string& path, const ExistingCases& existing,
-                            const RunInfo& run, const std::vector<PlannedCase>& plan) {
-  if (existing.config != run.config_json)
-    return fmt::format(
-        "--resume: '{}' was written by a different campaign (config, --set values or "
-        "flags differ); resume with exactly the same ones",
-        path);
-  if (existing.world_size != run.world_size || existing.node_count != run.node_count)
-    return fmt::format(
-        "--resume: '{}' was written by {} ranks on {} nodes, this job has {} on {}; "
-        "resume with the same layout",
-        path, existing.world_size, existing.node_count, run.world_size, run.node_count);
-  for (std::size_t i = 0; i < existing.finished.size(); ++i)
-    if (existing.finished[i] >= plan.size() ||
-        plan[existing.finished[i]].c->name() != existing.names[i])
-      return fmt::format("--resume: case {} in '{}' is not this campaign's case {}",
-                         existing.names[i], path, existing.finished[i]);
-  return {};
-}
-
-// Rank 0 opens the results file (new, or one to resume); every rank learns whether that
-// worked and, on resume, which cases are done, before anything runs.
-std::unique_ptr<Hdf5Sink> open_results(const Request& r, const RunInfo& run,
-                                       const std::vector<RankEnvironment>& env,
-                                       const std::vector<PlannedCase>& plan, const RankContext& ctx,
-                                       RunControls& controls) {
-  std::unique_ptr<Hdf5Sink> sink;
-  std::string error;
-  ExistingCases existing;
-  if (ctx.is_root() && !r.output.empty()) {
-    const std::filesystem::path path(r.output);
-    const auto parent = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-    if (std::filesystem::exists(path))
-      error = fmt::format(
-          "--output: '{}' already exists; choose a new file name (preflight never overwrites "
-          "results), or --resume it",
-          r.output);
-    else if (!std::filesystem::is_directory(parent))
-      error = fmt::format("--output: directory '{}' does not exist", parent.string());
-    else
-      try {
-        sink = Hdf5Sink::create(r.output, run, env);
-      } catch (const h5::Error& e) {
-        error = fmt::format("--output: {}", e.what());
-      }
-  }
-  if (ctx.is_root() && !r.resume.empty()) {
-    try {
-      existing =
-          Hdf5Sink::inspect(r.resume);  // changes nothing: a refused resume leaves the file be
-      error = resume_mismatch(r.resume, existing, run, plan);
-      if (error.empty()) sink = Hdf5Sink::resume(r.resume, run, existing);
-    } catch (const h5::Error& e) {
-      error = fmt::format("--resume: {}", e.what());
-    }
-  }
-  int failed = error.empty() ? 0 : 1;
-  MPI_Bcast(&failed, 1, MPI_INT, 0, ctx.world);
-  if (failed) throw UsageError(ctx.is_root() ? error : "cannot open the results file");
-  std::vector<std::uint64_t> finished(existing.finished.begin(), existing.finished.end());
-  std::uint64_t count = finished.size();
-  MPI_Bcast(&count, 1, MPI_UINT64_T, 0, ctx.world);
-  finished.resize(count);
-  MPI_Bcast(finished.data(), static_cast<int>(count), MPI_UINT64_T, 0, ctx.world);
-  int any_failed = existing.any_failed;
-  MPI_Bcast(&any_failed, 1, MPI_INT, 0, ctx.world);
-  controls.skip.insert(finished.begin(), finished.end());
-  controls.earlier_failed = any_failed != 0;
-  return sink;
 }
 
 int run_request(const Request& r, Campaign& campaign, const RankContext& ctx,
@@ -313,7 +94,7 @@ int run_request(const Request& r, Campaign& campaign, const RankContext& ctx,
   }
   const auto env = gather_environment(ctx);
   const RunInfo run{line, campaign.effective.dump(), utc_timestamp(), ctx.size, ctx.node_count};
-  auto file = open_results(r, run, env, plan, ctx, controls);
+  auto file = open_results(r.output, r.resume, run, env, plan, ctx, controls);
   ConsoleSink console(stdout);
   std::vector<ResultSink*> sinks;
   if (ctx.is_root()) {
@@ -425,7 +206,10 @@ int main_impl(int argc, char** argv) {
     for (std::size_t i = 0; i < family_commands.size(); ++i)
       if (family_commands[i]->parsed()) {
         request.kind = Request::Kind::kFamily;
-        build_family_campaign(*family_commands[i], *families[i], family_flags[i], request);
+        const auto built =
+            build_family_campaign(*family_commands[i], *families[i], family_flags[i]);
+        request.built = built.root;
+        request.flags = built.flags;
         load_campaign(request, nullptr);  // all input is local: check it before MPI starts
       }
   } catch (const CLI::CallForHelp& e) {

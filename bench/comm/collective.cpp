@@ -30,27 +30,9 @@ constexpr std::array kRedOps = {
     std::pair{RedOp::kMin, std::string_view("min")},
 };
 
-template <typename Table, typename E>
-std::string_view lookup_name(const Table& table, E value) {
-  for (const auto& [v, n] : table)
-    if (v == value) return n;
-  return "?";
-}
-
-template <typename Table>
-auto lookup_value(const Table& table, std::string_view name)
-    -> std::optional<decltype(table[0].first)> {
-  for (const auto& [v, n] : table)
-    if (n == name) return v;
-  return std::nullopt;
-}
-
-template <typename Table>
-std::string join_names(const Table& table) {
-  std::string out;
-  for (const auto& [v, n] : table) out += (out.empty() ? "" : ", ") + std::string(n);
-  return out;
-}
+constexpr NameTable<Collective> kCollectiveNames{kCollectives};
+constexpr NameTable<DType> kDTypeNames{kDTypes};
+constexpr NameTable<RedOp> kRedOpNames{kRedOps};
 
 bool chunked(Collective c) {
   return c == Collective::kAllGather || c == Collective::kReduceScatter ||
@@ -59,40 +41,27 @@ bool chunked(Collective c) {
 
 }  // namespace
 
+const NameTable<Collective>& collective_names() {
+  return kCollectiveNames;
+}
+const NameTable<DType>& dtype_names() {
+  return kDTypeNames;
+}
+const NameTable<RedOp>& redop_names() {
+  return kRedOpNames;
+}
 std::string_view name_of(Collective c) {
-  return lookup_name(kCollectives, c);
+  return kCollectiveNames.name(c);
 }
 std::string_view name_of(DType t) {
-  return lookup_name(kDTypes, t);
+  return kDTypeNames.name(t);
 }
 std::string_view name_of(RedOp op) {
-  return lookup_name(kRedOps, op);
-}
-std::optional<Collective> collective_named(std::string_view n) {
-  return lookup_value(kCollectives, n);
-}
-std::optional<DType> dtype_named(std::string_view n) {
-  return lookup_value(kDTypes, n);
-}
-std::optional<RedOp> redop_named(std::string_view n) {
-  return lookup_value(kRedOps, n);
-}
-std::string names_of_collectives() {
-  return join_names(kCollectives);
-}
-std::string names_of_dtypes() {
-  return join_names(kDTypes);
-}
-std::string names_of_redops() {
-  return join_names(kRedOps);
+  return kRedOpNames.name(op);
 }
 
 const std::vector<Collective>& all_collectives() {
-  static const std::vector<Collective> all = [] {
-    std::vector<Collective> v;
-    for (const auto& [c, n] : kCollectives) v.push_back(c);
-    return v;
-  }();
+  static const std::vector<Collective> all = kCollectiveNames.values();
   return all;
 }
 

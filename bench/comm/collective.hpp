@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "harness/name_table.hpp"
+
 namespace preflight::comm {
 
 enum class Collective {
@@ -22,16 +24,14 @@ enum class Collective {
 enum class DType { kFloat32, kFloat64, kInt32, kInt64, kUInt32, kUInt64 };
 enum class RedOp { kSum, kMax, kMin };
 
+// The names users write and the results record, one table each.
+const NameTable<Collective>& collective_names();
+const NameTable<DType>& dtype_names();
+const NameTable<RedOp>& redop_names();
 std::string_view name_of(Collective c);
 std::string_view name_of(DType t);
 std::string_view name_of(RedOp op);
-std::optional<Collective> collective_named(std::string_view name);
-std::optional<DType> dtype_named(std::string_view name);
-std::optional<RedOp> redop_named(std::string_view name);
 const std::vector<Collective>& all_collectives();
-std::string names_of_collectives();  // "allreduce, allgather, ..." for messages
-std::string names_of_dtypes();
-std::string names_of_redops();
 
 std::size_t size_of(DType t);
 bool reduces(Collective c);   // takes a reduction operator

@@ -3,67 +3,100 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <array>
 #include <map>
 
 #include "comm/backend.hpp"
 #include "comm/collective_case.hpp"
+#include "harness/options.hpp"
 #include "harness/sizes.hpp"
 #include "harness/usage_error.hpp"
 
 namespace preflight::comm {
 namespace {
 
-// The family's configuration after reading and checking.
+// The family's configuration after reading and checking. The defaults are the option table's.
 struct CommConfig {
-  std::string backend = "mpi";
-  std::vector<Collective> ops = {Collective::kAllReduce};
-  std::vector<DType> dtypes = {DType::kFloat32};
-  std::vector<RedOp> redops = {RedOp::kSum};
-  std::vector<Topology> topologies = {Topology::kWorld};
-  std::vector<bool> placements = {false};
+  std::string backend;
+  std::vector<Collective> ops;
+  std::vector<DType> dtypes;
+  std::vector<RedOp> redops;
+  std::vector<Topology> topologies;
+  std::vector<bool> placements;  // in place?
   std::vector<std::uint64_t> sizes;
+  // nccl-tests' way to write the sweep, when `sizes` is not given.
+  std::uint64_t min_bytes = 0, max_bytes = 0, step_bytes = 0;
+  double step_factor = 0;
 };
 
-template <typename T, typename Lookup>
-std::vector<T> read_names(const ConfigNode& entry, const std::string& key,
-                          const std::vector<std::string>& fallback, Lookup lookup,
-                          const std::string& allowed) {
-  std::vector<T> out;
-  for (const auto& n : entry.string_list(key, fallback)) {
-    const auto v = lookup(n);
-    if (!v) entry.fail(key, "one of " + allowed, "'" + n + "'");
-    if (std::find(out.begin(), out.end(), *v) == out.end()) out.push_back(*v);
-  }
-  return out;
-}
+constexpr std::array kPlacements = {
+    std::pair{false, std::string_view("out-of-place")},
+    std::pair{true, std::string_view("in-place")},
+};
+constexpr NameTable<bool> kPlacementNames{kPlacements};
 
-std::vector<bool> read_placements(const ConfigNode& entry) {
-  const std::string p = entry.string("placement", "out-of-place");
-  if (p == "out-of-place") return {false};
-  if (p == "in-place") return {true};
-  if (p == "both") return {false, true};
-  entry.fail("placement", "out-of-place, in-place or both", "'" + p + "'");
-}
-
-// `sizes` as a sweep or list, or nccl-tests' min_bytes/max_bytes/step_factor/step_bytes.
-std::vector<std::uint64_t> read_sizes(const ConfigNode& entry) {
-  const bool by_range = entry.has("min_bytes") || entry.has("max_bytes") ||
-                        entry.has("step_factor") || entry.has("step_bytes");
-  try {
-    if (entry.has("sizes")) {
-      if (by_range) entry.fail("sizes", "either sizes or min_bytes/max_bytes/step_*", "both");
-      return parse_sweep(entry.string("sizes", ""), entry.where("sizes"));
-    }
-    SweepSpec spec;
-    spec.min_bytes = parse_size(entry.string("min_bytes", "8"), entry.where("min_bytes"));
-    spec.max_bytes = parse_size(entry.string("max_bytes", "16M"), entry.where("max_bytes"));
-    spec.step = parse_size(entry.string("step_bytes", "0"), entry.where("step_bytes"));
-    const double factor = entry.number("step_factor", 2, 1, 1e6);
-    spec.factor = spec.step > 0 ? 0 : factor;  // a step in bytes, when given, wins
-    return expand_sweep(spec, entry.where(entry.has("max_bytes") ? "max_bytes" : "min_bytes"));
-  } catch (const YAML::Exception& e) {
-    throw UsageError(fmt::format("{}: {}", entry.where(), e.what()));
-  }
+const OptionTable<CommConfig>& options_table() {
+  using C = CommConfig;
+  static const OptionTable<C> table({
+      opt::one_of({.key = "backend",
+                   .flags = "--backend",
+                   .help = "Communication library",
+                   .default_value = "mpi"},
+                  &C::backend, backend_names()),
+      opt::names(
+          {.key = "ops", .flags = "--op", .help = "Collectives", .default_value = "allreduce"},
+          &C::ops, collective_names(), "all"),
+      opt::names({.key = "dtypes",
+                  .flags = "-d,--dtype",
+                  .help = "Element types",
+                  .default_value = "float32"},
+                 &C::dtypes, dtype_names()),
+      opt::names(
+          {.key = "redops", .flags = "--redop", .help = "Reductions", .default_value = "sum"},
+          &C::redops, redop_names()),
+      opt::names({.key = "topologies",
+                  .flags = "--topology",
+                  .help = "Groupings",
+                  .default_value = "world"},
+                 &C::topologies, topology_names()),
+      opt::choice({.key = "placement",
+                   .flags = "--placement",
+                   .help = "Buffers",
+                   .default_value = "out-of-place",
+                   .record = "placements"},
+                  &C::placements, kPlacementNames, "both"),
+      opt::sizes({.key = "sizes",
+                  .flags = "--sizes",
+                  .help = "Sizes: a sweep 8:1M:x2 or 0:64K:+8K, or a list 8,1K,1M"},
+                 &C::sizes),
+      // Not recorded as themselves: they make `sizes`.
+      opt::size({.key = "min_bytes",
+                 .flags = "-b,--min-bytes",
+                 .help = "Smallest size; K/M/G are powers of 1024",
+                 .default_value = "8",
+                 .record = ""},
+                &C::min_bytes),
+      opt::size({.key = "max_bytes",
+                 .flags = "-e,--max-bytes",
+                 .help = "Largest size",
+                 .default_value = "16M",
+                 .record = ""},
+                &C::max_bytes),
+      opt::number({.key = "step_factor",
+                   .flags = "-f,--step-factor",
+                   .help = "Multiply the size by this each step",
+                   .default_value = "2",
+                   .record = ""},
+                  &C::step_factor, 1, 1e6),
+      opt::size({.key = "step_bytes",
+                 .flags = "-i,--step-bytes",
+                 .help = "Add this to the size each step instead",
+                 .default_value = "0",
+                 .shown_default = "",
+                 .record = ""},
+                &C::step_bytes),
+  });
+  return table;
 }
 
 class CommFamily final : public Family {
@@ -73,59 +106,28 @@ class CommFamily final : public Family {
     return "collectives (all-reduce, all-gather, ...) across topologies";
   }
 
-  std::vector<OptionSpec> options() const override {
-    return {
-        {"backend", "--backend",
-         fmt::format("Communication library: {} (mpi)", fmt::join(backend_names(), ", ")), false},
-        {"ops", "--op", "Collectives: " + names_of_collectives() + ", or all (allreduce)", true},
-        {"dtypes", "-d,--dtype", "Element types: " + names_of_dtypes() + " (float32)", true},
-        {"redops", "--redop", "Reductions: " + names_of_redops() + " (sum)", true},
-        {"topologies", "--topology", "Groupings: " + names_of_topologies() + " (world)", true},
-        {"placement", "--placement", "out-of-place, in-place or both (out-of-place)", false},
-        {"sizes", "--sizes", "Sizes: a sweep 8:1M:x2 or 0:64K:+8K, or a list 8,1K,1M", false},
-        {"min_bytes", "-b,--min-bytes", "Smallest size; K/M/G are powers of 1024 (8)", false},
-        {"max_bytes", "-e,--max-bytes", "Largest size (16M)", false},
-        {"step_factor", "-f,--step-factor", "Multiply the size by this each step (2)", false},
-        {"step_bytes", "-i,--step-bytes", "Add this to the size each step instead", false},
-    };
-  }
+  std::vector<OptionSpec> options() const override { return options_table().specs(); }
 
   void configure(const ConfigNode& entry) override {
     CommConfig c;
-    c.backend = entry.string("backend", "mpi");
-    if (!make_backend(c.backend))
-      entry.fail("backend", fmt::format("one of {}", fmt::join(backend_names(), ", ")),
-                 "'" + c.backend + "'");
-    const auto ops = entry.string_list("ops", {"allreduce"});
-    c.ops = ops.size() == 1 && ops.front() == "all"
-                ? all_collectives()
-                : read_names<Collective>(entry, "ops", {"allreduce"}, collective_named,
-                                         names_of_collectives() + " or all");
-    c.dtypes = read_names<DType>(entry, "dtypes", {"float32"}, dtype_named, names_of_dtypes());
-    c.redops = read_names<RedOp>(entry, "redops", {"sum"}, redop_named, names_of_redops());
-    c.topologies =
-        read_names<Topology>(entry, "topologies", {"world"}, topology_named, names_of_topologies());
-    c.placements = read_placements(entry);
-    c.sizes = read_sizes(entry);
+    options_table().read(entry, c);
+    // `sizes` as a sweep or list, or nccl-tests' min_bytes/max_bytes/step_factor/step_bytes.
+    const bool by_range = entry.has("min_bytes") || entry.has("max_bytes") ||
+                          entry.has("step_factor") || entry.has("step_bytes");
+    if (entry.has("sizes") && by_range)
+      entry.fail("sizes", "either sizes or min_bytes/max_bytes/step_*", "both");
+    if (!entry.has("sizes")) {
+      SweepSpec spec;
+      spec.min_bytes = c.min_bytes;
+      spec.max_bytes = c.max_bytes;
+      spec.step = c.step_bytes;
+      spec.factor = spec.step > 0 ? 0 : c.step_factor;  // a step in bytes, when given, wins
+      c.sizes = expand_sweep(spec, entry.where(entry.has("max_bytes") ? "max_bytes" : "min_bytes"));
+    }
     config_ = c;
   }
 
-  nlohmann::json config() const override {
-    auto names = [](const auto& values) {
-      std::vector<std::string> out;
-      for (const auto& v : values) out.emplace_back(name_of(v));
-      return out;
-    };
-    std::vector<std::string> placements;
-    for (bool p : config_.placements) placements.emplace_back(p ? "in-place" : "out-of-place");
-    return {{"backend", config_.backend},
-            {"ops", names(config_.ops)},
-            {"dtypes", names(config_.dtypes)},
-            {"redops", names(config_.redops)},
-            {"topologies", names(config_.topologies)},
-            {"placements", placements},
-            {"sizes", config_.sizes}};
-  }
+  nlohmann::json config() const override { return options_table().json(config_); }
 
   std::vector<std::unique_ptr<Case>> make_cases(const RankContext& ctx) override {
     std::shared_ptr<CommBackend> backend = make_backend(config_.backend);

@@ -22,22 +22,13 @@ Layout single(Topology t, std::vector<int> group_of_rank) {
 
 }  // namespace
 
+const NameTable<Topology>& topology_names() {
+  static constexpr NameTable<Topology> table{kTopologies};
+  return table;
+}
+
 std::string_view name_of(Topology t) {
-  for (const auto& [v, n] : kTopologies)
-    if (v == t) return n;
-  return "?";
-}
-
-std::optional<Topology> topology_named(std::string_view name) {
-  for (const auto& [v, n] : kTopologies)
-    if (n == name) return v;
-  return std::nullopt;
-}
-
-std::string names_of_topologies() {
-  std::string out;
-  for (const auto& [v, n] : kTopologies) out += (out.empty() ? "" : ", ") + std::string(n);
-  return out;
+  return topology_names().name(t);
 }
 
 std::vector<int> ladder_steps(int node_count) {

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "harness/name_table.hpp"
+
 namespace preflight::comm {
 
 enum class Topology {
@@ -17,9 +19,8 @@ enum class Topology {
   kLadder,  // one layout per step: the ranks of the first 1, 2, 4, ... nodes, then all nodes
 };
 
+const NameTable<Topology>& topology_names();
 std::string_view name_of(Topology t);
-std::optional<Topology> topology_named(std::string_view name);
-std::string names_of_topologies();
 
 struct Layout {
   Topology topology = Topology::kWorld;

@@ -162,6 +162,28 @@ double ConfigNode::duration(const std::string& key, double fallback_s) const {
   }
 }
 
+bool ConfigNode::boolean(const std::string& key, bool fallback) const {
+  if (!has(key)) return fallback;
+  const std::string v = scalar(key, "true or false");
+  if (v == "true" || v == "yes" || v == "on" || v == "1") return true;
+  if (v == "false" || v == "no" || v == "off" || v == "0") return false;
+  fail(key, "true or false", "'" + v + "'");
+}
+
+std::vector<int> ConfigNode::integer_list(const std::string& key, int min, int max) const {
+  std::vector<int> out;
+  if (!has(key)) return out;
+  for (const auto& text : string_list(key, {})) {
+    int v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || end != text.data() + text.size() || v < min || v > max)
+      fail(key, fmt::format("whole numbers from {} to {}", min, max), "'" + text + "'");
+    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 std::vector<std::string> ConfigNode::string_list(const std::string& key,
                                                  const std::vector<std::string>& fallback) const {
   if (!has(key)) return fallback;

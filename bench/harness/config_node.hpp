@@ -41,6 +41,9 @@ class ConfigNode {
                        std::int64_t max) const;
   double number(const std::string& key, double fallback, double min, double max) const;
   double duration(const std::string& key, double fallback_s) const;  // "200ms", "2m", 0.5
+  bool boolean(const std::string& key, bool fallback) const;  // true/false, yes/no, on/off, 1/0
+  // Whole numbers from min to max, written as a list or comma-separated; sorted, each once.
+  std::vector<int> integer_list(const std::string& key, int min, int max) const;
   // A list of strings, written as a YAML list or as one comma-separated string.
   std::vector<std::string> string_list(const std::string& key,
                                        const std::vector<std::string>& fallback) const;

@@ -1,6 +1,8 @@
 #include "harness/environment.hpp"
 
 #include <mpi.h>
+
+#include <fmt/format.h>
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -116,6 +118,20 @@ std::vector<RankEnvironment> gather_environment(const RankContext& ctx) {
   for (const auto& text : gather_strings(ctx.world, to_json(local_environment(ctx)).dump(), 0))
     all.push_back(from_json(nlohmann::json::parse(text)));
   return all;
+}
+
+void print_environment(const std::vector<RankEnvironment>& env) {
+  fmt::print("{:>5} {:<20} {:>4} {:>5} {:<28} {:>5} {:>8} {:<22} {:<16} {}\n", "rank", "host",
+             "node", "local", "cpu", "cores", "mem(GiB)", "kernel", "mpi", "gpu");
+  for (const auto& e : env) {
+    const std::string gpu =
+        e.gpu_count > 0 ? fmt::format("{} {} (driver {}, CUDA {}, NCCL {})", e.gpu_model,
+                                      e.gpu_uuid, e.gpu_driver, e.cuda_runtime, e.nccl_version)
+                        : fmt::format("none ({})", e.gpu_note);
+    fmt::print("{:>5} {:<20} {:>4} {:>5} {:<28.28} {:>5} {:>8.1f} {:<22.22} {:<16.16} {}\n", e.rank,
+               e.host, e.node, e.local_rank, e.cpu_model, e.cpu_cores,
+               static_cast<double>(e.memory_bytes) / (1 << 30), e.kernel, e.mpi_library, gpu);
+  }
 }
 
 }  // namespace preflight

@@ -31,4 +31,7 @@ RankEnvironment local_environment(const RankContext& ctx);
 // Collective; rank 0 gets every rank's environment in rank order, the others nothing.
 std::vector<RankEnvironment> gather_environment(const RankContext& ctx);
 
+// The table `preflight env` prints, one line per rank.
+void print_environment(const std::vector<RankEnvironment>& env);
+
 }  // namespace preflight

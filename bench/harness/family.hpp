@@ -13,12 +13,14 @@
 
 namespace preflight {
 
-// One key of a family's benchmark entry and the command-line flag that sets it.
+// One key of a family's benchmark entry and the command-line flag that sets it: what the
+// command line and the campaign reader need to know of an option. A family declares its
+// options once, as an OptionTable (harness/options.hpp), and options() returns its specs.
 struct OptionSpec {
   std::string key;    // in YAML: benchmarks[i].<key>
   std::string flags;  // for CLI11, e.g. "-d,--dtype"
-  std::string help;
-  bool list = false;  // a list of names (comma-separated on the command line)
+  std::string help;   // the whole --help text, allowed values and default included
+  bool list = false;  // a list (comma-separated on the command line)
 };
 
 class Family {
@@ -29,8 +31,9 @@ class Family {
   virtual std::vector<OptionSpec> options() const = 0;
   // Reads and checks the family's keys of one benchmark entry (the keys every entry has,
   // name, family and timing, are the harness's); throws UsageError at the key's position.
+  // With an OptionTable: table.read(entry, config), then the rules between keys.
   virtual void configure(const ConfigNode& entry) = 0;
-  // The effective configuration, recorded in the results.
+  // The effective configuration, recorded in the results (table.json(config)).
   virtual nlohmann::json config() const = 0;
   // Collective over ctx.world: every rank makes the same cases in the same order. May be
   // called more than once (variants, repetitions); each call makes fresh cases.

@@ -25,22 +25,13 @@ constexpr std::array kStates = {
 
 }  // namespace
 
+const NameTable<CacheState>& cache_state_names() {
+  static constexpr NameTable<CacheState> table{kStates};
+  return table;
+}
+
 std::string_view name_of(CacheState s) {
-  for (const auto& [v, n] : kStates)
-    if (v == s) return n;
-  return "?";
-}
-
-std::optional<CacheState> cache_state_named(std::string_view name) {
-  for (const auto& [v, n] : kStates)
-    if (n == name) return v;
-  return std::nullopt;
-}
-
-std::string names_of_cache_states() {
-  std::string out;
-  for (const auto& [v, n] : kStates) out += (out.empty() ? "" : ", ") + std::string(n);
-  return out;
+  return cache_state_names().name(s);
 }
 
 bool evicts(CacheState s) {

@@ -9,13 +9,14 @@
 #include <string_view>
 #include <vector>
 
+#include "harness/name_table.hpp"
+
 namespace preflight::storage {
 
 enum class CacheState { kDirect, kEvicted, kOtherNode, kWarm };
 
+const NameTable<CacheState>& cache_state_names();
 std::string_view name_of(CacheState s);
-std::optional<CacheState> cache_state_named(std::string_view name);
-std::string names_of_cache_states();
 // Whether the state evicts the reader's own cache before each iteration: all but warm.
 bool evicts(CacheState s);
 

@@ -59,12 +59,9 @@ class Engine {
   virtual void run(const ReadJob& job, Completions& out) = 0;
 };
 
-// Defined one per file: psync_engine.cpp, uring_engine.cpp, mmap_engine.cpp.
-std::unique_ptr<Engine> make_psync_engine();
-std::unique_ptr<Engine> make_uring_engine();
-std::unique_ptr<Engine> make_mmap_engine();
-
-// The engine table (engines.cpp): name -> maker; nullptr for an unknown name.
+// The engine table (engines.cpp): name -> maker; nullptr for an unknown name. Each engine is
+// one file (psync_engine.cpp, uring_engine.cpp, mmap_engine.cpp) defining its maker, which
+// engines.cpp declares and lists.
 std::unique_ptr<Engine> make_engine(std::string_view name);
 std::vector<std::string> engine_names();
 bool engine_supports_direct(std::string_view name);

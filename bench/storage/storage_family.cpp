@@ -4,11 +4,12 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <charconv>
+#include <array>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
 
+#include "harness/options.hpp"
 #include "harness/sizes.hpp"
 #include "harness/usage_error.hpp"
 #include "storage/cache_state.hpp"
@@ -21,19 +22,20 @@ namespace {
 
 constexpr std::uint64_t kPage = 4096;
 
+// The family's configuration after reading and checking. The defaults are the option table's.
 struct StorageConfig {
   std::string dir;
   std::string dataset_id;  // empty: derived from the ranks and the size
-  std::vector<std::string> engines = {"psync"};
-  std::vector<CacheState> caches = {CacheState::kEvicted};
-  std::vector<bool> random = {false};
-  std::vector<bool> shared = {false};
-  std::vector<std::uint64_t> block_sizes = {1 << 20};
-  std::uint64_t size = 64 << 20;
-  std::vector<int> queue_depths = {1};
-  std::vector<int> threads = {1};
+  std::vector<std::string> engines;
+  std::vector<CacheState> caches;
+  std::vector<bool> random;
+  std::vector<bool> shared;
+  std::vector<std::uint64_t> block_sizes;
+  std::uint64_t size = 0;
+  std::vector<int> queue_depths;
+  std::vector<int> threads;
   double stonewall_s = 0;
-  double interval_s = 0.1;
+  double interval_s = 0;
   std::vector<int> scale_ranks_per_node;  // empty: every rank of each node
   bool node_ladder = false;
   bool verify = false;
@@ -45,44 +47,98 @@ std::string default_dir() {
   return t != nullptr && *t != 0 ? std::string(t) : std::string("/var/tmp");
 }
 
-bool read_bool(const ConfigNode& entry, const std::string& key, bool fallback) {
-  if (!entry.has(key)) return fallback;
-  const std::string v = entry.string(key, "");
-  if (v == "true" || v == "yes" || v == "on" || v == "1") return true;
-  if (v == "false" || v == "no" || v == "off" || v == "0") return false;
-  entry.fail(key, "true or false", "'" + v + "'");
-}
+constexpr std::array kAccess = {
+    std::pair{false, std::string_view("sequential")},
+    std::pair{true, std::string_view("random")},
+};
+constexpr std::array kFileLayouts = {
+    std::pair{false, std::string_view("file-per-rank")},
+    std::pair{true, std::string_view("shared")},
+};
 
-std::vector<int> read_ints(const ConfigNode& entry, const std::string& key,
-                           const std::vector<int>& fallback, int min, int max) {
-  if (!entry.has(key)) return fallback;
-  std::vector<int> out;
-  for (const auto& text : entry.string_list(key, {})) {
-    int v = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (ec != std::errc() || end != text.data() + text.size() || v < min || v > max)
-      entry.fail(key, fmt::format("whole numbers from {} to {}", min, max), "'" + text + "'");
-    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-template <typename T>
-std::vector<T> read_choices(const ConfigNode& entry, const std::string& key,
-                            const std::vector<std::string>& fallback,
-                            const std::vector<std::pair<std::string, std::vector<T>>>& names) {
-  std::vector<T> out;
-  std::string allowed;
-  for (const auto& [n, v] : names) allowed += (allowed.empty() ? "" : ", ") + n;
-  for (const auto& item : entry.string_list(key, fallback)) {
-    const auto it =
-        std::find_if(names.begin(), names.end(), [&](const auto& p) { return p.first == item; });
-    if (it == names.end()) entry.fail(key, "one of " + allowed, "'" + item + "'");
-    for (const T& v : it->second)
-      if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
-  }
-  return out;
+const OptionTable<StorageConfig>& options_table() {
+  using C = StorageConfig;
+  static const OptionTable<C> table({
+      opt::text({.key = "dir",
+                 .flags = "--dir",
+                 .help = "Directory on the storage to measure; the data set goes in "
+                         "<dir>/preflight-<id>/",
+                 .default_value = default_dir(),
+                 .shown_default = "$TMPDIR, else /var/tmp"},
+                &C::dir),
+      opt::text({.key = "dataset",
+                 .flags = "--dataset",
+                 .help = "Data set id: <dir>/preflight-<id>/",
+                 .shown_default = "<ranks>r-<size>"},
+                &C::dataset_id),
+      opt::names(
+          {.key = "engines", .flags = "--engine", .help = "I/O engines", .default_value = "psync"},
+          &C::engines, engine_names()),
+      opt::names(
+          {.key = "cache", .flags = "--cache", .help = "Cache states", .default_value = "evicted"},
+          &C::caches, cache_state_names()),
+      opt::names(
+          {.key = "access", .flags = "--access", .help = "Access", .default_value = "sequential"},
+          &C::random, NameTable<bool>{kAccess}, "both"),
+      opt::names({.key = "file_layout",
+                  .flags = "--file-layout",
+                  .help = "File layout",
+                  .default_value = "file-per-rank"},
+                 &C::shared, NameTable<bool>{kFileLayouts}, "both"),
+      opt::sizes({.key = "block_sizes",
+                  .flags = "--block-sizes",
+                  .help = "Bytes per read, multiples of 4K: 1M, 4K,64K,1M, 4K:1M:x4",
+                  .default_value = "1M"},
+                 &C::block_sizes),
+      opt::size({.key = "size",
+                 .flags = "--size",
+                 .help = "Bytes each rank reads (its file or its segment of the shared file)",
+                 .default_value = "64M"},
+                &C::size),
+      opt::integers({.key = "queue_depths",
+                     .flags = "--queue-depth",
+                     .help = "Reads in flight per thread, io_uring only",
+                     .default_value = "1"},
+                    &C::queue_depths, 1, 4096),
+      opt::integers({.key = "threads",
+                     .flags = "--threads",
+                     .help = "Reader threads per rank",
+                     .default_value = "1"},
+                    &C::threads, 1, 256),
+      opt::duration({.key = "stonewall",
+                     .flags = "--stonewall",
+                     .help = "Time-bound each read, e.g. 5s; 0 reads all of size",
+                     .default_value = "0",
+                     .record = "stonewall_s"},
+                    &C::stonewall_s, 0, "0 (off) or a positive duration"),
+      opt::duration({.key = "interval",
+                     .flags = "--interval",
+                     .help = "Interval of the per-rank bandwidth series",
+                     .default_value = "100ms",
+                     .record = "interval_s"},
+                    &C::interval_s, 0.001, "a duration of at least 1ms, e.g. 100ms"),
+      opt::integers({.key = "scale_ranks_per_node",
+                     .flags = "--scale-ranks-per-node",
+                     .help = "Also run with only the first N ranks of each node, e.g. 1,2,4",
+                     .shown_default = "all"},
+                    &C::scale_ranks_per_node, 1, 1 << 20),
+      opt::boolean({.key = "node_ladder",
+                    .flags = "--node-ladder",
+                    .help = "Also run on 1, 2, 4, ... nodes",
+                    .default_value = "false"},
+                   &C::node_ladder),
+      opt::boolean({.key = "verify",
+                    .flags = "--verify",
+                    .help = "Check every block's pattern before timing",
+                    .default_value = "false"},
+                   &C::verify),
+      opt::boolean({.key = "keep",
+                    .flags = "--keep",
+                    .help = "Keep the data set for later runs",
+                    .default_value = "false"},
+                   &C::keep),
+  });
+  return table;
 }
 
 bool valid_id(const std::string& id) {
@@ -144,75 +200,18 @@ class StorageFamily final : public Family {
     return "read throughput from every rank (psync, io_uring, mmap) with proof of cache state";
   }
 
-  std::vector<OptionSpec> options() const override {
-    return {
-        {"dir", "--dir",
-         "Directory on the storage to measure; the data set goes in <dir>/preflight-<id>/ "
-         "($TMPDIR, else /var/tmp)",
-         false},
-        {"dataset", "--dataset", "Data set id: <dir>/preflight-<id>/ (<ranks>r-<size>)", false},
-        {"engines", "--engine",
-         fmt::format("I/O engines: {} (psync)", fmt::join(engine_names(), ", ")), true},
-        {"cache", "--cache", "Cache states: " + names_of_cache_states() + " (evicted)", true},
-        {"access", "--access", "sequential, random or both (sequential)", true},
-        {"file_layout", "--file-layout", "file-per-rank, shared or both (file-per-rank)", true},
-        {"block_sizes", "--block-sizes",
-         "Bytes per read, multiples of 4K: 1M, 4K,64K,1M, 4K:1M:x4 (1M)", false},
-        {"size", "--size",
-         "Bytes each rank reads (its file or its segment of the shared file) (64M)", false},
-        {"queue_depths", "--queue-depth", "Reads in flight per thread, io_uring only (1)", true},
-        {"threads", "--threads", "Reader threads per rank (1)", true},
-        {"stonewall", "--stonewall", "Time-bound each read, e.g. 5s; 0 reads all of size (0)",
-         false},
-        {"interval", "--interval", "Interval of the per-rank bandwidth series (100ms)", false},
-        {"scale_ranks_per_node", "--scale-ranks-per-node",
-         "Also run with only the first N ranks of each node, e.g. 1,2,4 (all)", true},
-        {"node_ladder", "--node-ladder", "Also run on 1, 2, 4, ... nodes: true or false (false)",
-         false},
-        {"verify", "--verify", "Check every block's pattern before timing: true or false (false)",
-         false},
-        {"keep", "--keep", "Keep the data set for later runs: true or false (false)", false},
-    };
-  }
+  std::vector<OptionSpec> options() const override { return options_table().specs(); }
 
+  // The table reads and checks each key; what remains are the rules between keys.
   void configure(const ConfigNode& entry) override {
     StorageConfig c;
-    c.dir = entry.string("dir", default_dir());
+    options_table().read(entry, c);
     if (c.dir.empty()) entry.fail("dir", "a directory", "an empty string");
     c.dir = std::filesystem::absolute(c.dir).lexically_normal().string();
     if (c.dir.size() > 1 && c.dir.back() == '/') c.dir.pop_back();
-    c.dataset_id = entry.string("dataset", "");
     if (entry.has("dataset") && !valid_id(c.dataset_id))
       entry.fail("dataset", "a name of letters, digits, '-', '_' and '.' (it names a directory)",
                  "'" + c.dataset_id + "'");
-    c.engines.clear();
-    for (const auto& e : entry.string_list("engines", {"psync"})) {
-      if (!make_engine(e))
-        entry.fail("engines", fmt::format("one of {}", fmt::join(engine_names(), ", ")),
-                   "'" + e + "'");
-      if (std::find(c.engines.begin(), c.engines.end(), e) == c.engines.end())
-        c.engines.push_back(e);
-    }
-    c.caches.clear();
-    for (const auto& s : entry.string_list("cache", {"evicted"})) {
-      const auto state = cache_state_named(s);
-      if (!state) entry.fail("cache", "one of " + names_of_cache_states(), "'" + s + "'");
-      if (std::find(c.caches.begin(), c.caches.end(), *state) == c.caches.end())
-        c.caches.push_back(*state);
-    }
-    c.random =
-        read_choices<bool>(entry, "access", {"sequential"},
-                           {{"sequential", {false}}, {"random", {true}}, {"both", {false, true}}});
-    c.shared = read_choices<bool>(
-        entry, "file_layout", {"file-per-rank"},
-        {{"file-per-rank", {false}}, {"shared", {true}}, {"both", {false, true}}});
-    try {
-      if (entry.has("block_sizes"))
-        c.block_sizes = parse_sweep(entry.string("block_sizes", ""), entry.where("block_sizes"));
-      if (entry.has("size")) c.size = parse_size(entry.string("size", ""), entry.where("size"));
-    } catch (const YAML::Exception& e) {
-      throw UsageError(fmt::format("{}: {}", entry.where(), e.what()));
-    }
     for (std::uint64_t b : c.block_sizes)
       if (b < kPage || b % kPage != 0 || b > (1ull << 30))
         entry.fail("block_sizes",
@@ -223,19 +222,6 @@ class StorageFamily final : public Family {
       if (c.size % b != 0)
         entry.fail("size", fmt::format("a multiple of every block size (here {})", format_bytes(b)),
                    format_bytes(c.size));
-    c.queue_depths = read_ints(entry, "queue_depths", {1}, 1, 4096);
-    c.threads = read_ints(entry, "threads", {1}, 1, 256);
-    c.stonewall_s = entry.duration("stonewall", 0);
-    if (c.stonewall_s < 0)
-      entry.fail("stonewall", "0 (off) or a positive duration", entry.string("stonewall", ""));
-    c.interval_s = entry.duration("interval", 0.1);
-    if (!(c.interval_s >= 0.001))
-      entry.fail("interval", "a duration of at least 1ms, e.g. 100ms",
-                 entry.string("interval", ""));
-    c.scale_ranks_per_node = read_ints(entry, "scale_ranks_per_node", {}, 1, 1 << 20);
-    c.node_ladder = read_bool(entry, "node_ladder", false);
-    c.verify = read_bool(entry, "verify", false);
-    c.keep = read_bool(entry, "keep", false);
 
     const bool direct =
         std::find(c.caches.begin(), c.caches.end(), CacheState::kDirect) != c.caches.end();
@@ -259,28 +245,7 @@ class StorageFamily final : public Family {
     config_ = c;
   }
 
-  nlohmann::json config() const override {
-    std::vector<std::string> caches, access, layouts;
-    for (auto s : config_.caches) caches.emplace_back(name_of(s));
-    for (bool r : config_.random) access.emplace_back(r ? "random" : "sequential");
-    for (bool s : config_.shared) layouts.emplace_back(s ? "shared" : "file-per-rank");
-    return {{"dir", config_.dir},
-            {"dataset", config_.dataset_id},
-            {"engines", config_.engines},
-            {"cache", caches},
-            {"access", access},
-            {"file_layout", layouts},
-            {"block_sizes", config_.block_sizes},
-            {"size", config_.size},
-            {"queue_depths", config_.queue_depths},
-            {"threads", config_.threads},
-            {"stonewall_s", config_.stonewall_s},
-            {"interval_s", config_.interval_s},
-            {"scale_ranks_per_node", config_.scale_ranks_per_node},
-            {"node_ladder", config_.node_ladder},
-            {"verify", config_.verify},
-            {"keep", config_.keep}};
-  }
+  nlohmann::json config() const override { return options_table().json(config_); }
 
   std::vector<std::unique_ptr<Case>> make_cases(const RankContext& ctx) override {
     const auto& c = config_;

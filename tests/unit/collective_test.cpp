@@ -28,10 +28,10 @@ TEST(Chunks, WholeBufferSplitForGatherScatterAndAllToAll) {
 }
 
 TEST(Names, RoundTrip) {
-  for (Collective c : all_collectives()) EXPECT_EQ(collective_named(name_of(c)), c);
-  EXPECT_EQ(dtype_named("float64"), DType::kFloat64);
-  EXPECT_EQ(redop_named("max"), RedOp::kMax);
-  EXPECT_FALSE(collective_named("allreduc").has_value());
+  for (Collective c : all_collectives()) EXPECT_EQ(collective_names().parse(name_of(c)), c);
+  EXPECT_EQ(dtype_names().parse("float64"), DType::kFloat64);
+  EXPECT_EQ(redop_names().parse("max"), RedOp::kMax);
+  EXPECT_FALSE(collective_names().parse("allreduc").has_value());
   EXPECT_EQ(size_of(DType::kUInt64), 8u);
   EXPECT_TRUE(reduces(Collective::kReduceScatter));
   EXPECT_FALSE(reduces(Collective::kAllGather));

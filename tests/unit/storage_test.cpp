@@ -71,10 +71,10 @@ TEST(StoragePattern, NamesFileAndOffsetAndCatchesOneBadWord) {
 TEST(StorageCacheState, NamesRoundTripAndOnlyWarmKeepsTheCache) {
   for (auto s :
        {CacheState::kDirect, CacheState::kEvicted, CacheState::kOtherNode, CacheState::kWarm}) {
-    EXPECT_EQ(cache_state_named(name_of(s)), s);
+    EXPECT_EQ(cache_state_names().parse(name_of(s)), s);
     EXPECT_EQ(evicts(s), s != CacheState::kWarm);
   }
-  EXPECT_FALSE(cache_state_named("cold"));
+  EXPECT_FALSE(cache_state_names().parse("cold"));
 }
 
 TEST(StorageEngines, TableAndCapabilities) {

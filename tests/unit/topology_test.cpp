@@ -48,8 +48,8 @@ TEST(Layouts, UnevenNodes) {
 }
 
 TEST(Topologies, Names) {
-  EXPECT_EQ(topology_named("rail"), Topology::kRail);
-  EXPECT_FALSE(topology_named("ring").has_value());
+  EXPECT_EQ(topology_names().parse("rail"), Topology::kRail);
+  EXPECT_FALSE(topology_names().parse("ring").has_value());
 }
 
 }  // namespace

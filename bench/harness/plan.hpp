@@ -1,0 +1,40 @@
+// From a campaign to what runs: the config every rank reads, the planned cases (dry run: the
+// list), and the results file to write or to complete (--resume), agreed on by every rank.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/campaign.hpp"
+#include "harness/environment.hpp"
+#include "harness/hdf5_sink.hpp"
+#include "harness/rank_context.hpp"
+#include "harness/runner.hpp"
+
+namespace preflight {
+
+// Rank 0 reads the config and shares its text, so every rank parses the very same bytes
+// (the file need not be visible from every node) and meets any error at the same point.
+std::string shared_config_text(const std::string& path, const RankContext& ctx);
+
+// Cases are made once per variant and benchmark (a variant's environment may change how a
+// backend connects) and shared by the repetitions, so communicators are not multiplied.
+std::vector<PlannedCase> plan_cases(Campaign& campaign, const RankContext& ctx);
+
+// The dry run's list of cases.
+void print_plan(const std::vector<PlannedCase>& plan, const RankContext& ctx);
+
+// Why a file cannot be resumed by this campaign on this job, or "" when it can.
+std::string resume_mismatch(const std::string& path, const ExistingCases& existing,
+                            const RunInfo& run, const std::vector<PlannedCase>& plan);
+
+// Rank 0 opens the results file (`output`, new, or `resume`, one to complete; either may be
+// empty); every rank learns whether that worked and, on resume, which cases are done (into
+// controls), before anything runs. Throws UsageError on every rank when it cannot.
+std::unique_ptr<Hdf5Sink> open_results(const std::string& output, const std::string& resume,
+                                       const RunInfo& run, const std::vector<RankEnvironment>& env,
+                                       const std::vector<PlannedCase>& plan, const RankContext& ctx,
+                                       RunControls& controls);
+
+}  // namespace preflight

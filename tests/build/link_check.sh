@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Each dependency links only where it is used: liburing into the storage family (its io_uring
+# engine) and the executables made with it, never into the harness or the comm family; and
+# the serial HDF5 alone, never next to a parallel one.
+# link_check.sh NINJA BUILD_DIR PREFLIGHT PREFLIGHT_REPORT
+set -uo pipefail
+ninja=$1 build=$2 preflight=$3 report=$4
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+link_line() { "$ninja" -C "$build" -t commands "$1" | tail -1; }
+
+probe=$(link_line comm_only_probe)
+[[ $probe == *libpreflight_comm.a* ]] || fail "comm_only_probe does not link libpreflight_comm.a: $probe"
+[[ $probe == *uring* ]] && fail "comm_only_probe (harness + comm) links liburing: $probe"
+[[ $probe == *libpreflight_storage* ]] && fail "comm_only_probe links the storage family: $probe"
+
+main=$(link_line preflight)
+[[ $main == *uring* ]] || fail "preflight's link line lacks liburing (the io_uring engine needs it): $main"
+[[ $(link_line preflight-report) == *uring* ]] && fail "preflight-report links liburing"
+
+# The static libraries: only preflight_storage holds the io_uring engine's object.
+for lib in harness comm storage; do
+  a=$build/bench/libpreflight_$lib.a
+  [[ -f $a ]] || { fail "$a missing"; continue; }
+  undefined=$(nm "$a" 2>/dev/null | grep ' U io_uring_')
+  if [[ -n $undefined ]]; then
+    [[ $lib == storage ]] || fail "libpreflight_$lib.a calls io_uring"
+  else
+    [[ $lib == storage ]] && fail "libpreflight_storage.a has no io_uring engine"
+  fi
+done
+
+for exe in "$preflight" "$report"; do
+  libs=$(ldd "$exe" | grep -o 'libhdf5[^ ]*' | sort -u | tr '\n' ' ')
+  [[ $libs == *openmpi* || $libs == *mpich* ]] && fail "$(basename "$exe") loads a parallel HDF5: $libs"
+  echo "$(basename "$exe"): HDF5 ${libs:-none}"
+done
+[[ $(ldd "$preflight") == *liburing* ]] || fail "preflight does not load liburing"
+[[ $(ldd "$report") == *liburing* ]] && fail "preflight-report loads liburing"
+[[ $(ldd "$report") == *libmpi* ]] && fail "preflight-report loads MPI"
+
+echo "comm_only_probe: $(echo "$probe" | grep -o 'lib[a-z_0-9]*\.\(a\|so\)' | sort -u | tr '\n' ' ')"
+[[ $failures -eq 0 ]] && echo "link check: ok"
+[[ $failures -eq 0 ]]
