@@ -25,7 +25,7 @@ damage version 'f.attrs["schema_version"] = 99'
 damage no_environment 'del f["environment"]'
 damage no_column 'del f["cases/000000/stats/time_median"]'
 damage no_status 'del f["cases/000001"].attrs["status"]'
-damage short_column 'd = f["cases/000002/stats/busbw"]; v = d[:-1]; del f["cases/000002/stats/busbw"]; f["cases/000002/stats/busbw"] = v'
+damage short_column 'd = f["cases/000002/stats/busbw"]; v = d[:-1]; a = dict(d.attrs); del f["cases/000002/stats/busbw"]; f["cases/000002/stats/busbw"] = v; f["cases/000002/stats/busbw"].attrs.update(a)'
 damage no_world_size 'del f.attrs["world_size"]'
 head -c 3000 "$good" >"$work/truncated.h5"
 head -c $(($(stat -c %s "$good") / 2)) "$good" >"$work/half.h5"

@@ -11,12 +11,17 @@ set -uo pipefail
 bin=$1 report=$2 work=$3 trials=${4:-3}
 source "$(dirname "$0")/../faults/common.sh"
 rm -rf "$work" && mkdir -p "$work"
-run() {  # run OUT [extra flags]
-  local out=$1
-  shift
-  mpirun -np 4 "$bin" pace --ranks-per-node 1 --units 500,2000 --iters 40 --min-iters 20 \
-    --budget 0.3s --scaling aggregate "$@" -o "$out" >"$out.log" 2>&1 ||
-    { fail "preflight_test_family $* failed"; tail -20 "$out.log"; }
+run() {  # run OUT [slow rank]: 3 repetitions, so that a regression is judged against the
+  # run-to-run noise they show, not against the iterations of one run
+  local out=$1 slow=${2:--1}
+  cat >"$out.yaml" <<YAML
+campaign: {name: pace-test, ranks_per_node: 1, repetitions: 3}
+timing: {warmup: 2, min_iters: 20, max_iters: 40, budget: 0.1s, batch_blocks: 2}
+benchmarks:
+  - {name: pace, family: pace, units: [2000, 8000], scaling: aggregate, slow_rank: $slow}
+YAML
+  mpirun -np 4 "$bin" run "$out.yaml" -o "$out" >"$out.log" 2>&1 ||
+    { fail "preflight_test_family run $out.yaml failed"; tail -20 "$out.log"; }
 }
 named() {  # named FILE: the outliers the JSON verdict names, one "kind name ranks" a line
   /usr/bin/python3 -c '
@@ -35,7 +40,7 @@ json.dump({"outliers": out}, open(sys.argv[1], "w"))' "$2"
 
 planted_ok=0 clean_ok=0 same_ok=0
 for t in $(seq 1 "$trials"); do
-  run "$work/planted$t.h5" --slow-rank 2
+  run "$work/planted$t.h5" 2
   run "$work/clean$t.h5"
   outliers_json "$work/planted$t.h5" "$work/planted$t.outliers.json"
   outliers_json "$work/clean$t.h5" "$work/clean$t.outliers.json"
@@ -88,13 +93,13 @@ def check(cond, what):
 scaling = [s for s in d["scaling"] if s["metric"] == "units_per_s"]
 check(len(scaling) == 2 and all(s["aggregate"] for s in scaling), f"two aggregate scaling series of units_per_s: {scaling}")
 check(all([p["ranks"] for p in s["points"]] == [1, 2, 4] for s in scaling), "scaling over 1, 2, 4 ranks")
-check(sorted(s["band"] for s in scaling) == ["2000 units", "500 units"], "one series per point (each_point bands)")
+check(sorted(s["band"] for s in scaling) == ["2000 units", "8000 units"], "one series per point (each_point bands)")
 rule = [c for c in d["checks"] if c["rule"] == "pace throughput"]
-check(len(rule) == 6 and all(c["verdict"] == "pass" for c in rule), f"the rule judged at 6 points: {rule}")
+check(len(rule) == 18 and all(c["verdict"] == "pass" for c in rule), f"the rule judged at 6 points x 3 repetitions: {len(rule)}")
 check(all(c["metric"] == "units_per_s" for c in rule), "the rule's metric")
 slower = [p for s in d["regressions"] for p in s["changed"] if p["verdict"] == "slower"]
-check(len(slower) == 2 and all(p["case"].startswith("pace aggregate 4 nodes") for p in slower),
-      f"the planted run is slower than the clean one where rank 2 ran, at both points: {slower}")
+check(len(slower) == 6 and all(p["case"].startswith("pace aggregate 4 nodes") for p in slower),
+      f"the planted run is slower than the clean one where rank 2 ran (4 nodes), at both points in 3 repetitions: {slower}")
 stages = [f["stage"] for f in d["findings"]]
 check("stragglers and hardware" in stages, f"a straggler finding: {stages}")
 straggler = [f for f in d["findings"] if f["stage"] == "stragglers and hardware"]
@@ -104,9 +109,9 @@ check("communication" in d["not_measured"], f"communication not measured: {d['no
 PY
 grep -q 'units\\_per\\_s' "$work/r.md" && grep -q 'vm/v2' "$work/r.md" && grep -q 'pace throughput' "$work/r.md" &&
   pass "Markdown: the metric, the slow node and the rule" || fail "Markdown lacks the metric, node or rule"
-[[ $(grep -c '<testcase classname="preflight.pace throughput"' "$work/r.xml") -eq 6 ]] &&
+[[ $(grep -c '<testcase classname="preflight.pace throughput"' "$work/r.xml") -eq 18 ]] &&
   grep -q 'name="results correct: 000002 pace aggregate 4 nodes"' "$work/r.xml" &&
-  pass "JUnit: the rule at 6 points and the family's cases" || fail "JUnit lacks the rule or the cases"
+  pass "JUnit: the rule at 6 points x 3 repetitions and the family's cases" || fail "JUnit lacks the rule or the cases"
 charts=$(grep -c '<title>Pace scaling: aggregate units_per_s vs ranks' "$work/r.html")
 [[ $charts -eq 2 ]] && grep -q '<svg' "$work/r.html" && pass "HTML: 2 scaling charts of units_per_s" ||
   fail "HTML: $charts scaling charts of units_per_s, expected 2"
