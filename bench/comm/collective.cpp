@@ -1,5 +1,7 @@
 #include "comm/collective.hpp"
 
+#include "comm/collective_traits.hpp"
+
 #include <algorithm>
 #include <array>
 #include <utility>
@@ -7,15 +9,22 @@
 namespace preflight::comm {
 namespace {
 
-constexpr std::array kCollectives = {
-    std::pair{Collective::kAllReduce, std::string_view("allreduce")},
-    std::pair{Collective::kAllGather, std::string_view("allgather")},
-    std::pair{Collective::kReduceScatter, std::string_view("reducescatter")},
-    std::pair{Collective::kBroadcast, std::string_view("broadcast")},
-    std::pair{Collective::kReduce, std::string_view("reduce")},
-    std::pair{Collective::kAllToAll, std::string_view("alltoall")},
-    std::pair{Collective::kSendRecv, std::string_view("sendrecv")},
-};
+// The name table comes from the traits table, row i being the enum's value i.
+static_assert(kCollectiveTraits.size() == static_cast<std::size_t>(Collective::kSendRecv) + 1);
+constexpr auto kCollectives = [] {
+  std::array<std::pair<Collective, std::string_view>, kCollectiveTraits.size()> names{};
+  for (std::size_t i = 0; i < names.size(); ++i)
+    names[i] = {static_cast<Collective>(i), kCollectiveTraits[i].name};
+  return names;
+}();
+static_assert(kCollectives[static_cast<std::size_t>(Collective::kAllReduce)].second == "allreduce");
+static_assert(kCollectives[static_cast<std::size_t>(Collective::kAllGather)].second == "allgather");
+static_assert(kCollectives[static_cast<std::size_t>(Collective::kReduceScatter)].second ==
+              "reducescatter");
+static_assert(kCollectives[static_cast<std::size_t>(Collective::kBroadcast)].second == "broadcast");
+static_assert(kCollectives[static_cast<std::size_t>(Collective::kReduce)].second == "reduce");
+static_assert(kCollectives[static_cast<std::size_t>(Collective::kAllToAll)].second == "alltoall");
+static_assert(kCollectives[static_cast<std::size_t>(Collective::kSendRecv)].second == "sendrecv");
 constexpr std::array kDTypes = {
     std::pair{DType::kFloat32, std::string_view("float32")},
     std::pair{DType::kFloat64, std::string_view("float64")},
@@ -34,9 +43,12 @@ constexpr NameTable<Collective> kCollectiveNames{kCollectives};
 constexpr NameTable<DType> kDTypeNames{kDTypes};
 constexpr NameTable<RedOp> kRedOpNames{kRedOps};
 
+const CollectiveTraits& traits(Collective c) {
+  return kCollectiveTraits[static_cast<std::size_t>(c)];
+}
+
 bool chunked(Collective c) {
-  return c == Collective::kAllGather || c == Collective::kReduceScatter ||
-         c == Collective::kAllToAll;
+  return traits(c).chunked;
 }
 
 }  // namespace
@@ -77,26 +89,15 @@ std::size_t size_of(DType t) {
 }
 
 bool reduces(Collective c) {
-  return c == Collective::kAllReduce || c == Collective::kReduceScatter || c == Collective::kReduce;
+  return traits(c).reduces;
 }
 
 bool has_root(Collective c) {
-  return c == Collective::kBroadcast || c == Collective::kReduce;
+  return traits(c).has_root;
 }
 
 double bus_factor(Collective c, int n) {
-  if (n <= 0) return 0;
-  const double ranks = n;
-  switch (c) {
-    case Collective::kAllReduce:
-      return 2 * (ranks - 1) / ranks;
-    case Collective::kAllGather:
-    case Collective::kReduceScatter:
-    case Collective::kAllToAll:
-      return (ranks - 1) / ranks;
-    default:
-      return 1;
-  }
+  return n <= 0 ? 0 : traits(c).bus_factor(static_cast<double>(n));
 }
 
 std::uint64_t chunk_elements(Collective c, std::uint64_t bytes, DType t, int n) {
