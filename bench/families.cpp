@@ -1,32 +1,19 @@
+// preflight's families, one line each.
 #include "families.hpp"
 
 #include <array>
-#include <utility>
 
 #include "comm/comm_family.hpp"
 #include "storage/storage_family.hpp"
 
 namespace preflight {
-namespace {
 
-using Maker = std::unique_ptr<Family> (*)();
-constexpr std::array kFamilies = {
-    std::pair{"comm", &comm::make_comm_family},
-    std::pair{"storage", &storage::make_storage_family},
-};
-
-}  // namespace
-
-std::unique_ptr<Family> make_family(const std::string& name) {
-  for (const auto& [n, make] : kFamilies)
-    if (name == n) return make();
-  return nullptr;
-}
-
-std::vector<std::string> family_names() {
-  std::vector<std::string> names;
-  for (const auto& [n, make] : kFamilies) names.emplace_back(n);
-  return names;
+std::span<const FamilyEntry> family_table() {
+  static constexpr std::array kFamilies = {
+      FamilyEntry{"comm", &comm::make_comm_family},
+      FamilyEntry{"storage", &storage::make_storage_family},
+  };
+  return kFamilies;
 }
 
 }  // namespace preflight
