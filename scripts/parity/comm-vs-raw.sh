@@ -11,6 +11,8 @@
 # (points/<P>/samples, iteration x rank, and points/<P>/batched, block x rank).
 #   scripts/parity/comm-vs-raw.sh [BUILD_DIR]   env: REPS (9), ITERS (200), NPS ("2 4"), SIZES ("8 64K 1M 16M")
 #   e.g. the small-message check alone: SIZES=8 scripts/parity/comm-vs-raw.sh build/ci
+#   RAW_BURN_MS=N (0): the raw loop's ranks spin N ms before timing (see raw_allreduce.c), to put
+#   it on the scheduler's footing of a process that has been busy, as preflight's ranks have.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -75,7 +77,7 @@ header() {
 }
 
 rows=()
-echo "uptime at start: $(uptime)"
+echo "uptime at start: $(uptime); REPS=$reps ITERS=$iters RAW_BURN_MS=${RAW_BURN_MS:-0}"
 for np in ${NPS:-2 4}; do
   for size in ${SIZES:-8 64K 1M 16M}; do
     bytes=$(numfmt --from=iec "$size")
@@ -83,7 +85,8 @@ for np in ${NPS:-2 4}; do
     : >"$pairs"
     for ((r = 0; r < reps; r++)); do
       pf=$(preflight_times "$np" "$size")
-      raw=$(mpirun -np "$np" "$work/raw_allreduce" "$bytes" "$iters" $warmup $blocks)
+      raw=$(RAW_BURN_MS=${RAW_BURN_MS:-0} mpirun -x RAW_BURN_MS -np "$np" "$work/raw_allreduce" \
+        "$bytes" "$iters" $warmup $blocks)
       echo "$pf $raw" >>"$pairs"
     done
     target=$([[ $bytes -ge 65536 ]] && echo "±3%" || echo "±10%")

@@ -5,6 +5,11 @@
  * Prints, in seconds: the median of each (over iterations of the slowest rank's time), then the
  * mean of rank means of each (each rank's mean time, averaged over ranks: the statistic of peer
  * tools such as the OSU micro-benchmarks).
+ * RAW_BURN_MS=N (a diagnostic, default 0) keeps each rank busy for N ms before the warm-up, as
+ * preflight's ranks are (start-up, environment, results file, correctness check) before their
+ * first timed iteration. On a machine shared with other busy processes the kernel's scheduler
+ * preempts a rank that has been busy for a while far more often than one that has just woken,
+ * which shows in the mean of rank means (not in the medians).
  * usage: raw_allreduce BYTES ITERATIONS WARMUP BLOCKS */
 #include <mpi.h>
 #include <stdio.h>
@@ -45,6 +50,12 @@ int main(int argc, char** argv) {
   double* slowest = malloc(sizeof(double) * (size_t)(iterations + blocks));
   for (int i = 0; i < count; ++i) send[i] = (float)(i % 61 + 1);
 
+  const char* burn_ms = getenv("RAW_BURN_MS");
+  if (burn_ms != NULL) {
+    const double until = MPI_Wtime() + atof(burn_ms) / 1e3;
+    while (MPI_Wtime() < until) {
+    }
+  }
   for (int i = 0; i < warmup; ++i) {
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Allreduce(send, recv, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
