@@ -68,15 +68,41 @@ struct SampleView {
   const std::vector<std::vector<double>>* counters;
 };
 
+// Times an operation on the device that runs it (CUDA events on the operation's stream), for a
+// case whose operations are asynchronous: the host clock would time the launch, not the work.
+// The harness calls start() right before the first launch() it times, stop() right after the
+// last one (before wait()), and seconds() after wait(): the time between the two marks.
+class DeviceTimer {
+ public:
+  virtual ~DeviceTimer() = default;
+  virtual void start() = 0;
+  virtual void stop() = 0;
+  virtual double seconds() = 0;
+};
+
 // What one rank does for one point of a case. It owns its buffers.
+//
+// An operation is either synchronous or asynchronous. A synchronous one (MPI's blocking
+// collectives, a read) implements run() and is complete on return; launch() then runs it and
+// wait() has nothing to wait for. An asynchronous one (a kernel or NCCL call queued on a GPU
+// stream) derives from AsyncOperation and implements launch() and wait(); run() is both. The
+// harness only calls launch() and wait(): it launches N operations back to back and waits once,
+// waits after each one in the per-iteration phase, and waits before count_wrong().
 class Operation {
  public:
   virtual ~Operation() = default;
   // Writes the rank- and index-dependent input pattern.
   virtual void fill() = 0;
-  // One operation; it is complete on this rank when this returns.
+  // One operation, complete on this rank when this returns.
   virtual void run() = 0;
-  // Result elements that differ from what the pattern implies, after fill() then run().
+  // Starts one operation; it may still be running when this returns.
+  virtual void launch() { run(); }
+  // Returns when every operation launched so far is complete on this rank.
+  virtual void wait() {}
+  // The timer the harness uses instead of the host clock, or nullptr (the default): host time.
+  // Owned by the operation.
+  virtual DeviceTimer* device_timer() { return nullptr; }
+  // Result elements that differ from what the pattern implies, after fill(), launch(), wait().
   virtual std::uint64_t count_wrong() = 0;
   // Test-only fault injection: damages this rank's result so the check must catch it.
   virtual void corrupt_result() = 0;
@@ -88,6 +114,17 @@ class Operation {
   virtual std::vector<double> iteration_counters() { return {}; }
   // After the timed phase: one series per Case::series() entry, in order (any lengths).
   virtual std::vector<std::vector<double>> series() { return {}; }
+};
+
+// An operation that runs asynchronously: it implements launch() and wait(), and run() is both.
+class AsyncOperation : public Operation {
+ public:
+  void launch() override = 0;
+  void wait() override = 0;
+  void run() final {
+    launch();
+    wait();
+  }
 };
 
 // One benchmark case: a fixed set of parameters swept over points (sizes). Every rank holds

@@ -31,46 +31,64 @@ void set_phase(Watchdog* w, Phase p) {
 
 // Test-only: a planted slow node waits after each operation for `factor` times its duration,
 // as a rank with a slower GPU, memory or link would take longer. It yields while it waits, so
-// on an oversubscribed machine it does not slow the other ranks too.
-void plant_slowness(Clock::time_point start, double factor) {
-  if (factor <= 0) return;
-  const auto until = Clock::now() + (Clock::now() - start) * factor;
-  while (Clock::now() < until) std::this_thread::yield();  // leave the core to other ranks
+// on an oversubscribed machine it does not slow the other ranks too. Returns the operation's
+// time with the wait. Out of line and behind one comparison, so that without a plant the timed
+// path reads no more clocks than the two around the operation.
+[[gnu::noinline]] double plant_slowness(double elapsed, double factor) {
+  const auto begin = Clock::now();
+  const auto until = begin + std::chrono::duration_cast<Clock::duration>(
+                                 std::chrono::duration<double>(elapsed * factor));
+  auto now = begin;
+  while ((now = Clock::now()) < until) std::this_thread::yield();  // leave the core to others
+  return elapsed + seconds(begin, now);
 }
 
-// One operation started right after a barrier, timed on this rank alone. The operation's
-// untimed set-up (before_iteration) comes before that barrier; with `quiet` also after one,
-// so that no rank is still in the previous operation while another sets up.
-double timed_iteration(Operation* op, MPI_Comm world, Watchdog* w, double slow, bool quiet) {
+// `ops` operations launched right after a barrier and waited for once (ops == 1: one timed
+// iteration), timed on this rank alone: with the operation's device timer when it has one,
+// else with the host clock around the launches and the wait. Returns the time per operation.
+// This is the harness's hot path: between the two clock reads (or the device marks) there is
+// nothing but the operation's own calls, and outside them only relaxed stores of the
+// watchdog's phase.
+double timed_ops(Operation* op, DeviceTimer* timer, int ops, MPI_Comm world, Watchdog* w,
+                 double slow) {
+  set_phase(w, Phase::kBarrier);
+  MPI_Barrier(world);
+  set_phase(w, Phase::kOperation);
+  if (op == nullptr) return kNaN;
+  double elapsed = 0;
+  if (timer == nullptr) [[likely]] {
+    const auto start = Clock::now();
+    for (int i = 0; i < ops; ++i) op->launch();
+    op->wait();
+    const auto end = Clock::now();
+    elapsed = seconds(start, end);
+  } else {
+    timer->start();
+    for (int i = 0; i < ops; ++i) op->launch();
+    timer->stop();
+    op->wait();
+    elapsed = timer->seconds();
+  }
+  if (slow > 0) [[unlikely]]
+    elapsed = plant_slowness(elapsed, slow);
+  return elapsed / ops;
+}
+
+// One timed iteration. The operation's untimed set-up (before_iteration) comes before the
+// barrier; with `quiet` also after one, so that no rank is still in the previous operation
+// while another sets up.
+double timed_iteration(Operation* op, DeviceTimer* timer, MPI_Comm world, Watchdog* w, double slow,
+                       bool quiet) {
   if (quiet) {
     set_phase(w, Phase::kBarrier);
     MPI_Barrier(world);
     set_phase(w, Phase::kHarness);
   }
   if (op != nullptr) op->before_iteration();
-  set_phase(w, Phase::kBarrier);
-  MPI_Barrier(world);
-  set_phase(w, Phase::kOperation);
-  const auto start = Clock::now();
-  if (op != nullptr) op->run();
-  plant_slowness(start, slow);
-  const auto end = Clock::now();
-  return op != nullptr ? seconds(start, end) : kNaN;
+  return timed_ops(op, timer, 1, world, w, slow);
 }
 
-// `ops` operations back to back after one barrier; time per operation on this rank.
-double timed_block(Operation* op, int ops, MPI_Comm world, Watchdog* w, double slow) {
-  set_phase(w, Phase::kBarrier);
-  MPI_Barrier(world);
-  set_phase(w, Phase::kOperation);
-  const auto start = Clock::now();
-  if (op != nullptr)
-    for (int i = 0; i < ops; ++i) op->run();
-  plant_slowness(start, slow);
-  const auto end = Clock::now();
-  return op != nullptr ? seconds(start, end) / ops : kNaN;
-}
-
+// The correctness check: the operation waited for, then its result counted.
 std::uint64_t check_result(Operation* op, const RankContext& ctx, const RunControls& controls,
                            Watchdog* w) {
   if (op != nullptr) op->fill();
@@ -78,16 +96,19 @@ std::uint64_t check_result(Operation* op, const RankContext& ctx, const RunContr
   MPI_Barrier(ctx.world);
   set_phase(w, Phase::kOperation);
   if (op == nullptr) return 0;
-  op->run();
+  op->launch();
+  op->wait();
   set_phase(w, Phase::kHarness);
   if (ctx.rank == controls.corrupt_rank) op->corrupt_result();
   return op->count_wrong();
 }
 
-double estimate_cost(Operation* op, const RankContext& ctx, int warmup, Watchdog* w, double slow,
-                     bool quiet) {
+double estimate_cost(Operation* op, DeviceTimer* timer, const RankContext& ctx, int warmup,
+                     Watchdog* w, double slow, bool quiet) {
   std::vector<double> times;
-  for (int i = 0; i < warmup; ++i) times.push_back(timed_iteration(op, ctx.world, w, slow, quiet));
+  times.reserve(static_cast<std::size_t>(warmup));
+  for (int i = 0; i < warmup; ++i)
+    times.push_back(timed_iteration(op, timer, ctx.world, w, slow, quiet));
   double local = 0;
   if (op != nullptr && !times.empty()) {
     std::sort(times.begin(), times.end());
@@ -106,8 +127,15 @@ double estimate_cost(Operation* op, const RankContext& ctx, int warmup, Watchdog
 class CounterColumns {
  public:
   explicit CounterColumns(std::size_t n) : columns_(n) {}
+  // Inline, one comparison, for the cases that declare no counters (every collective).
   void take(Operation* op) {
-    if (columns_.empty()) return;
+    if (!columns_.empty()) [[unlikely]]
+      take_some(op);
+  }
+  const std::vector<std::vector<double>>& columns() const { return columns_; }
+
+ private:
+  [[gnu::noinline]] void take_some(Operation* op) {
     std::vector<double> v;
     if (op != nullptr) v = op->iteration_counters();
     if (op != nullptr && v.size() != columns_.size())
@@ -116,21 +144,19 @@ class CounterColumns {
     for (std::size_t i = 0; i < columns_.size(); ++i)
       columns_[i].push_back(op != nullptr ? v[i] : kNaN);
   }
-  const std::vector<std::vector<double>>& columns() const { return columns_; }
-
- private:
   std::vector<std::vector<double>> columns_;
 };
 
-std::vector<double> timed_iterations(Operation* op, const RankContext& ctx, const TimingOptions& t,
-                                     int planned, StopReason& reason, Watchdog* w, double slow,
-                                     CounterColumns& counters, bool quiet) {
+std::vector<double> timed_iterations(Operation* op, DeviceTimer* timer, const RankContext& ctx,
+                                     const TimingOptions& t, int planned, StopReason& reason,
+                                     Watchdog* w, double slow, CounterColumns& counters,
+                                     bool quiet) {
   std::vector<double> samples;
   samples.reserve(static_cast<std::size_t>(planned));
   reason = planned >= t.max_iterations ? StopReason::kMaxIterations : StopReason::kBudget;
   if (t.precision <= 0) {
     for (int i = 0; i < planned; ++i) {
-      samples.push_back(timed_iteration(op, ctx.world, w, slow, quiet));
+      samples.push_back(timed_iteration(op, timer, ctx.world, w, slow, quiet));
       counters.take(op);
     }
     return samples;
@@ -140,7 +166,7 @@ std::vector<double> timed_iterations(Operation* op, const RankContext& ctx, cons
     const int chunk = std::min(kPrecisionChunk, planned - static_cast<int>(samples.size()));
     std::vector<double> mine;
     for (int i = 0; i < chunk; ++i) {
-      mine.push_back(timed_iteration(op, ctx.world, w, slow, quiet));
+      mine.push_back(timed_iteration(op, timer, ctx.world, w, slow, quiet));
       counters.take(op);
     }
     samples.insert(samples.end(), mine.begin(), mine.end());
@@ -358,19 +384,20 @@ PointResult run_point(Case& c, std::size_t point, const RankContext& ctx,
   set_phase(w, Phase::kHarness);
   const double slow = ctx.node == controls.slow_node ? controls.slow_factor : 0;
   auto op = c.make_operation(point);
+  DeviceTimer* const timer = op != nullptr ? op->device_timer() : nullptr;
   const bool quiet = c.quiet_setup();
   PointResult p;
   p.index = point;
   const std::uint64_t wrong = check_result(op.get(), ctx, controls, w);
 
   const int planned =
-      decide_iterations(timing, estimate_cost(op.get(), ctx, timing.warmup, w, slow, quiet));
+      decide_iterations(timing, estimate_cost(op.get(), timer, ctx, timing.warmup, w, slow, quiet));
   StopReason reason = StopReason::kMaxIterations;
   p.counter_specs = c.counters();
   p.series_specs = c.series();
   CounterColumns counters(p.counter_specs.size());
   const std::vector<double> samples =
-      timed_iterations(op.get(), ctx, timing, planned, reason, w, slow, counters, quiet);
+      timed_iterations(op.get(), timer, ctx, timing, planned, reason, w, slow, counters, quiet);
   p.iterations = static_cast<int>(samples.size());
   p.stop_reason = name_of(reason);
   std::vector<std::vector<double>> series;
@@ -383,8 +410,9 @@ PointResult run_point(Case& c, std::size_t point, const RankContext& ctx,
   p.batch_blocks = back_to_back ? timing.batch_blocks : 0;
   p.batch_ops = back_to_back ? std::max(1, p.iterations / timing.batch_blocks) : 0;
   std::vector<double> batched;
+  batched.reserve(static_cast<std::size_t>(p.batch_blocks));
   for (int b = 0; b < p.batch_blocks; ++b)
-    batched.push_back(timed_block(op.get(), p.batch_ops, ctx.world, w, slow));
+    batched.push_back(timed_ops(op.get(), timer, p.batch_ops, ctx.world, w, slow));
 
   set_phase(w, Phase::kBarrier);
   p.samples = gather_matrix(samples, ctx);

@@ -223,14 +223,25 @@ void Watchdog::disarm() {
   deadline_ns_.store(0);
 }
 
-RankReport Watchdog::own_report() const {
-  return {ctx_.rank, case_.load(), point_.load(), static_cast<Phase>(phase_.load()),
-          static_cast<double>(now_ns() - phase_since_ns_.load()) / 1e9};
+void Watchdog::observe_phase() {
+  const std::uint64_t word = phase_.load(std::memory_order_relaxed);
+  if (word == seen_phase_) return;
+  seen_phase_ = word;
+  seen_since_ns_ = now_ns();
+}
+
+// Time in the phase as the thread saw it: short by up to one poll (kPollMs).
+RankReport Watchdog::own_report() {
+  observe_phase();
+  return {ctx_.rank, case_.load(), point_.load(),
+          static_cast<Phase>(seen_phase_ & (kPhaseStep - 1)),
+          static_cast<double>(now_ns() - seen_since_ns_) / 1e9};
 }
 
 void Watchdog::run() {
   while (!stop_) {
     std::this_thread::sleep_for(std::chrono::milliseconds(kPollMs));
+    observe_phase();
     const std::int64_t deadline = deadline_ns_.load();
     if (deadline == 0 || now_ns() < deadline) continue;
     if (ctx_.is_root()) {

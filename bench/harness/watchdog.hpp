@@ -57,12 +57,16 @@ class Watchdog {
   Watchdog(const Watchdog&) = delete;
   Watchdog& operator=(const Watchdog&) = delete;
 
-  // Cheap (atomic stores): called by the harness around its steps.
+  // Called by the harness around its steps.
   void arm(std::int64_t case_index, const std::string& case_name, double timeout_s);
   void disarm();
+  // On the timed path, between every barrier and operation: one relaxed store, no clock. The
+  // word holds the phase and, above it, a count of phase changes, so that the watchdog's
+  // thread, which times a phase from when it first sees it (every kPollMs), can tell a new
+  // phase from the same one. Main thread only.
   void set_phase(Phase phase) {
-    phase_.store(static_cast<int>(phase), std::memory_order_relaxed);
-    phase_since_ns_.store(now_ns(), std::memory_order_relaxed);
+    phase_changes_ += kPhaseStep;
+    phase_.store(phase_changes_ | static_cast<std::uint64_t>(phase), std::memory_order_relaxed);
   }
   void set_point(std::int64_t point) { point_.store(point, std::memory_order_relaxed); }
 
@@ -71,7 +75,8 @@ class Watchdog {
   void run();
   void report_to_root();
   void collect_and_judge();
-  RankReport own_report() const;
+  RankReport own_report();
+  void observe_phase();
 
   const RankContext& ctx_;
   OnTimeout on_timeout_;
@@ -80,8 +85,13 @@ class Watchdog {
   std::vector<std::string> root_addresses_;
   std::atomic<std::int64_t> case_{-1};
   std::atomic<std::int64_t> point_{-1};
-  std::atomic<int> phase_{0};
-  std::atomic<std::int64_t> phase_since_ns_{0};
+  static constexpr std::uint64_t kPhaseStep = 8;  // Phase takes the low 3 bits
+  std::uint64_t phase_changes_ = 0;               // the main thread's
+  // Its own cache line: the thread's polls of deadline_ns_ do not take it from the main thread.
+  alignas(64) std::atomic<std::uint64_t> phase_{0};
+  // The watchdog thread's: the phase word it saw last and when it first saw it.
+  alignas(64) std::uint64_t seen_phase_ = ~std::uint64_t{0};
+  std::int64_t seen_since_ns_ = 0;
   std::atomic<std::int64_t> deadline_ns_{0};  // 0: disarmed
   std::atomic<double> timeout_s_{0};
   std::atomic<bool> stop_{false};
