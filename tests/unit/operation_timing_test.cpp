@@ -68,6 +68,7 @@ class FakeCase final : public Case {
   std::vector<Param> point_columns(std::size_t, int) const override { return {}; }
   std::vector<Metric> metrics(std::size_t, int, double) const override { return {}; }
   std::unique_ptr<Operation> make_operation(std::size_t) override { return make_(); }
+  CaseMeaning meaning() const override { return {}; }
 
  private:
   std::function<std::unique_ptr<Operation>()> make_;
