@@ -19,9 +19,10 @@ main=$(link_line preflight)
 [[ $(link_line preflight-report) == *uring* ]] && fail "preflight-report links liburing"
 
 # The static libraries: only preflight_storage holds the io_uring engine's object.
+# (each family's library is built in its own folder, bench/<family>/).
 for lib in harness comm storage; do
-  a=$build/bench/libpreflight_$lib.a
-  [[ -f $a ]] || { fail "$a missing"; continue; }
+  a=$(find "$build/bench" -name "libpreflight_$lib.a" | head -n 1)
+  [[ -n $a ]] || { fail "libpreflight_$lib.a missing under $build/bench"; continue; }
   undefined=$(nm "$a" 2>/dev/null | grep ' U io_uring_')
   if [[ -n $undefined ]]; then
     [[ $lib == storage ]] || fail "libpreflight_$lib.a calls io_uring"
