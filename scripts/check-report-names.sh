@@ -32,9 +32,11 @@ root = pathlib.Path(sys.argv[1])
 dirs = [pathlib.Path(d) for d in sys.argv[2:]]
 
 FAMILIES = {"comm", "storage", "dataloader", "matmul", "fabric", "checkpoint", "memory", "step"}
-families_cpp = root / "bench" / "families.cpp"
-if families_cpp.exists():
-    FAMILIES |= set(re.findall(r'std::pair\{"([a-z_]+)"', families_cpp.read_text()))
+# The family tables of preflight and of the test-only build (whose family "pace" the report
+# must judge without naming it).
+for table in (root / "bench" / "families.cpp", root / "tests" / "family" / "families.cpp"):
+    if table.exists():
+        FAMILIES |= set(re.findall(r'FamilyEntry\{"([a-z_]+)"', table.read_text()))
 
 # Version-1 names (until the writer's family schema headers exist).
 BUILTIN = """
@@ -53,6 +55,8 @@ ORDINARY = {"count", "bytes", "ops", "nodes", "ranks", "ranks_per_node", "root",
 schema_dir = root / "results-schema" / "include" / "preflight" / "schema"
 headers = [h for h in sorted(schema_dir.glob("*.hpp"))
            if h.name not in ("layout.hpp", "meaning.hpp", "h5.hpp")]
+# The test family keeps its column table in its own source (tests/family/*_family.cpp).
+headers += sorted((root / "tests" / "family").glob("*_family.cpp"))
 names = set()
 if headers:
     for h in headers:
