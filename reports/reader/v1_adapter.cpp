@@ -143,29 +143,20 @@ std::string subject(const CaseData& c) {
   return name;
 }
 
-bool core_column(const std::string& name) {
+// The harness's own columns: their declaration is the one in schema::kStatsColumns, the table
+// the v2 writer writes them from; nullptr for a family's column.
+const s::Column* core_column(const std::string& name) {
   for (const auto& item : s::kStatsColumns)
-    if (item.name == name) return true;
-  return false;
+    if (item.name == name) return &item;
+  return nullptr;
 }
 
-// The core columns, as every v2 case declares them.
-void declare_core(const std::string& name, Column& column) {
-  column.direction = Direction::kNone;
-  column.per_iteration = PerIteration::kNone;
-  if (column.unit == "s") {
-    column.kind = Kind::kTime;
-    column.direction = Direction::kLower;
-    if (name == "time_median") column.per_iteration = PerIteration::kTime;
-  } else if (name == "time_cv") {  // a time_* column: kind time, as the v2 writer declares it
-    column.kind = Kind::kTime;
-    column.direction = Direction::kLower;
-  } else {
-    column.kind = column.numbers.empty() || name == "point" || name == "group" ||
-                          name == "group_ranks" || name == "stop_reason"
-                      ? Kind::kLabel
-                      : Kind::kCount;
-  }
+void declare_core(const s::Column& declared, Column& column) {
+  column.direction = declared.direction;
+  column.kind = declared.kind;
+  column.per_iteration = declared.per_iteration;
+  column.per_iteration_source = std::string(declared.per_iteration_source);
+  column.headline = declared.headline;
 }
 
 // A column of a family the table does not know: from its v1 `better` and unit.
@@ -196,8 +187,8 @@ void declare_v1(CaseData& c, std::int64_t node_count) {
   m.series = param(c, "topology");
   if (m.series.empty()) m.series = number_param(c, "ladder_nodes") > 0 ? "ladder" : "ranks";
   for (auto& [name, column] : c.stats) {
-    if (core_column(name)) {
-      declare_core(name, column);
+    if (const auto* declared = core_column(name)) {
+      declare_core(*declared, column);
       continue;
     }
     declare_other(column);

@@ -50,7 +50,7 @@ FAMILIES = {
 
 def core(name, unit):
     if name == "time_cv":
-        return ("time", "lower", "none", "")
+        return ("fraction", "lower", "none", "")
     if unit == "s":
         return ("time", "lower", "time" if name == "time_median" else "none", "")
     if name in ("point", "group", "group_ranks", "stop_reason"):

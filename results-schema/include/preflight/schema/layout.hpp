@@ -154,7 +154,7 @@ inline constexpr std::array kStatsColumns = {
     Column{"time_mean", Type::kFloat64, "s", "per-iteration time, mean", Direction::kLower,
            Kind::kTime},
     Column{"time_cv", Type::kFloat64, "", "per-iteration time, coefficient of variation",
-           Direction::kLower, Kind::kTime},
+           Direction::kLower, Kind::kFraction},
     Column{"median_ci_low", Type::kFloat64, "s", "95% confidence interval of the median, low end",
            Direction::kLower, Kind::kTime},
     Column{"median_ci_high", Type::kFloat64, "s", "95% confidence interval of the median, high end",
