@@ -6,6 +6,7 @@
 
 #include "comm/backend.hpp"
 #include "comm/expected.hpp"
+#include "cpu/page_aligned.hpp"
 #include "cpu/pattern.hpp"
 #include "harness/usage_error.hpp"
 
@@ -135,8 +136,8 @@ class MpiCollective final : public Operation {
   MPI_Datatype type_;
   MPI_Op op_;
   int count_;
-  std::vector<T> send_;
-  std::vector<T> recv_;
+  kernels::PageVector<T> send_;  // page-aligned, so that MPI's copies between them run at
+  kernels::PageVector<T> recv_;  // the memory's speed wherever the allocator put them
   bool root_;
   int next_;      // send/recv: the rank this one sends to ...
   int previous_;  // ... and the one it receives from
