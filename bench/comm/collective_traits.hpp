@@ -7,9 +7,24 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstddef>
 #include <string_view>
 
 namespace preflight::comm {
+
+// The collectives, in the order of their rows in kCollectiveTraits below: each row names its
+// value and row i must be value i (asserted after the table), so a Collective indexes the table.
+// A new collective is its value here and its row there; everything else that knows the
+// collectives (names, dispatch to a backend's call) iterates over the rows.
+enum class Collective {
+  kAllReduce,
+  kAllGather,
+  kReduceScatter,
+  kBroadcast,
+  kReduce,
+  kAllToAll,
+  kSendRecv
+};
 
 // Time of one operation of S bytes on n ranks: steps(n)·α + factor(n)·S·β. Sizes as nccl-tests
 // counts them (the whole buffer for allgather, reducescatter, alltoall).
@@ -20,6 +35,7 @@ struct AlgorithmCost {
 };
 
 struct CollectiveTraits {
+  Collective collective;  // the enum value this row describes
   std::string_view name;
   bool chunked;   // each rank holds one chunk of the buffer (allgather, reducescatter, alltoall)
   bool reduces;   // takes a reduction operator
@@ -37,6 +53,7 @@ constexpr double tree_depth(double n) {
 
 inline constexpr std::array kCollectiveTraits = {
     CollectiveTraits{
+        Collective::kAllReduce,
         "allreduce",
         false,
         true,
@@ -45,7 +62,8 @@ inline constexpr std::array kCollectiveTraits = {
         {[](double n) { return 2 * (n - 1); }, [](double n) { return 2 * (n - 1) / n; }},
         {[](double n) { return 2 * traits_detail::tree_depth(n); }, [](double) { return 2.0; }},
         "ring: 2(n-1)·α + 2(n-1)/n·S·β; tree: 2⌈log2 n⌉·α + 2·S·β (pipelined, as NCCL's)"},
-    CollectiveTraits{"allgather",
+    CollectiveTraits{Collective::kAllGather,
+                     "allgather",
                      true,
                      false,
                      false,
@@ -53,7 +71,8 @@ inline constexpr std::array kCollectiveTraits = {
                      {[](double n) { return n - 1; }, [](double n) { return (n - 1) / n; }},
                      {},
                      "ring: (n-1)·α + (n-1)/n·S·β (S the whole buffer); no tree algorithm"},
-    CollectiveTraits{"reducescatter",
+    CollectiveTraits{Collective::kReduceScatter,
+                     "reducescatter",
                      true,
                      true,
                      false,
@@ -62,6 +81,7 @@ inline constexpr std::array kCollectiveTraits = {
                      {},
                      "ring: (n-1)·α + (n-1)/n·S·β (S the whole buffer); no tree algorithm"},
     CollectiveTraits{
+        Collective::kBroadcast,
         "broadcast",
         false,
         false,
@@ -71,6 +91,7 @@ inline constexpr std::array kCollectiveTraits = {
         {[](double n) { return traits_detail::tree_depth(n); }, [](double) { return 1.0; }},
         "pipelined chain: (n-1)·α + S·β; tree: ⌈log2 n⌉·α + S·β"},
     CollectiveTraits{
+        Collective::kReduce,
         "reduce",
         false,
         true,
@@ -79,7 +100,8 @@ inline constexpr std::array kCollectiveTraits = {
         {[](double n) { return n - 1; }, [](double) { return 1.0; }},
         {[](double n) { return traits_detail::tree_depth(n); }, [](double) { return 1.0; }},
         "pipelined chain: (n-1)·α + S·β; tree: ⌈log2 n⌉·α + S·β"},
-    CollectiveTraits{"alltoall",
+    CollectiveTraits{Collective::kAllToAll,
+                     "alltoall",
                      true,
                      false,
                      false,
@@ -87,7 +109,8 @@ inline constexpr std::array kCollectiveTraits = {
                      {[](double n) { return n - 1; }, [](double n) { return (n - 1) / n; }},
                      {},
                      "pairwise: (n-1)·α + (n-1)/n·S·β (S the whole buffer); no tree algorithm"},
-    CollectiveTraits{"sendrecv",
+    CollectiveTraits{Collective::kSendRecv,
+                     "sendrecv",
                      false,
                      false,
                      false,
@@ -96,6 +119,18 @@ inline constexpr std::array kCollectiveTraits = {
                      {},
                      "α + S·β"},
 };
+
+// Row i is the enum's value i.
+static_assert([] {
+  for (std::size_t i = 0; i < kCollectiveTraits.size(); ++i)
+    if (kCollectiveTraits[i].collective != static_cast<Collective>(i)) return false;
+  return true;
+}());
+
+// The traits of a collective (every value has its row).
+constexpr const CollectiveTraits& traits_of(Collective c) {
+  return kCollectiveTraits[static_cast<std::size_t>(c)];
+}
 
 // The traits of the collective of that name; nullptr for none.
 constexpr const CollectiveTraits* traits_of(std::string_view name) {
