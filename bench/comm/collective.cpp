@@ -40,7 +40,7 @@ const CollectiveTraits& traits(Collective c) {
 }
 
 bool chunked(Collective c) {
-  return traits(c).chunked;
+  return traits(c).chunked();
 }
 
 }  // namespace
