@@ -9,22 +9,14 @@
 namespace preflight::comm {
 namespace {
 
-// The name table comes from the traits table, row i being the enum's value i.
-static_assert(kCollectiveTraits.size() == static_cast<std::size_t>(Collective::kSendRecv) + 1);
+// The name table comes from the traits table, whose row i is the enum's value i (asserted
+// beside the table).
 constexpr auto kCollectives = [] {
   std::array<std::pair<Collective, std::string_view>, kCollectiveTraits.size()> names{};
   for (std::size_t i = 0; i < names.size(); ++i)
-    names[i] = {static_cast<Collective>(i), kCollectiveTraits[i].name};
+    names[i] = {kCollectiveTraits[i].collective, kCollectiveTraits[i].name};
   return names;
 }();
-static_assert(kCollectives[static_cast<std::size_t>(Collective::kAllReduce)].second == "allreduce");
-static_assert(kCollectives[static_cast<std::size_t>(Collective::kAllGather)].second == "allgather");
-static_assert(kCollectives[static_cast<std::size_t>(Collective::kReduceScatter)].second ==
-              "reducescatter");
-static_assert(kCollectives[static_cast<std::size_t>(Collective::kBroadcast)].second == "broadcast");
-static_assert(kCollectives[static_cast<std::size_t>(Collective::kReduce)].second == "reduce");
-static_assert(kCollectives[static_cast<std::size_t>(Collective::kAllToAll)].second == "alltoall");
-static_assert(kCollectives[static_cast<std::size_t>(Collective::kSendRecv)].second == "sendrecv");
 constexpr std::array kDTypes = {
     std::pair{DType::kFloat32, std::string_view("float32")},
     std::pair{DType::kFloat64, std::string_view("float64")},
@@ -44,11 +36,11 @@ constexpr NameTable<DType> kDTypeNames{kDTypes};
 constexpr NameTable<RedOp> kRedOpNames{kRedOps};
 
 const CollectiveTraits& traits(Collective c) {
-  return kCollectiveTraits[static_cast<std::size_t>(c)];
+  return traits_of(c);
 }
 
 bool chunked(Collective c) {
-  return traits(c).chunked;
+  return traits(c).chunked();
 }
 
 }  // namespace

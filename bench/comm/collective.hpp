@@ -8,19 +8,11 @@
 #include <string_view>
 #include <vector>
 
+#include "comm/collective_traits.hpp"  // the Collective enum, beside its traits table
 #include "harness/name_table.hpp"
 
 namespace preflight::comm {
 
-enum class Collective {
-  kAllReduce,
-  kAllGather,
-  kReduceScatter,
-  kBroadcast,
-  kReduce,
-  kAllToAll,
-  kSendRecv
-};
 enum class DType { kFloat32, kFloat64, kInt32, kInt64, kUInt32, kUInt64 };
 enum class RedOp { kSum, kMax, kMin };
 

@@ -1,5 +1,6 @@
 #include "comm/expected.hpp"
 
+#include "comm/collective_traits.hpp"
 #include "cpu/pattern.hpp"
 
 namespace preflight::comm {
@@ -20,44 +21,46 @@ k::Reduction reduction_of(RedOp op) {
   }
 }
 
-std::uint64_t group_elements(const CollectivePoint& p) {
-  return p.chunk * static_cast<std::uint64_t>(p.ranks);
+// The collective's row: every shape and expected result below is read from it, so this file
+// names no collective.
+const CollectiveTraits& row(const CollectivePoint& p) {
+  return traits_of(p.spec.op);
+}
+
+std::uint64_t elements(const CollectivePoint& p, Extent e) {
+  return e == Extent::kGroup ? p.chunk * static_cast<std::uint64_t>(p.ranks) : p.chunk;
+}
+
+bool on(const CollectivePoint& p, Ranks r) {
+  return r == Ranks::kAll || p.rank == kRoot;
 }
 
 }  // namespace
 
 std::uint64_t input_elements(const CollectivePoint& p) {
-  switch (p.spec.op) {
-    case Collective::kReduceScatter:
-    case Collective::kAllToAll:
-      return group_elements(p);
-    default:
-      return p.chunk;
-  }
+  return elements(p, row(p).input);
 }
 
 std::uint64_t output_elements(const CollectivePoint& p) {
-  switch (p.spec.op) {
-    case Collective::kAllGather:
-    case Collective::kAllToAll:
-      return group_elements(p);
-    case Collective::kReduceScatter:
-      return p.spec.in_place ? group_elements(p) : p.chunk;
-    default:
-      return p.chunk;
-  }
+  return elements(p, p.spec.in_place ? row(p).in_place_buffer() : row(p).output);
 }
 
 std::uint64_t result_elements(const CollectivePoint& p) {
-  return p.spec.op == Collective::kReduceScatter ? p.chunk : output_elements(p);
+  return elements(p, row(p).output);
 }
 
 std::uint64_t in_place_input_offset(const CollectivePoint& p) {
-  return p.spec.op == Collective::kAllGather ? p.chunk * static_cast<std::uint64_t>(p.rank) : 0;
+  return row(p).in_place_input == InPlaceInput::kAtOwnChunk
+             ? p.chunk * static_cast<std::uint64_t>(p.rank)
+             : 0;
+}
+
+bool holds_input(const CollectivePoint& p) {
+  return on(p, row(p).input_on());
 }
 
 bool holds_result(const CollectivePoint& p) {
-  return p.spec.op != Collective::kReduce || p.rank == kRoot;
+  return on(p, row(p).result_on);
 }
 
 template <typename T>
@@ -72,24 +75,23 @@ std::uint64_t count_wrong(const CollectivePoint& p, std::span<const T> result) {
   const auto ranks = static_cast<std::uint64_t>(p.ranks);
   const std::uint64_t c = p.chunk;
   std::uint64_t wrong = 0;
-  switch (p.spec.op) {
-    case Collective::kAllReduce:
-    case Collective::kReduce:
+  switch (row(p).expected) {
+    case ExpectedResult::kReduced:
       return k::ReducedPattern<T>(reduction_of(p.spec.redop), ranks).count_mismatches(result, 0);
-    case Collective::kReduceScatter:
+    case ExpectedResult::kReducedOwnChunk:
       return k::ReducedPattern<T>(reduction_of(p.spec.redop), ranks)
           .count_mismatches(result, rank * c);
-    case Collective::kAllGather:
+    case ExpectedResult::kChunkFromEachRank:
       for (std::uint64_t q = 0; q < ranks; ++q)
         wrong += k::count_pattern_mismatches(result.subspan(q * c, c), q, 0);
       return wrong;
-    case Collective::kAllToAll:
+    case ExpectedResult::kOwnChunkFromEachRank:
       for (std::uint64_t q = 0; q < ranks; ++q)
         wrong += k::count_pattern_mismatches(result.subspan(q * c, c), q, rank * c);
       return wrong;
-    case Collective::kBroadcast:
+    case ExpectedResult::kRootInput:
       return k::count_pattern_mismatches(result, kRoot, 0);
-    case Collective::kSendRecv:
+    case ExpectedResult::kPreviousRankInput:
       return k::count_pattern_mismatches(result, (rank + ranks - 1) % ranks, 0);
   }
   return 0;

@@ -1,5 +1,6 @@
 // Buffer shapes of each collective and the check of a result against the fill pattern,
-// shared by every backend (a GPU backend copies its result to the host first).
+// shared by every backend (a GPU backend copies its result to the host first). All of it is
+// read from the collective's row in comm/collective_traits.hpp.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,8 @@ std::uint64_t output_elements(const CollectivePoint& p);  // its output buffer
 std::uint64_t result_elements(const CollectivePoint& p);  // the part of the output that is checked
 // Where the input sits inside the output buffer when the operation is in place.
 std::uint64_t in_place_input_offset(const CollectivePoint& p);
+// Whether this rank's input is read (broadcast: only the root's is; the others fill nothing).
+bool holds_input(const CollectivePoint& p);
 // Whether this rank holds a result to check (reduce: only the root does).
 bool holds_result(const CollectivePoint& p);
 

@@ -1,10 +1,14 @@
 // The MPI backend: host buffers and blocking MPI collectives on the group's communicator.
 #include <fmt/format.h>
 
+#include <array>
 #include <climits>
+#include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "comm/backend.hpp"
+#include "comm/collective_traits.hpp"
 #include "comm/expected.hpp"
 #include "cpu/page_aligned.hpp"
 #include "cpu/pattern.hpp"
@@ -62,9 +66,15 @@ int mpi_count(std::uint64_t elements) {
   return static_cast<int>(elements);
 }
 
+// False for every collective: run()'s last branch fails to compile for a collective with a row
+// in the traits table and no MPI call.
+template <Collective>
+constexpr bool kNoMpiCall = false;
+
 // One collective on one element type. The collective is a template argument and every
 // argument of the call is worked out once, here, so that run(), what the harness times, is the
 // MPI call and nothing else: no switch, no datatype lookup, no neighbour arithmetic per call.
+// Its buffers and which of them matter on this rank are its traits row's (comm/expected.hpp).
 template <typename T, Collective C>
 class MpiCollective final : public Operation {
  public:
@@ -80,23 +90,21 @@ class MpiCollective final : public Operation {
         next_((p.rank + 1) % p.ranks),
         previous_((p.rank + p.ranks - 1) % p.ranks) {
     mpi_count(recv_.size());
-    // Only the root may pass MPI_IN_PLACE to a reduce; in place, the others send from their
-    // one buffer (and pass no receive buffer).
-    source_ = !p.spec.in_place                     ? send_.data()
-              : C == Collective::kReduce && !root_ ? recv_.data()
-                                                   : MPI_IN_PLACE;
-    target_ = C == Collective::kReduce && !root_ ? nullptr : recv_.data();
+    // MPI takes MPI_IN_PLACE from the root of a rooted collective only: in place, the other
+    // ranks send from their one buffer, and pass no receive buffer where they hold no result.
+    source_ = !p.spec.in_place                  ? send_.data()
+              : traits_of(C).has_root && !root_ ? recv_.data()
+                                                : MPI_IN_PLACE;
+    target_ = holds_result(p) ? recv_.data() : nullptr;
   }
 
   void fill() override {
     std::fill(recv_.begin(), recv_.end(), T{});
-    if constexpr (C == Collective::kBroadcast) {
-      if (root_) fill_input<T>(p_, recv_);
-    } else if (p_.spec.in_place) {
+    if (!holds_input(p_)) return;  // its input is never read: it receives into zeros
+    if (p_.spec.in_place)
       fill_input<T>(p_, std::span<T>(recv_).subspan(in_place_input_offset(p_), input_elements(p_)));
-    } else {
+    else
       fill_input<T>(p_, send_);
-    }
   }
 
   void run() override {
@@ -119,6 +127,8 @@ class MpiCollective final : public Operation {
       else
         MPI_Sendrecv(source_, count_, type_, next_, 0, target_, count_, type_, previous_, 0, comm_,
                      MPI_STATUS_IGNORE);
+    } else {
+      static_assert(kNoMpiCall<C>, "a collective of the traits table without its MPI call");
     }
   }
 
@@ -145,31 +155,29 @@ class MpiCollective final : public Operation {
   void* target_ = nullptr;
 };
 
+// The operation for p.spec.op, from a table with one maker per row of kCollectiveTraits (built
+// over the enum's values, so a new collective needs only its call in run() above).
+using Maker = std::unique_ptr<Operation> (*)(const CollectivePoint&, MPI_Comm);
+
+template <typename T, std::size_t... I>
+constexpr std::array<Maker, sizeof...(I)> makers(std::index_sequence<I...>) {
+  return {+[](const CollectivePoint& p, MPI_Comm comm) -> std::unique_ptr<Operation> {
+    return std::make_unique<MpiCollective<T, static_cast<Collective>(I)>>(p, comm);
+  }...};
+}
+
 template <typename T>
 std::unique_ptr<Operation> make_collective(const CollectivePoint& p, MPI_Comm comm) {
-  switch (p.spec.op) {
-    case Collective::kAllReduce:
-      return std::make_unique<MpiCollective<T, Collective::kAllReduce>>(p, comm);
-    case Collective::kAllGather:
-      return std::make_unique<MpiCollective<T, Collective::kAllGather>>(p, comm);
-    case Collective::kReduceScatter:
-      return std::make_unique<MpiCollective<T, Collective::kReduceScatter>>(p, comm);
-    case Collective::kAllToAll:
-      return std::make_unique<MpiCollective<T, Collective::kAllToAll>>(p, comm);
-    case Collective::kBroadcast:
-      return std::make_unique<MpiCollective<T, Collective::kBroadcast>>(p, comm);
-    case Collective::kReduce:
-      return std::make_unique<MpiCollective<T, Collective::kReduce>>(p, comm);
-    case Collective::kSendRecv:
-      return std::make_unique<MpiCollective<T, Collective::kSendRecv>>(p, comm);
-  }
-  return nullptr;
+  static constexpr auto kMakers = makers<T>(std::make_index_sequence<kCollectiveTraits.size()>{});
+  return kMakers[static_cast<std::size_t>(p.spec.op)](p, comm);
 }
 
 class MpiBackend final : public CommBackend {
  public:
   std::string_view name() const override { return "mpi"; }
   std::uint64_t max_elements() const override { return static_cast<std::uint64_t>(INT_MAX); }
+  // A capability of MPI's, not a trait of the collective: MPI_Bcast has one buffer, where
+  // ncclBroadcast has a send and a receive buffer.
   bool supports_out_of_place(Collective c) const override { return c != Collective::kBroadcast; }
   std::unique_ptr<CommGroup> connect(MPI_Comm group) override {
     return std::make_unique<MpiGroup>(group);

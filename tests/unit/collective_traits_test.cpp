@@ -33,7 +33,7 @@ TEST(CollectiveTraits, EachRowAsNcclTestsDefinesTheCollective) {
     EXPECT_EQ(collective_names().parse(e.name), e.collective) << e.name;
     const auto* t = traits_of(e.name);
     ASSERT_NE(t, nullptr) << e.name;
-    EXPECT_EQ(t->chunked, e.chunked) << e.name;
+    EXPECT_EQ(t->chunked(), e.chunked) << e.name;
     EXPECT_EQ(reduces(e.collective), e.reduces) << e.name;
     EXPECT_EQ(has_root(e.collective), e.has_root) << e.name;
     // Chunked: each rank's chunk is 1/n of the requested size.

@@ -14,18 +14,50 @@ namespace {
 
 using T = float;
 
+// Each collective's buffers as MPI and NCCL define them, written out here per collective, not
+// read from the traits table, so a row whose shapes are wrong fails.
+struct Shapes {
+  std::uint64_t input;            // elements of each rank's input
+  std::uint64_t output;           // its output buffer out of place: the result
+  std::uint64_t in_place_buffer;  // its one buffer in place
+  std::uint64_t in_place_offset;  // where its input sits in that buffer
+  bool input_read;                // whether its input is read at all
+  bool holds_result;
+};
+
+Shapes shapes(Collective op, std::uint64_t c, int rank, int n) {
+  const std::uint64_t g = c * static_cast<std::uint64_t>(n);
+  switch (op) {
+    case Collective::kAllReduce:
+    case Collective::kSendRecv:
+      return {c, c, c, 0, true, true};
+    case Collective::kAllGather:
+      return {c, g, g, c * static_cast<std::uint64_t>(rank), true, true};
+    case Collective::kReduceScatter:
+      return {g, c, g, 0, true, true};
+    case Collective::kAllToAll:
+      return {g, g, g, 0, true, true};
+    case Collective::kBroadcast:
+      return {c, c, c, 0, rank == 0, true};
+    case Collective::kReduce:
+      return {c, c, c, 0, true, rank == 0};
+  }
+  return {};
+}
+
 std::vector<T> input_of(const CollectivePoint& p) {
-  std::vector<T> in(input_elements(p));
+  std::vector<T> in(shapes(p.spec.op, p.chunk, p.rank, p.ranks).input);
   fill_input<T>(p, in);
   return in;
 }
 
-T reduce_values(RedOp op, std::vector<T> values) {
-  if (op == RedOp::kMax) return *std::max_element(values.begin(), values.end());
-  if (op == RedOp::kMin) return *std::min_element(values.begin(), values.end());
-  T sum = 0;
-  for (T v : values) sum += v;
-  return sum;
+T reduce_values(RedOp op, const std::vector<T>& values) {
+  T r = values.at(0);
+  for (std::size_t i = 1; i < values.size(); ++i)
+    r = op == RedOp::kMax   ? std::max(r, values[i])
+        : op == RedOp::kMin ? std::min(r, values[i])
+                            : r + values[i];
+  return r;
 }
 
 // What `rank` must hold after the collective, computed from every rank's input.
@@ -63,15 +95,41 @@ std::vector<T> reference(CollectiveSpec spec, std::uint64_t c, int rank, int n) 
   return out;
 }
 
-class ExpectedTest : public ::testing::TestWithParam<std::tuple<Collective, RedOp, int>> {};
+class ExpectedTest : public ::testing::TestWithParam<std::tuple<Collective, RedOp, int, bool>> {};
+
+TEST_P(ExpectedTest, ShapesAreTheReferenceCollectives) {
+  const auto [op, redop, n, in_place] = GetParam();
+  const std::uint64_t c = 67;
+  for (int rank = 0; rank < n; ++rank) {
+    const CollectivePoint p{{op, DType::kFloat32, redop, in_place}, c, rank, n};
+    const Shapes want = shapes(op, c, rank, n);
+    EXPECT_EQ(input_elements(p), want.input) << "rank " << rank;
+    EXPECT_EQ(output_elements(p), in_place ? want.in_place_buffer : want.output) << "rank " << rank;
+    EXPECT_EQ(result_elements(p), want.output) << "rank " << rank;
+    EXPECT_EQ(holds_input(p), want.input_read) << "rank " << rank;
+    EXPECT_EQ(holds_result(p), want.holds_result) << "rank " << rank;
+    if (!in_place) continue;
+    EXPECT_EQ(in_place_input_offset(p), want.in_place_offset) << "rank " << rank;
+    // The one buffer holds the input where it sits, and the result at its start.
+    EXPECT_LE(in_place_input_offset(p) + input_elements(p), output_elements(p)) << "rank " << rank;
+    EXPECT_LE(result_elements(p), output_elements(p)) << "rank " << rank;
+  }
+}
 
 TEST_P(ExpectedTest, RightResultPassesDamagedResultIsCounted) {
-  const auto [op, redop, n] = GetParam();
+  const auto [op, redop, n, in_place] = GetParam();
   const std::uint64_t c = 67;  // not a multiple of the pattern's period
   for (int rank = 0; rank < n; ++rank) {
-    const CollectivePoint p{{op, DType::kFloat32, redop, false}, c, rank, n};
+    const CollectivePoint p{{op, DType::kFloat32, redop, in_place}, c, rank, n};
     auto result = reference(p.spec, c, rank, n);
     ASSERT_EQ(result.size(), result_elements(p));
+    if (in_place) {
+      // In place, the result is the start of the one buffer (the rest, if any, unchecked).
+      std::vector<T> buffer(output_elements(p), T{});
+      std::copy(result.begin(), result.end(), buffer.begin());
+      EXPECT_EQ(count_wrong<T>(p, std::span<const T>(buffer).first(result_elements(p))), 0u)
+          << "rank " << rank;
+    }
     EXPECT_EQ(count_wrong<T>(p, result), 0u) << "rank " << rank;
     if (!holds_result(p)) continue;
     result[5] += 1;
@@ -87,7 +145,7 @@ INSTANTIATE_TEST_SUITE_P(
                                          Collective::kReduce, Collective::kAllToAll,
                                          Collective::kSendRecv),
                        ::testing::Values(RedOp::kSum, RedOp::kMax, RedOp::kMin),
-                       ::testing::Values(1, 2, 5)));
+                       ::testing::Values(1, 2, 5), ::testing::Bool()));
 
 TEST(Pattern, DependsOnRankAndIndex) {
   EXPECT_NE(kernels::pattern_value(0, 0), kernels::pattern_value(1, 0));
