@@ -110,13 +110,16 @@ int main(int argc, char** argv) {
   preflight::h5::silence_library_errors();
   CLI::App app{"preflight-report: reports, verdicts and comparisons from preflight results files"};
   std::vector<std::string> files, given_labels;
-  std::string baseline_path, rules_path, prices_path;
+  std::vector<std::string> baseline_paths;
+  std::string rules_path, prices_path;
   Outputs outputs;
   ReportInputs inputs;
   bool no_colour = false;
   app.add_option("files", files, "Results files written by preflight")->required();
-  app.add_option("--baseline", baseline_path,
-                 "Compare each file with this earlier run (regression)");
+  app.add_option("--baseline", baseline_paths,
+                 "Compare each file with this earlier run (regression); give it again for each "
+                 "run of a history of known-good runs, whose spread is then the noise a change "
+                 "must exceed");
   app.add_option("--rules", rules_path,
                  "Acceptance rules (YAML), e.g. configs/rules/acceptance.yaml");
   app.add_option("--prices", prices_path,
@@ -148,26 +151,28 @@ int main(int argc, char** argv) {
   // Everything is read and checked before anything is printed or written: one bad input stops
   // the report with its reason, and no half-written output.
   std::vector<RunData> runs;
-  RunData baseline;
+  std::vector<RunData> baselines;
   Rules rules;
   Catalogue catalogue;
   Report report;
   try {
     auto all_inputs = files;
-    for (const auto* path : {&baseline_path, &rules_path, &prices_path})
+    all_inputs.insert(all_inputs.end(), baseline_paths.begin(), baseline_paths.end());
+    for (const auto* path : {&rules_path, &prices_path})
       if (!path->empty()) all_inputs.push_back(*path);
     check_outputs(outputs, all_inputs);
     inputs.labels = labels_for(files, given_labels);
     for (const auto& path : files) runs.push_back(read_run(path));
     inputs.runs = &runs;
-    if (!baseline_path.empty()) {
+    baselines.reserve(baseline_paths.size());
+    for (const auto& path : baseline_paths) {
       try {
-        baseline = read_run(baseline_path);
+        baselines.push_back(read_run(path));
       } catch (const ReadError& e) {
         throw BadInput(fmt::format("--baseline: {}", e.what()));
       }
-      inputs.baseline = &baseline;
     }
+    for (const auto& b : baselines) inputs.baselines.push_back(&b);
     if (!rules_path.empty()) {
       rules = read_rules(rules_path);
       inputs.rules = &rules;

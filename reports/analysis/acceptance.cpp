@@ -11,6 +11,8 @@
 #include <set>
 
 #include "analysis/case_view.hpp"
+#include "analysis/replicate_index.hpp"
+#include "analysis/replicates.hpp"
 #include "analysis/scaling.hpp"
 #include "analysis/yaml_input.hpp"
 #include "harness/sizes.hpp"
@@ -238,6 +240,50 @@ Check make_check(const std::string& rule, const std::string& label, const std::s
   return k;
 }
 
+// Columns without a direction of their own: times are better lower, counts higher.
+std::string better_of(const Rule& r, const Column& column) {
+  const auto declared = column.direction;
+  return !r.better.empty()                            ? r.better
+         : declared != schema::Direction::kNone       ? std::string(name_of(declared))
+         : column.kind == schema::Kind::kTime ? "lower"
+                                                      : "higher";
+}
+
+void judge_against_baseline(Check& k, const ReplicateTest& t, bool discovery, double tolerance,
+                            double alpha) {
+  const bool higher_better = k.better != "lower";
+  const double worse = higher_better ? -t.change : t.change;  // > 0: worse than the baseline
+  const double worst = higher_better ? -t.ci_low : t.ci_high;  // the interval's worse end
+  const std::string evidence = fmt::format(
+      "{:+.1f}% against the baseline, {:.0f}% interval [{:+.1f}%, {:+.1f}%]; run-to-run noise "
+      "{:.1f}% ({} {} against {})",
+      t.change * 100, (1 - alpha) * 100, t.ci_low * 100, t.ci_high * 100, t.noise * 100,
+      name_of(t.level), t.current_n, t.baseline_n);
+  const Shift shift = judge_shift(t, discovery, tolerance);
+  const bool bad = shift == (higher_better ? Shift::kLower : Shift::kHigher);
+  if (bad) {
+    k.verdict = CheckVerdict::kFail;
+    k.reason = fmt::format("worse by more than the {:.0f}% tolerance beyond the noise: {}",
+                           tolerance * 100, evidence);
+  } else if (shift != Shift::kUndecided || (t.testable && worst <= tolerance)) {
+    k.verdict = CheckVerdict::kPass;
+    k.reason = fmt::format("{} worse than the {:.0f}% tolerance ruled out: {}",
+                           worse > 0 ? "a change" : "no change", tolerance * 100, evidence);
+  } else {
+    k.verdict = CheckVerdict::kInconclusive;
+    const std::size_t needed = replicates_to_decide(t, tolerance, alpha);
+    k.reason = !t.testable
+                   ? fmt::format("{} repetition(s) against {}: at least 2 on each side are needed "
+                                 "to see the run-to-run noise",
+                                 t.current_n, t.baseline_n)
+                   : fmt::format("too noisy to judge against the {:.0f}% tolerance: {}{}",
+                                 tolerance * 100, evidence,
+                                 needed > 0 ? fmt::format("; about {} {} per side would decide",
+                                                          needed, name_of(t.level))
+                                            : "");
+  }
+}
+
 void judge(Check& k, const Rule& r, double expected_low, double expected_high) {
   const bool higher = k.better != "lower";
   const double t_low = higher ? expected_low * (1 - r.tolerance) : expected_low * (1 + r.tolerance);
@@ -264,6 +310,104 @@ void judge(Check& k, const Rule& r, double expected_low, double expected_high) {
         fmt::format("95% interval [{:.4g}, {:.4g}] straddles the threshold {}: too noisy to judge",
                     k.ci_low, k.ci_high, bound(k.threshold));
   }
+}
+
+// Judges a rule with an expected value: each case and size by its metric's interval.
+void evaluate_against_expectation(const Rule& r, const RunData& run, const std::string& label,
+                                  std::vector<Check>& out) {
+  for (const auto& c : run.cases) {
+    const CaseView v(c);
+    if (!matches(r, v)) continue;
+    if (c.status != "ok") {
+      out.push_back(make_check(r.name, label, c.group_name + " " + c.name, "", r.metric));
+      out.back().verdict = CheckVerdict::kFail;
+      out.back().reason = fmt::format("the case's status is {}", c.status);
+      continue;
+    }
+    const auto column = c.stats.find(r.metric);
+    if (column == c.stats.end()) continue;  // this case has no such metric
+    for (std::size_t p = 0; p < v.points(); ++p) {
+      if (!point_selected(r, v, p)) continue;
+      // Ranks that wait for each other inside the operation, one alone: it has no peers.
+      if (c.meaning.peer_late && v.group_ranks(p) < 2) continue;
+      const auto row = v.row(p);
+      auto k = make_check(r.name, label, c.group_name + " " + c.name, v.point_label(p), r.metric);
+      k.unit = column->second.unit;
+      k.better = better_of(r, column->second);
+      k.value = v.metric_at(r.metric, p);
+      k.samples = static_cast<std::size_t>(v.number("iterations", row));
+      const auto interval = metric_interval(v, p, column->second, k.value);
+      const auto quality = plugins::quality_problem(v, p, r.where);
+      if (!interval || !quality.empty()) {
+        k.verdict = CheckVerdict::kInconclusive;
+        k.reason = !quality.empty() ? quality
+                                    : "the file has no confidence interval for " + r.metric +
+                                          ": it cannot be judged against a threshold";
+        out.push_back(std::move(k));
+        continue;
+      }
+      std::tie(k.ci_low, k.ci_high) = *interval;
+      k.expected = r.expect;
+      judge(k, r, r.expect, r.expect);
+      out.push_back(std::move(k));
+    }
+  }
+}
+
+// Judges a rule relative to the baseline runs: per case (its repetitions together) and size, the
+// metric's repetitions against the baselines' (analysis/replicates.hpp).
+void evaluate_against_baseline(const Rule& r, const RunData& run, const std::string& label,
+                               const std::vector<const RunData*>& baselines, double alpha,
+                               std::vector<Check>& out) {
+  const auto value = [&](const CaseView& v, std::size_t p) { return v.metric_at(r.metric, p); };
+  std::vector<ReplicateIndex> history;
+  for (const auto* b : baselines) history.push_back(index_replicates(*b, value));
+  const auto now = index_replicates(run, value);
+  std::vector<ReplicateTest> tests;
+  std::vector<std::size_t> tested;  // indices in `out`
+  for (const auto& [key, c] : now) {
+    const CaseView v(*c.first);
+    if (!matches(r, v)) continue;
+    const auto column = c.first->stats.find(r.metric);
+    if (column == c.first->stats.end()) continue;
+    for (std::size_t p = 0; p < v.points(); ++p) {
+      if (!point_selected(r, v, p)) continue;
+      if (c.first->meaning.peer_late && v.group_ranks(p) < 2) continue;
+      const auto& point = c.points.at(v.point_key(p));
+      auto k = make_check(r.name, label, c.first->group_name + " " + c.first->name,
+                          v.point_label(p), r.metric);
+      k.unit = column->second.unit;
+      k.better = better_of(r, column->second);
+      RunReplicates before;
+      for (const auto& h : history)
+        if (const auto it = h.find(key); it != h.end())
+          if (const auto q = it->second.points.find(v.point_key(p)); q != it->second.points.end())
+            before.push_back(q->second.values);
+      const auto quality = plugins::quality_problem(v, p, r.where);
+      if (before.empty() || !quality.empty()) {
+        k.expected = k.threshold = kNaN;
+        k.verdict = CheckVerdict::kInconclusive;
+        k.reason = !quality.empty() ? quality : "the baseline has no value for this case and size";
+        out.push_back(std::move(k));
+        continue;
+      }
+      const auto t = compare_replicates(before, {point.values}, alpha);
+      k.value = t.current;
+      k.expected = t.baseline;
+      k.ci_low = t.baseline * (1 + t.ci_low);
+      k.ci_high = t.baseline * (1 + t.ci_high);
+      k.threshold = t.baseline * (k.better == "lower" ? 1 + r.tolerance : 1 - r.tolerance);
+      k.samples = t.current_n;
+      tests.push_back(t);
+      tested.push_back(out.size());
+      out.push_back(std::move(k));
+    }
+  }
+  std::vector<double> p_values;
+  for (const auto& t : tests) p_values.push_back(t.testable ? t.p_value : kNaN);
+  const auto discoveries = benjamini_hochberg(p_values, alpha);
+  for (std::size_t i = 0; i < tests.size(); ++i)
+    judge_against_baseline(out[tested[i]], tests[i], discoveries[i], r.tolerance, alpha);
 }
 
 }  // namespace
@@ -312,78 +456,23 @@ Rules parse_rules(const std::string& path, const YAML::Node& root) {
 }  // namespace
 
 std::vector<Check> evaluate(const Rules& rules, const RunData& run, const std::string& label,
-                            const RunData* baseline) {
-  std::map<std::string, const CaseData*> base_cases;
-  if (baseline != nullptr)
-    for (const auto& c : baseline->cases) base_cases[CaseView(c).identity()] = &c;
+                            const std::vector<const RunData*>& baselines, double alpha) {
   std::vector<Check> out;
   for (const auto& r : rules.set->rules) {
-    if (r.from_baseline && baseline == nullptr)
+    if (r.from_baseline && baselines.empty())
       throw RulesError(fmt::format("{}: rule '{}' compares with a baseline: give --baseline FILE",
                                    rules.path, r.name));
     const std::size_t before = out.size();
-    for (const auto& c : run.cases) {
-      const CaseView v(c);
-      if (!matches(r, v)) continue;
-      if (c.status != "ok") {
-        out.push_back(make_check(r.name, label, c.group_name + " " + c.name, "", r.metric));
-        out.back().verdict = CheckVerdict::kFail;
-        out.back().reason = fmt::format("the case's status is {}", c.status);
-        continue;
-      }
-      const auto column = c.stats.find(r.metric);
-      if (column == c.stats.end()) continue;  // this case has no such metric
-      for (std::size_t p = 0; p < v.points(); ++p) {
-        if (!point_selected(r, v, p)) continue;
-        // Ranks that wait for each other inside the operation, one alone: it has no peers.
-        if (c.meaning.peer_late && v.group_ranks(p) < 2) continue;
-        const auto row = v.row(p);
-        auto k = make_check(r.name, label, c.group_name + " " + c.name, v.point_label(p), r.metric);
-        k.unit = column->second.unit;
-        // Columns without a direction of their own: times are better lower, counts higher.
-        const auto declared = column->second.direction;
-        k.better = !r.better.empty()                            ? r.better
-                   : declared != schema::Direction::kNone       ? std::string(name_of(declared))
-                   : column->second.kind == schema::Kind::kTime ? "lower"
-                                                                : "higher";
-        k.value = v.metric_at(r.metric, p);
-        k.samples = static_cast<std::size_t>(v.number("iterations", row));
-        const auto interval = metric_interval(v, p, column->second, k.value);
-        const auto quality = plugins::quality_problem(v, p, r.where);
-        if (!interval || !quality.empty()) {
-          k.verdict = CheckVerdict::kInconclusive;
-          k.reason = !quality.empty() ? quality
-                                      : "the file has no confidence interval for " + r.metric +
-                                            ": it cannot be judged against a threshold";
-          out.push_back(std::move(k));
-          continue;
+    if (r.from_baseline) {
+      for (const auto& c : run.cases)
+        if (c.status != "ok" && matches(r, CaseView(c))) {
+          out.push_back(make_check(r.name, label, c.group_name + " " + c.name, "", r.metric));
+          out.back().verdict = CheckVerdict::kFail;
+          out.back().reason = fmt::format("the case's status is {}", c.status);
         }
-        std::tie(k.ci_low, k.ci_high) = *interval;
-        double low = r.expect, high = r.expect;
-        k.expected = r.expect;
-        if (r.from_baseline) {
-          const auto it = base_cases.find(CaseView(c).identity());
-          const CaseView b(*(it == base_cases.end() ? &c : it->second));
-          const std::size_t q = it == base_cases.end() ? SIZE_MAX : b.find_point(v.point_key(p));
-          const double base = q == SIZE_MAX ? kNaN : b.metric_at(r.metric, q);
-          if (std::isnan(base)) {
-            k.expected = k.threshold = kNaN;
-            k.verdict = CheckVerdict::kInconclusive;
-            k.reason = "the baseline has no value for this case and size";
-            out.push_back(std::move(k));
-            continue;
-          }
-          k.expected = base;
-          const auto base_column = b.c.stats.find(r.metric);
-          const auto base_interval = base_column == b.c.stats.end()
-                                         ? std::nullopt
-                                         : metric_interval(b, q, base_column->second, base);
-          std::tie(low, high) = base_interval ? *base_interval : std::pair{base, base};
-          if (low > high) std::swap(low, high);
-        }
-        judge(k, r, low, high);
-        out.push_back(std::move(k));
-      }
+      evaluate_against_baseline(r, run, label, baselines, alpha, out);
+    } else {
+      evaluate_against_expectation(r, run, label, out);
     }
     if (out.size() == before) {
       out.push_back(make_check(r.name, label, "", "", r.metric));

@@ -31,7 +31,7 @@ struct Check {
   double ci_low = 0, ci_high = 0;  // the metric's 95% interval from the median's
   double expected = 0;             // the rule's value, or the baseline's
   double threshold = 0;            // expected with the tolerance applied
-  std::size_t samples = 0;
+  std::size_t samples = 0;  // per-iteration samples; against a baseline, the current replicates
   CheckVerdict verdict = CheckVerdict::kInconclusive;
   std::string reason;  // one line: why this verdict
 };
@@ -47,9 +47,14 @@ struct Rules {
 // Throws RulesError.
 Rules read_rules(const std::string& path);
 
-// `baseline` may be null; a rule relative to a baseline then fails to load (RulesError).
+// `baselines` may be empty; a rule relative to a baseline then fails (RulesError). A rule
+// relative to the baseline judges each case (its repetitions together) and size by the
+// run-to-run comparison of analysis/replicates.hpp, as the regression does: it fails when the
+// metric is worse by more than the tolerance beyond the noise (false discovery rate `alpha`
+// over the rule's checks), passes when a change worse than the tolerance is ruled out, and is
+// inconclusive otherwise, with the repetitions that would decide it.
 std::vector<Check> evaluate(const Rules& rules, const RunData& run, const std::string& label,
-                            const RunData* baseline);
+                            const std::vector<const RunData*>& baselines, double alpha);
 
 // Checks that hold without rules: every case ran and its results were right, the run completed.
 std::vector<Check> builtin_checks(const RunData& run, const std::string& label);

@@ -46,6 +46,10 @@ std::string CaseView::identity() const {
                      repetition());
 }
 
+std::string CaseView::replicate_identity() const {
+  return fmt::format("{} | {} | {}", c.name, param("benchmark"), param("variant"));
+}
+
 std::string CaseView::subject() const {
   std::string name = c.meaning.subject.empty() ? c.name : c.meaning.subject;
   const auto benchmark = param("benchmark");

@@ -24,6 +24,9 @@ class CaseView {
   // A case is the same case in two runs when its name, benchmark, variant and repetition match:
   // "name | benchmark | variant | repetition".
   std::string identity() const;
+  // The same without the repetition: "name | benchmark | variant". A campaign's repetitions of
+  // one case are its run-to-run replicates.
+  std::string replicate_identity() const;
   // What stays the same when only the scale changes: the declared subject, after the benchmark's
   // name and with the variant when not the default.
   std::string subject() const;

@@ -9,7 +9,7 @@
 #include <set>
 
 #include "analysis/case_view.hpp"
-#include "analysis/mann_whitney.hpp"
+#include "analysis/replicates.hpp"
 #include "analysis/yaml_input.hpp"
 
 namespace preflight::report {
@@ -23,18 +23,30 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 const CaseData* find_case(const RunData& run, const std::string& key) {
   for (const auto& c : run.cases)
-    if (CaseView(c).identity() == key && c.status == "ok") return &c;
+    if (CaseView(c).replicate_identity() == key && c.status == "ok") return &c;
   return nullptr;
 }
 
-// Cost of one operation in money: each iteration's time times the price. Lower is better, and
-// comparing it is comparing throughput per dollar.
-// Times of a time-bounded read are scaled to `reference_work` (see CaseView).
-std::vector<double> costs(const CaseData& c, std::size_t point, double price,
-                          double reference_work) {
-  auto out = CaseView(c).comparable_times(point, reference_work);
-  for (double& t : out) t *= price;
+// Each repetition's value of `metric` at the point of that key, in a run: the instance's
+// replicates, so that a noisy instance does not win by one lucky run.
+std::vector<double> repetition_values(const RunData& run, const std::string& key,
+                                      const std::string& metric, double point_key) {
+  std::vector<double> out;
+  for (const auto& c : run.cases) {
+    const CaseView v(c);
+    if (c.status != "ok" || v.replicate_identity() != key) continue;
+    const std::size_t p = v.find_point(point_key);
+    if (p != SIZE_MAX) out.push_back(v.metric_at(metric, p));
+  }
   return out;
+}
+
+double mean_of(const std::vector<double>& values) {
+  double sum = 0;
+  std::size_t n = 0;
+  for (double v : values)
+    if (std::isfinite(v)) sum += v, ++n;
+  return n > 0 ? sum / static_cast<double>(n) : kNaN;
 }
 
 }  // namespace
@@ -86,7 +98,8 @@ Catalogue parse_catalogue(const std::string& path, const YAML::Node& root) {
 
 InstanceComparison compare_instances(const std::vector<const RunData*>& runs,
                                      const std::vector<std::string>& labels,
-                                     const Catalogue& catalogue, double alpha) {
+                                     const Catalogue& catalogue, double alpha,
+                                     double min_change) {
   InstanceComparison out;
   out.currency = catalogue.currency;
   out.labels = labels;
@@ -110,9 +123,11 @@ InstanceComparison compare_instances(const std::vector<const RunData*>& runs,
           labels[i], runs[i]->world_size, runs[i]->node_count, labels[0], runs[0]->world_size,
           runs[0]->node_count));
   std::set<std::string> seen;
+  std::vector<ReplicateTest> tests;
+  std::vector<std::size_t> tested;  // rows with a runner-up
   for (const auto& c : runs.front()->cases) {
-    const auto key = CaseView(c).identity();
-    if (!seen.insert(key).second) continue;
+    const auto key = CaseView(c).replicate_identity();
+    if (c.status != "ok" || !seen.insert(key).second) continue;
     // Only what every instance ran, and ran right, is compared.
     std::vector<const CaseData*> found;
     for (const auto* run : runs) found.push_back(find_case(*run, key));
@@ -122,9 +137,14 @@ InstanceComparison compare_instances(const std::vector<const RunData*>& runs,
       if (first.direction(metric) != schema::Direction::kHigher) continue;
       for (std::size_t p = 0; p < first.points(); ++p) {
         // The same size in every run, matched by its value.
-        std::vector<std::size_t> point;
-        for (const auto* f : found) point.push_back(CaseView(*f).find_point(first.point_key(p)));
-        if (std::find(point.begin(), point.end(), SIZE_MAX) != point.end()) continue;
+        std::vector<std::vector<double>> per_dollar(runs.size());
+        for (std::size_t i = 0; i < runs.size(); ++i) {
+          per_dollar[i] = repetition_values(*runs[i], key, metric, first.point_key(p));
+          for (double& v : per_dollar[i]) v /= out.prices[i];
+        }
+        if (std::any_of(per_dollar.begin(), per_dollar.end(),
+                        [](const auto& v) { return v.empty(); }))
+          continue;
         InstanceRow row;
         row.subject = c.name + ", " + first.point_label(p);
         row.metric = metric;
@@ -133,8 +153,8 @@ InstanceComparison compare_instances(const std::vector<const RunData*>& runs,
         int runner_up = -1;
         for (std::size_t i = 0; i < runs.size(); ++i) {
           InstanceCell cell{kNaN, kNaN, 1};
-          cell.value = CaseView(*found[i]).metric_at(metric, point[i]);
-          cell.per_dollar = cell.value / out.prices[i];
+          cell.per_dollar = mean_of(per_dollar[i]);
+          cell.value = cell.per_dollar * out.prices[i];
           if (cell.per_dollar > best) {
             second = best, runner_up = row.winner;
             best = cell.per_dollar, row.winner = static_cast<int>(i);
@@ -145,21 +165,26 @@ InstanceComparison compare_instances(const std::vector<const RunData*>& runs,
         }
         if (row.winner < 0 || !(best > 0)) continue;  // e.g. bus bandwidth of one rank: none
         const auto w = static_cast<std::size_t>(row.winner);
+        ++out.wins[w];
         if (runner_up >= 0) {
           const auto r = static_cast<std::size_t>(runner_up);
-          const double reference = CaseView(*found[w]).median_work(point[w]);
-          const auto a = costs(*found[w], point[w], out.prices[w], reference),
-                     b = costs(*found[r], point[r], out.prices[r], reference);
-          if (!a.empty() && !b.empty()) {
-            row.cells[w].p_value = mann_whitney(a, b).p_value;
-            row.clear = row.cells[w].p_value < alpha;
-          }
+          tests.push_back(compare_replicates({per_dollar[r]}, {per_dollar[w]}, alpha));
+          row.cells[w].p_value = tests.back().p_value;
+          tested.push_back(out.rows.size());
         }
-        ++out.wins[w];
-        out.clear_wins[w] += row.clear;
         out.rows.push_back(std::move(row));
       }
     }
+  }
+  // A clear win: the winner's repetitions beat the runner-up's by at least min_change beyond
+  // the noise, with the false discovery rate over all rows held at alpha.
+  std::vector<double> p_values;
+  for (const auto& t : tests) p_values.push_back(t.testable ? t.p_value : kNaN);
+  const auto discoveries = benjamini_hochberg(p_values, alpha);
+  for (std::size_t i = 0; i < tests.size(); ++i) {
+    auto& row = out.rows[tested[i]];
+    row.clear = judge_shift(tests[i], discoveries[i], min_change) == Shift::kHigher;
+    out.clear_wins[static_cast<std::size_t>(row.winner)] += row.clear;
   }
   return out;
 }

@@ -31,9 +31,9 @@ struct Catalogue {
 Catalogue read_catalogue(const std::string& path);
 
 struct InstanceCell {
-  double value = 0;       // the metric's per-iteration median, NaN when the run lacks it
+  double value = 0;       // the mean of its repetitions' values, NaN when the run lacks it
   double per_dollar = 0;  // value / price per hour
-  double p_value = 1;     // against the runner-up (Mann-Whitney on per-iteration times)
+  double p_value = 1;     // the winner's against the runner-up (t test on the repetitions)
 };
 
 struct InstanceRow {
@@ -41,7 +41,10 @@ struct InstanceRow {
   std::string metric, unit;
   std::vector<InstanceCell> cells;  // one per instance, in file order
   int winner = -1;                  // best per dollar; -1 when no run has it
-  bool clear = false;  // the winner's cost per operation differs from the runner-up's beyond noise
+  // The winner beats the runner-up per dollar by at least min_change beyond the run-to-run
+  // noise of their repetitions (analysis/replicates.hpp), the false discovery rate over all rows
+  // held at alpha.
+  bool clear = false;
 };
 
 struct InstanceComparison {
@@ -57,6 +60,7 @@ struct InstanceComparison {
 // Throws CatalogueError when a label has no price.
 InstanceComparison compare_instances(const std::vector<const RunData*>& runs,
                                      const std::vector<std::string>& labels,
-                                     const Catalogue& catalogue, double alpha);
+                                     const Catalogue& catalogue, double alpha,
+                                     double min_change);
 
 }  // namespace preflight::report

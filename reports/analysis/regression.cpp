@@ -4,21 +4,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
-
 #include <set>
+
 #include "harness/stats.hpp"
 
 #include "analysis/case_view.hpp"
-#include "analysis/mann_whitney.hpp"
+#include "analysis/replicate_index.hpp"
 
 namespace preflight::report {
 namespace {
-
-std::string param(const CaseData& c, const char* name) {
-  const auto it = c.params.find(name);
-  return it == c.params.end() ? std::string() : it->second;
-}
 
 std::string joined_values(const std::vector<std::string>& values) {
   std::set<std::string> unique(values.begin(), values.end());
@@ -46,83 +42,35 @@ std::vector<EnvironmentChange> environment_changes(const RunData& a, const RunDa
   return changes;
 }
 
-// The same case without its repetition: repetitions of one case are run-to-run replicates.
-std::string replicate_key(const CaseData& c) {
-  return fmt::format("{} | {} | {}", c.name, param(c, "benchmark"), param(c, "variant"));
-}
-
-// Run-to-run noise, where a run repeated its cases: per case (without repetition) and point,
-// the spread of the repetitions' medians, (max - min) / median.
-using NoiseFloors = std::map<std::string, std::vector<double>>;
-NoiseFloors repetition_spread(const RunData& run) {
-  std::map<std::string, std::vector<std::vector<double>>> medians;  // key -> point -> medians
+// The reference amount of work per point, from the first baseline run's first repetition: a
+// time-bounded read moves more or fewer bytes, not in more or less time, so every repetition's
+// time is scaled to the time that amount would take.
+using References = std::map<std::string, std::map<double, double>>;
+References reference_work(const RunData& run) {
+  References refs;
   for (const auto& c : run.cases) {
-    auto& points = medians[replicate_key(c)];
-    points.resize(std::max(points.size(), c.iteration_times.size()));
-    for (std::size_t p = 0; p < c.iteration_times.size(); ++p)
-      if (!c.iteration_times[p].empty()) {
-        const CaseView v(c);
-        const auto times = v.comparable_times(p, v.median_work(p));
-        points[p].push_back(median(times));
-      }
+    const CaseView v(c);
+    auto& points = refs[v.replicate_identity()];
+    for (std::size_t p = 0; p < v.points(); ++p) points.emplace(v.point_key(p), v.median_work(p));
   }
-  NoiseFloors floors;
-  for (const auto& [key, points] : medians)
-    for (std::size_t p = 0; p < points.size(); ++p) {
-      auto& floor = floors[key];
-      floor.resize(points.size(), 0);
-      if (points[p].size() < 2) continue;
-      const auto [lo, hi] = std::minmax_element(points[p].begin(), points[p].end());
-      const double m = median(points[p]);
-      if (m > 0) floor[p] = (*hi - *lo) / m;
-    }
-  return floors;
+  return refs;
 }
 
-double floor_of(const NoiseFloors& floors, const std::string& key, std::size_t point) {
-  const auto it = floors.find(key);
-  return it == floors.end() || point >= it->second.size() ? 0 : it->second[point];
+// Each repetition's value at a point: the median of its comparable per-iteration times.
+ReplicateIndex time_replicates(const RunData& run, const References& refs) {
+  return index_replicates(run, [&](const CaseView& v, std::size_t p) {
+    if (p >= v.c.iteration_times.size() || v.c.iteration_times[p].empty()) return std::numeric_limits<double>::quiet_NaN();
+    double reference = std::numeric_limits<double>::quiet_NaN();
+    if (const auto it = refs.find(v.replicate_identity()); it != refs.end())
+      if (const auto q = it->second.find(v.point_key(p)); q != it->second.end())
+        reference = q->second;
+    const auto times = v.comparable_times(p, reference);
+    return times.empty() ? std::numeric_limits<double>::quiet_NaN() : median(times);
+  });
 }
 
-// The smallest p-value the test can give for these sample counts: that of samples that do not
-// overlap at all.
-double smallest_p(std::size_t n1, std::size_t n2) {
-  std::vector<double> a(n1), b(n2);
-  for (std::size_t i = 0; i < n1; ++i) a[i] = static_cast<double>(i);
-  for (std::size_t i = 0; i < n2; ++i) b[i] = static_cast<double>(n1 + i);
-  return mann_whitney(a, b).p_value;
-}
-
-// `base_point` and `point` are the same size (or block size) in the two runs.
-PointComparison compare_point(const CaseData& base, std::size_t base_point, const CaseData& now,
-                              std::size_t point, const RegressionOptions& options,
-                              double noise_floor) {
-  PointComparison p;
-  p.case_name = CaseView(now).identity();
-  // A size-banded x is a plain size; any other point reads as its label ("262144 B blocks").
-  const CaseView v(now);
-  const double size = v.c.meaning.bands == schema::Bands::kSizeBands ? v.size_at(point) : NAN;
-  p.size = std::isnan(size) ? v.point_label(point) : fmt::format("{:.0f}", size);
-  // A time-bounded read moves more or fewer bytes, not in more or less time: compare the time
-  // each would take for the baseline's typical amount.
-  const double reference = CaseView(base).median_work(base_point);
-  const auto a = CaseView(base).comparable_times(base_point, reference);
-  const auto b = CaseView(now).comparable_times(point, reference);
-  p.baseline_samples = a.size();
-  p.current_samples = b.size();
-  p.baseline_median = median(a);
-  p.current_median = median(b);
-  if (a.empty() || b.empty() || !(p.baseline_median > 0)) return p;
-  p.change = p.current_median / p.baseline_median - 1;
-  p.p_value = mann_whitney(a, b).p_value;
-  p.noise_floor = noise_floor;
-  if (smallest_p(a.size(), b.size()) >= options.alpha) {
-    p.verdict = Verdict::kUndecided;
-    return p;
-  }
-  if (p.p_value < options.alpha && std::abs(p.change) >= std::max(options.min_change, noise_floor))
-    p.verdict = p.change > 0 ? Verdict::kSlower : Verdict::kFaster;
-  return p;
+std::string size_text(const ReplicatePoint& point) {
+  return std::isnan(point.size) ? point.label : fmt::format("{:.0f}", point.size);
 }
 
 }  // namespace
@@ -145,41 +93,78 @@ std::size_t RegressionReport::count(Verdict v) const {
       points.begin(), points.end(), [v](const PointComparison& p) { return p.verdict == v; }));
 }
 
-RegressionReport compare_runs(const RunData& baseline, const RunData& current,
-                              const RegressionOptions& options) {
+RegressionReport compare_runs(const std::vector<const RunData*>& baselines,
+                              const RunData& current, const RegressionOptions& options) {
   RegressionReport report;
-  report.environment = environment_changes(baseline, current);
-  std::map<std::string, const CaseData*> base_cases;
-  for (const auto& c : baseline.cases) base_cases[CaseView(c).identity()] = &c;
-  std::set<std::string> matched;
-  const auto base_noise = repetition_spread(baseline), current_noise = repetition_spread(current);
-  for (const auto& c : current.cases) {
-    const auto it = base_cases.find(CaseView(c).identity());
-    if (it == base_cases.end()) {
-      report.unmatched.push_back("only in " + current.path + ": " + CaseView(c).identity());
-      continue;
-    }
-    matched.insert(it->first);
-    // Points are matched by their size (or block size), never by position.
-    const CaseView now(c), before(*it->second);
-    const auto key = replicate_key(c);
-    for (std::size_t p = 0; p < now.points() && p < c.iteration_times.size(); ++p) {
-      const std::size_t q = before.find_point(now.point_key(p));
-      if (q == SIZE_MAX || q >= it->second->iteration_times.size()) {
-        report.unmatched.push_back(fmt::format("only in {}: {}, {}", current.path,
-                                               CaseView(c).identity(), now.point_label(p)));
+  if (baselines.empty()) return report;
+  report.environment = environment_changes(*baselines.front(), current);
+  const auto refs = reference_work(*baselines.front());
+  std::vector<ReplicateIndex> history;
+  for (const auto* b : baselines) history.push_back(time_replicates(*b, refs));
+  const auto now = time_replicates(current, refs);
+  std::vector<ReplicateTest> tests;
+  for (const auto& [key, c] : now) {
+    for (const auto& [point_key, point] : c.points) {
+      RunReplicates before;
+      for (const auto& run : history)
+        if (const auto it = run.find(key); it != run.end())
+          if (const auto q = it->second.points.find(point_key); q != it->second.points.end())
+            before.push_back(q->second.values);
+      if (before.empty()) {
+        report.unmatched.push_back(fmt::format("only in {}: {}, {}", current.path, key, point.label));
         continue;
       }
-      const double noise = std::max(floor_of(base_noise, key, q), floor_of(current_noise, key, p));
-      report.points.push_back(compare_point(*it->second, q, c, p, options, noise));
+      PointComparison p;
+      p.case_name = key;
+      p.size = size_text(point);
+      const auto t = compare_replicates(before, {point.values}, options.alpha);
+      p.baseline_median = t.baseline;
+      p.current_median = t.current;
+      p.change = t.change;
+      p.ci_low = t.ci_low;
+      p.ci_high = t.ci_high;
+      p.noise = t.noise;
+      p.level = t.level;
+      p.baseline_replicates = t.baseline_n;
+      p.current_replicates = t.current_n;
+      p.p_value = t.p_value;
+      report.points.push_back(p);
+      tests.push_back(t);
     }
-    for (std::size_t q = 0; q < before.points(); ++q)
-      if (now.find_point(before.point_key(q)) == SIZE_MAX)
-        report.unmatched.push_back(fmt::format("only in {}: {}, {}", baseline.path,
-                                               CaseView(c).identity(), before.point_label(q)));
   }
-  for (const auto& [key, c] : base_cases)
-    if (!matched.count(key)) report.unmatched.push_back("only in " + baseline.path + ": " + key);
+  std::vector<double> p_values;
+  for (const auto& t : tests) p_values.push_back(t.testable ? t.p_value : NAN);
+  const auto discoveries = benjamini_hochberg(p_values, options.alpha);
+  for (std::size_t i = 0; i < report.points.size(); ++i) {
+    auto& p = report.points[i];
+    p.discovery = discoveries[i];
+    switch (judge_shift(tests[i], p.discovery, options.min_change)) {
+      case Shift::kHigher:
+        p.verdict = Verdict::kSlower;
+        break;
+      case Shift::kLower:
+        p.verdict = Verdict::kFaster;
+        break;
+      case Shift::kNone:
+        p.verdict = Verdict::kSame;
+        break;
+      case Shift::kUndecided:
+        p.verdict = Verdict::kUndecided;
+        p.needed = replicates_to_decide(tests[i], options.min_change, options.alpha);
+        break;
+    }
+  }
+  for (std::size_t b = 0; b < history.size(); ++b)
+    for (const auto& [key, c] : history[b])
+      for (const auto& [point_key, point] : c.points) {
+        const auto it = now.find(key);
+        if (it == now.end() || !it->second.points.count(point_key))
+          report.unmatched.push_back(
+              fmt::format("only in {}: {}, {}", baselines[b]->path, key, point.label));
+      }
+  std::sort(report.unmatched.begin(), report.unmatched.end());
+  report.unmatched.erase(std::unique(report.unmatched.begin(), report.unmatched.end()),
+                         report.unmatched.end());
   return report;
 }
 

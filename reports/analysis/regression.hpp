@@ -1,37 +1,44 @@
-// Regression comparison of a run against a baseline: per case and size, is the per-iteration
-// time different beyond the noise (Mann-Whitney U on the per-iteration samples) and by more
-// than a practical threshold and than the run-to-run noise the runs' repetitions show? Time is
-// lower-is-better. What changed in the environment comes
-// first, since that is usually the cause.
+// Regression comparison of a run against one baseline run or a history of them: per case and
+// size, did the time change beyond the run-to-run noise? The replicate is the repetition (one
+// baseline run: the campaign's interleaved repetitions) or the run (several baselines), never
+// the iteration (analysis/replicates.hpp); the many sizes of one comparison are tested together
+// with the false discovery rate held at alpha (Benjamini-Hochberg), and a change is flagged
+// only when it is also at least min_change. What changed in the environment comes first, since
+// that is usually the cause.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "analysis/replicates.hpp"
 #include "reader/results_reader.hpp"
 
 namespace preflight::report {
 
 struct RegressionOptions {
-  double alpha = 0.01;       // significance level of the two-sided test
-  double min_change = 0.05;  // smaller changes are not flagged, however significant
+  double alpha = 0.01;       // false discovery rate over a comparison's sizes; interval level
+  double min_change = 0.05;  // smaller changes are never flagged, however certain
 };
 
-// kUndecided: too few samples for the test ever to reach alpha (e.g. 5 against 5 at 0.01).
+// kSame: the change's interval lies within +-min_change (or it is certain and smaller).
+// kUndecided: neither flagged nor bounded within +-min_change: more replicates would tell.
 enum class Verdict { kSame, kSlower, kFaster, kUndecided };
 const char* name_of(Verdict v);
 
 struct PointComparison {
-  std::string case_name;  // with benchmark, variant and repetition when they distinguish
-  std::string size;       // size_bytes, or the point index
-  double baseline_median = 0, current_median = 0;
-  double change = 0;  // current / baseline - 1
-  double p_value = 1;
-  std::size_t baseline_samples = 0, current_samples = 0;
-  // Run-to-run noise where the runs repeated the case (campaign repetitions): the larger spread
-  // of the repetitions' medians, (max - min) / median, of the two runs; 0 without repetitions.
-  // A change must exceed it (and min_change) to be flagged.
-  double noise_floor = 0;
+  std::string case_name;  // name | benchmark | variant: its repetitions are the replicates
+  std::string size;       // size_bytes, or the point's label
+  double baseline_median = 0, current_median = 0;  // the replicates' geometric means (s)
+  double change = 0;                               // current / baseline - 1
+  double ci_low = 0, ci_high = 0;                  // the change's (1 - alpha) interval
+  // The run-to-run noise the change was judged against: the spread of one replicate (the SD of
+  // its logarithm, about its CV) at `level`.
+  double noise = 0;
+  ReplicateLevel level = ReplicateLevel::kRepetitions;
+  std::size_t baseline_replicates = 0, current_replicates = 0;
+  double p_value = 1;      // of the t test on the replicates, before the multiple-test control
+  bool discovery = false;  // after Benjamini-Hochberg over the comparison's sizes
+  std::size_t needed = 0;  // undecided: replicates per side that would bound min_change
   Verdict verdict = Verdict::kSame;
 };
 
@@ -40,13 +47,14 @@ struct EnvironmentChange {
 };
 
 struct RegressionReport {
-  std::vector<EnvironmentChange> environment;
+  std::vector<EnvironmentChange> environment;  // against the first baseline
   std::vector<PointComparison> points;
-  std::vector<std::string> unmatched;  // cases in only one of the runs
+  std::vector<std::string> unmatched;  // cases and sizes in only one of the runs
   std::size_t count(Verdict v) const;
 };
 
-RegressionReport compare_runs(const RunData& baseline, const RunData& current,
-                              const RegressionOptions& options);
+// `baselines`: one or more earlier runs of the same campaign, oldest first.
+RegressionReport compare_runs(const std::vector<const RunData*>& baselines,
+                              const RunData& current, const RegressionOptions& options);
 
 }  // namespace preflight::report

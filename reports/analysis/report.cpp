@@ -52,18 +52,19 @@ Report build_report(const ReportInputs& in) {
     auto builtin = builtin_checks(runs[i], in.labels[i]);
     r.checks.insert(r.checks.end(), builtin.begin(), builtin.end());
     if (in.rules != nullptr) {
-      auto checks = evaluate(*in.rules, runs[i], in.labels[i], in.baseline);
+      auto checks = evaluate(*in.rules, runs[i], in.labels[i], in.baselines, in.regression.alpha);
       r.checks.insert(r.checks.end(), checks.begin(), checks.end());
     }
-    if (in.baseline != nullptr)
+    if (!in.baselines.empty())
       r.regressions.push_back(
-          {in.baseline, &runs[i], compare_runs(*in.baseline, runs[i], in.regression)});
+          {in.baselines, &runs[i], compare_runs(in.baselines, runs[i], in.regression)});
   }
   r.findings = find_bottlenecks(r.runs, r.scaling);
   if (in.catalogue != nullptr && runs.size() >= 2) {
     std::vector<const RunData*> pointers;
     for (const auto& run : runs) pointers.push_back(&run);
-    r.instances = compare_instances(pointers, in.labels, *in.catalogue, in.regression.alpha);
+    r.instances = compare_instances(pointers, in.labels, *in.catalogue, in.regression.alpha,
+                                    in.regression.min_change);
   }
   add_not_measured(r, runs);
   return r;

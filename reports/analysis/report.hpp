@@ -24,9 +24,9 @@ struct RunReport {
   std::vector<Outlier> outliers;  // slow (and late) nodes and ranks
 };
 
-// A regression comparison of one run against the baseline.
+// A regression comparison of one run against the baseline runs.
 struct RegressionSection {
-  const RunData* baseline = nullptr;
+  std::vector<const RunData*> baselines;  // oldest first
   const RunData* current = nullptr;
   RegressionReport result;
 };
@@ -52,7 +52,7 @@ struct Report {
 struct ReportInputs {
   const std::vector<RunData>* runs = nullptr;
   std::vector<std::string> labels;       // one per run
-  const RunData* baseline = nullptr;     // --baseline
+  std::vector<const RunData*> baselines;  // --baseline, each given
   const Rules* rules = nullptr;          // --rules
   const Catalogue* catalogue = nullptr;  // --prices
   RegressionOptions regression;

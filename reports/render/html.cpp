@@ -13,6 +13,7 @@
 
 #include "analysis/case_view.hpp"
 #include "render/charts.hpp"
+#include "render/text_format.hpp"
 
 namespace preflight::report {
 namespace {
@@ -616,7 +617,7 @@ class Writer {
     for (const auto& section : report_.regressions) {
       const auto& result = section.result;
       add(fmt::format("<h3>{} against {}</h3>\n", e(section.current ? section.current->path : "?"),
-                      e(section.baseline ? section.baseline->path : "?")));
+                      e(baseline_paths(section))));
       add("<p><b>Environment changes</b> (usually the cause, so first):</p>\n");
       if (result.environment.empty()) {
         add("<p>none</p>\n");
@@ -631,36 +632,28 @@ class Writer {
         add("</table></div>\n");
       }
       add(fmt::format(
-          "<p>{} size{} compared: <b>{} slower</b>, {} faster, {} within the noise or below "
-          "{:.0f}% or the run-to-run noise its repetitions show, {} undecided (too few samples "
-          "to reach &alpha;) (two-sided Mann&ndash;Whitney U on per-iteration times, &alpha; = "
-          "{:g}).</p>\n",
+          "<p>{} size{} compared: <b>{} slower</b>, {} faster, {} same, {} undecided ({}).</p>\n",
           result.points.size(), result.points.size() == 1 ? "" : "s",
           result.count(Verdict::kSlower), result.count(Verdict::kFaster),
-          result.count(Verdict::kSame), options.min_change * 100, result.count(Verdict::kUndecided),
-          options.alpha));
-      bool changed = false;
-      for (const auto& p : result.points) changed = changed || p.verdict != Verdict::kSame;
-      if (changed) {
+          result.count(Verdict::kSame), result.count(Verdict::kUndecided),
+          e(regression_method(options))));
+      if (!result.points.empty()) {
         add("<div class=\"scroll\"><table>\n<tr><th>verdict</th><th>case</th>"
             "<th class=\"num\">size</th><th class=\"num\">baseline</th><th class=\"num\">now</th>"
-            "<th class=\"num\">change</th><th class=\"num\">run-to-run noise</th>"
-            "<th class=\"num\">p-value</th><th class=\"num\">samples</th></tr>\n");
+            "<th class=\"num\">change</th><th>interval, run-to-run noise, replicates</th>"
+            "<th class=\"num\">p-value</th></tr>\n");
         for (const auto& p : result.points) {
-          if (p.verdict == Verdict::kSame) continue;
           add(fmt::format(
               "<tr><td>{}</td><td class=\"wrap\">{}</td><td class=\"num\">{}</td>"
               "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
-              "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{} / {}</td>"
-              "</tr>\n",
+              "<td class=\"wrap\">{}</td><td class=\"num\">{}</td></tr>\n",
               verdict_span(p.verdict == Verdict::kSlower      ? "fail"
                            : p.verdict == Verdict::kUndecided ? "inconclusive"
                                                               : "pass",
                            name_of(p.verdict)),
               e(p.case_name), size_text(p.size), seconds(p.baseline_median),
-              seconds(p.current_median), percent(p.change, true),
-              p.noise_floor > 0 ? percent(p.noise_floor) : std::string("&ndash;"),
-              p_value(p.p_value), p.baseline_samples, p.current_samples));
+              seconds(p.current_median), percent(p.change, true), e(regression_evidence(p)),
+              p_value(p.p_value)));
         }
         add("</table></div>\n");
       }

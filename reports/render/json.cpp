@@ -107,22 +107,35 @@ json regressions(const Report& r) {
     json env = json::array(), changed = json::array();
     for (const auto& e : s.result.environment)
       env.push_back({{"what", e.what}, {"baseline", e.baseline}, {"current", e.current}});
-    for (const auto& p : s.result.points)
-      if (p.verdict != Verdict::kSame)
-        changed.push_back({{"case", p.case_name},
+    json points = json::array();
+    for (const auto& p : s.result.points) {
+      json point = {{"case", p.case_name},
                            {"size", p.size},
                            {"baseline_median_s", p.baseline_median},
                            {"current_median_s", p.current_median},
                            {"change", p.change},
+                           {"change_interval", {p.ci_low, p.ci_high}},
+                           {"noise", p.noise},
+                           {"replicate_level", name_of(p.level)},
+                           {"baseline_replicates", p.baseline_replicates},
+                           {"current_replicates", p.current_replicates},
                            {"p_value", p.p_value},
-                           {"noise_floor", p.noise_floor},
-                           {"verdict", name_of(p.verdict)}});
-    out.push_back({{"baseline", s.baseline->path},
+                           {"discovery", p.discovery},
+                           {"replicates_to_decide", p.needed},
+                           {"verdict", name_of(p.verdict)}};
+      if (p.verdict != Verdict::kSame) changed.push_back(point);
+      points.push_back(std::move(point));
+    }
+    json baselines = json::array();
+    for (const auto* b : s.baselines) baselines.push_back(b->path);
+    out.push_back({{"baselines", baselines},
+                   {"method", regression_method(r.regression_options)},
                    {"current", s.current->path},
                    {"alpha", r.regression_options.alpha},
                    {"min_change", r.regression_options.min_change},
                    {"environment_changes", env},
                    {"changed", changed},
+                   {"points", points},
                    {"compared", s.result.points.size()},
                    {"slower", s.result.count(Verdict::kSlower)},
                    {"faster", s.result.count(Verdict::kFaster)},

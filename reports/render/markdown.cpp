@@ -142,26 +142,24 @@ void fits(std::string& md, const Report& r) {
 void regressions(std::string& md, const Report& r) {
   for (const auto& s : r.regressions) {
     md += fmt::format("\n## Regression: {} against {}\n\n", cell(s.current->path),
-                      cell(s.baseline->path));
+                      cell(baseline_paths(s)));
     if (s.result.environment.empty()) md += "Environment: no change.\n";
     for (const auto& e : s.result.environment)
       md += fmt::format("- environment changed: **{}**: {} → {}\n", cell(e.what),
                         cell(e.baseline.substr(0, 200)), cell(e.current.substr(0, 200)));
-    md += fmt::format(
-        "\n{} sizes compared: {} slower, {} faster, {} within the noise, {} undecided (too few "
-        "samples to reach alpha) (Mann–Whitney U, alpha {:g}, smallest change {:.0f}%).\n",
-        s.result.points.size(), s.result.count(Verdict::kSlower), s.result.count(Verdict::kFaster),
-        s.result.count(Verdict::kSame), s.result.count(Verdict::kUndecided),
-        r.regression_options.alpha, r.regression_options.min_change * 100);
+    md += fmt::format("\n{} sizes compared: {} slower, {} faster, {} same, {} undecided ({}).\n",
+                      s.result.points.size(), s.result.count(Verdict::kSlower),
+                      s.result.count(Verdict::kFaster), s.result.count(Verdict::kSame),
+                      s.result.count(Verdict::kUndecided),
+                      cell(regression_method(r.regression_options)));
     md +=
-        "\n| case | size (B) | baseline (us) | now (us) | change | run-to-run noise | p-value | "
-        "verdict |\n|---|---:|---:|---:|---:|---:|---:|---|\n";
+        "\n| case | size (B) | baseline (us) | now (us) | verdict | change [interval], run-to-run "
+        "noise, replicates |\n|---|---:|---:|---:|---|---|\n";
     for (const auto& p : s.result.points)
-      if (p.verdict != Verdict::kSame)
-        md += fmt::format("| {} | {} | {:.2f} | {:.2f} | {:+.1f}% | {:.1f}% | {:.2g} | {} |\n",
-                          cell(p.case_name), cell(p.size), p.baseline_median * 1e6,
-                          p.current_median * 1e6, p.change * 100, p.noise_floor * 100, p.p_value,
-                          name_of(p.verdict));
+      md += fmt::format("| {} | {} | {:.2f} | {:.2f} | {} | {} |\n", cell(p.case_name),
+                        cell(p.size), p.baseline_median * 1e6, p.current_median * 1e6,
+                        p.verdict == Verdict::kSame ? "same" : fmt::format("**{}**", name_of(p.verdict)),
+                        cell(regression_evidence(p)));
   }
 }
 

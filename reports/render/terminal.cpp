@@ -136,27 +136,25 @@ void print_fits(std::FILE* out, const Report& report) {
 void print_regression(std::FILE* out, const RegressionSection& s,
                       const RegressionOptions& options) {
   const auto& report = s.result;
-  fmt::print(out, "\n## Regression: {} against baseline {}\n", s.current->path, s.baseline->path);
+  fmt::print(out, "\n## Regression: {} against baseline {}\n", s.current->path,
+             baseline_paths(s));
   if (report.environment.empty()) fmt::print(out, "# environment: no change\n");
   for (const auto& e : report.environment)
     fmt::print(out, "# environment changed: {}: {} -> {}\n", e.what, e.baseline.substr(0, 200),
                e.current.substr(0, 200));
   for (const auto& u : report.unmatched) fmt::print(out, "# {}\n", u);
-  fmt::print(out, "\n{:<60} {:>10} {:>12} {:>12} {:>8} {:>7} {:>10} {:>7}\n", "case", "point",
-             "base(us)", "now(us)", "change", "noise", "p-value", "verdict");
+  fmt::print(out, "\n{:<60} {:>10} {:>12} {:>12} {:>9}  {}\n", "case", "point", "base(us)",
+             "now(us)", "verdict", "change [interval], run-to-run noise, replicates");
   for (const auto& p : report.points) {
-    if (p.verdict == Verdict::kSame) continue;
-    fmt::print(out, "{:<60.60} {:>10} {:>12.2f} {:>12.2f} {:>+7.1f}% {:>6.1f}% {:>10.2g} {:>7}\n",
-               p.case_name, p.size, p.baseline_median * 1e6, p.current_median * 1e6, p.change * 100,
-               p.noise_floor * 100, p.p_value, name_of(p.verdict));
+    fmt::print(out, "{:<60.60} {:>10} {:>12.2f} {:>12.2f} {:>9}  {}\n", p.case_name, p.size,
+               p.baseline_median * 1e6, p.current_median * 1e6, name_of(p.verdict),
+               regression_evidence(p));
   }
   fmt::print(out,
-             "\n# {} size(s) compared: {} slower, {} faster, {} within the noise or below {:.0f}% "
-             "or the repetitions' spread, {} undecided (too few samples to reach alpha) "
-             "(Mann-Whitney U on per-iteration times, alpha {:g})\n",
+             "\n# {} size(s) compared: {} slower, {} faster, {} same, {} undecided ({})\n",
              report.points.size(), report.count(Verdict::kSlower), report.count(Verdict::kFaster),
-             report.count(Verdict::kSame), options.min_change * 100,
-             report.count(Verdict::kUndecided), options.alpha);
+             report.count(Verdict::kSame), report.count(Verdict::kUndecided),
+             regression_method(options));
 }
 
 void print_instances(std::FILE* out, const InstanceComparison& cmp) {

@@ -37,4 +37,33 @@ VerdictCounts count_checks(const Report& report) {
   return n;
 }
 
+std::string baseline_paths(const RegressionSection& s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.baselines.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == s.baselines.size() ? " and " : ", ") + s.baselines[i]->path;
+  if (s.baselines.size() > 1) out += fmt::format(" ({} runs)", s.baselines.size());
+  return out;
+}
+
+std::string regression_method(const RegressionOptions& options) {
+  return fmt::format(
+      "each size's replicates are the repetitions of its case (one baseline run) or the runs "
+      "(several baselines), never the iterations; t test on their log medians, false discovery "
+      "rate {:g} over the sizes (Benjamini-Hochberg); flagged only at {:.0f}% or more; same when "
+      "the change's {:.0f}% interval lies within +-{:.0f}%, else undecided",
+      options.alpha, options.min_change * 100, (1 - options.alpha) * 100, options.min_change * 100);
+}
+
+std::string regression_evidence(const PointComparison& p) {
+  if (!(p.baseline_replicates + p.current_replicates > 2))
+    return fmt::format("{} v {} {}: no noise estimate", p.current_replicates,
+                       p.baseline_replicates, name_of(p.level));
+  std::string out = fmt::format("{:+.1f}% [{:+.1f}%, {:+.1f}%], noise {:.1f}%, {} v {} {}",
+                                p.change * 100, p.ci_low * 100, p.ci_high * 100, p.noise * 100,
+                                p.current_replicates, p.baseline_replicates, name_of(p.level));
+  out += fmt::format(", p {:.2g}{}", p.p_value, p.discovery ? " (a discovery)" : "");
+  if (p.needed > 0) out += fmt::format("; about {} per side would decide", p.needed);
+  return out;
+}
+
 }  // namespace preflight::report

@@ -18,4 +18,12 @@ struct VerdictCounts {
 };
 VerdictCounts count_checks(const Report& report);
 
+// A regression section's baselines: "a.h5", or "a.h5, b.h5 and c.h5 (3 runs)".
+std::string baseline_paths(const RegressionSection& s);
+// How the sizes were judged, in one sentence, for every renderer.
+std::string regression_method(const RegressionOptions& options);
+// The evidence of one size: "+12.0% [+8.1%, +16.0%], noise 1.9%, 3 v 3 repetitions, p 3e-05
+// (a discovery)", and for an undecided one the replicates that would decide it.
+std::string regression_evidence(const PointComparison& p);
+
 }  // namespace preflight::report

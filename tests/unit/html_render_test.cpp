@@ -178,7 +178,7 @@ struct Fixture {
     }
 
     RegressionSection reg;
-    reg.baseline = &baseline;
+    reg.baselines = {&baseline};
     reg.current = &run;
     reg.result.environment.push_back({"host of rank 0", "node-a", kEvilHost});
     PointComparison p;
@@ -188,7 +188,7 @@ struct Fixture {
     p.current_median = 1.3e-3;
     p.change = 0.3;
     p.p_value = 1e-6;
-    p.baseline_samples = p.current_samples = 40;
+    p.baseline_replicates = p.current_replicates = 3;
     p.verdict = Verdict::kSlower;
     reg.result.points.push_back(p);
     p.verdict = Verdict::kSame;

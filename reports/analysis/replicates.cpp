@@ -1,0 +1,184 @@
+#include "analysis/replicates.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+namespace preflight::report {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// The continued fraction of the regularised incomplete beta function, evaluated with the
+// modified Lentz method; converges fast for x < (a + 1) / (a + b + 2).
+double beta_fraction(double a, double b, double x) {
+  constexpr double kTiny = 1e-300;
+  auto guard = [](double v) { return std::abs(v) < kTiny ? kTiny : v; };
+  double c = 1;
+  double d = 1 / guard(1 - (a + b) * x / (a + 1));
+  double h = d;
+  for (int m = 1; m <= 500; ++m) {
+    const double even = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m));
+    d = 1 / guard(1 + even * d);
+    c = guard(1 + even / c);
+    h *= d * c;
+    const double odd = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1));
+    d = 1 / guard(1 + odd * d);
+    c = guard(1 + odd / c);
+    const double step = d * c;
+    h *= step;
+    if (std::abs(step - 1) < 1e-15) break;
+  }
+  return h;
+}
+
+// I_x(a, b), the regularised incomplete beta function.
+double incomplete_beta(double a, double b, double x) {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  const double front =
+      std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) +
+               b * std::log1p(-x));
+  if (x < (a + 1) / (a + b + 2)) return front * beta_fraction(a, b, x) / a;
+  return 1 - front * beta_fraction(b, a, 1 - x) / b;
+}
+
+double mean(const std::vector<double>& v) {
+  return v.empty() ? kNaN : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+}
+
+double squared_deviations(const std::vector<double>& v) {
+  const double m = mean(v);
+  double sum = 0;
+  for (double x : v) sum += (x - m) * (x - m);
+  return sum;
+}
+
+// Each run's values as logarithms, without NaNs, zeros and runs left empty.
+std::vector<std::vector<double>> log_runs(const RunReplicates& runs) {
+  std::vector<std::vector<double>> out;
+  for (const auto& run : runs) {
+    std::vector<double> logs;
+    for (double v : run)
+      if (std::isfinite(v) && v > 0) logs.push_back(std::log(v));
+    if (!logs.empty()) out.push_back(std::move(logs));
+  }
+  return out;
+}
+
+// The replicates of one side at a level: the repetitions of all its runs, or each run's mean.
+std::vector<double> replicates(const std::vector<std::vector<double>>& runs, ReplicateLevel level) {
+  std::vector<double> out;
+  for (const auto& run : runs) {
+    if (level == ReplicateLevel::kRuns)
+      out.push_back(mean(run));
+    else
+      out.insert(out.end(), run.begin(), run.end());
+  }
+  return out;
+}
+
+}  // namespace
+
+const char* name_of(ReplicateLevel level) {
+  return level == ReplicateLevel::kRuns ? "runs" : "repetitions";
+}
+
+double student_t_two_sided_p(double t, double df) {
+  if (std::isnan(t) || !(df > 0)) return kNaN;
+  if (std::isinf(t)) return 0;
+  return incomplete_beta(df / 2, 0.5, df / (df + t * t));
+}
+
+double student_t_quantile(double p, double df) {
+  if (!(p > 0 && p < 1) || !(df > 0)) return kNaN;
+  if (p == 0.5) return 0;
+  // P(T <= x) for x >= 0 is 1 - p2/2, where p2 is the two-sided p of x; bisect on that.
+  const double upper_tail = p > 0.5 ? 1 - p : p;
+  double lo = 0, hi = 1;
+  while (student_t_two_sided_p(hi, df) / 2 > upper_tail && hi < 1e12) hi *= 2;
+  for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (student_t_two_sided_p(mid, df) / 2 > upper_tail ? lo : hi) = mid;
+  }
+  const double x = 0.5 * (lo + hi);
+  return p > 0.5 ? x : -x;
+}
+
+ReplicateTest compare_replicates(const RunReplicates& baseline, const RunReplicates& current,
+                                 double alpha) {
+  ReplicateTest t;
+  const auto base_runs = log_runs(baseline), now_runs = log_runs(current);
+  if (base_runs.empty() || now_runs.empty()) return t;
+  // A history of baseline runs holds the launch-to-launch noise, which repetitions inside one
+  // run cannot show: judge at the level of runs wherever it is known.
+  t.level = base_runs.size() >= 2 ? ReplicateLevel::kRuns : ReplicateLevel::kRepetitions;
+  const auto a = replicates(base_runs, t.level), b = replicates(now_runs, t.level);
+  t.baseline_n = a.size();
+  t.current_n = b.size();
+  const double ma = mean(a), mb = mean(b);
+  t.baseline = std::exp(ma);
+  t.current = std::exp(mb);
+  t.change = std::exp(mb - ma) - 1;
+  // One spread for both sides (the same configuration on the same kind of machine), pooled
+  // from every side that has more than one replicate.
+  t.df = static_cast<double>(a.size() + b.size()) - 2;
+  t.testable = t.df >= 1;
+  if (!t.testable) {
+    t.ci_low = t.ci_high = t.p_value = kNaN;
+    return t;
+  }
+  t.noise = std::sqrt((squared_deviations(a) + squared_deviations(b)) / t.df);
+  const double se = t.noise * std::sqrt(1.0 / static_cast<double>(a.size()) +
+                                        1.0 / static_cast<double>(b.size()));
+  const double d = mb - ma;
+  if (se == 0) {
+    t.p_value = d == 0 ? 1 : 0;
+    t.ci_low = t.ci_high = t.change;
+    return t;
+  }
+  t.p_value = student_t_two_sided_p(d / se, t.df);
+  const double half = student_t_quantile(1 - alpha / 2, t.df) * se;
+  t.ci_low = std::exp(d - half) - 1;
+  t.ci_high = std::exp(d + half) - 1;
+  return t;
+}
+
+std::size_t replicates_to_decide(const ReplicateTest& t, double change, double alpha) {
+  if (!t.testable || !(t.noise > 0)) return 0;
+  const double target = std::abs(std::log1p(change));
+  if (!(target > 0)) return 0;
+  for (std::size_t n = 2; n <= 100000; n = n < 64 ? n + 1 : n * 5 / 4) {
+    const double df = 2.0 * static_cast<double>(n) - 2;
+    const double half = student_t_quantile(1 - alpha / 2, df) * t.noise *
+                        std::sqrt(2.0 / static_cast<double>(n));
+    if (half < target) return n;
+  }
+  return 0;
+}
+
+Shift judge_shift(const ReplicateTest& t, bool discovery, double min_change) {
+  if (!t.testable) return Shift::kUndecided;
+  if (discovery && std::abs(t.change) >= min_change)
+    return t.change > 0 ? Shift::kHigher : Shift::kLower;
+  if (discovery || (t.ci_low >= -min_change && t.ci_high <= min_change)) return Shift::kNone;
+  return Shift::kUndecided;
+}
+
+std::vector<bool> benjamini_hochberg(const std::vector<double>& p_values, double q) {
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < p_values.size(); ++i)
+    if (!std::isnan(p_values[i])) order.push_back(i);
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t x, std::size_t y) { return p_values[x] < p_values[y]; });
+  const double m = static_cast<double>(order.size());
+  std::size_t discoveries = 0;
+  for (std::size_t k = 0; k < order.size(); ++k)
+    if (p_values[order[k]] <= static_cast<double>(k + 1) * q / m) discoveries = k + 1;
+  std::vector<bool> out(p_values.size(), false);
+  for (std::size_t k = 0; k < discoveries; ++k) out[order[k]] = true;
+  return out;
+}
+
+}  // namespace preflight::report

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Sensitivity of the regression verdicts on emulated hosts: 4 network namespaces
+# (scripts/emulated-cluster.sh) whose links tc limits to RATE; one baseline run, then TRIALS runs
+# with the rate lowered by 20% and TRIALS runs at the original rate, each compared with the
+# baseline. The inter-node bandwidth sizes (>= 1 MiB) must be "slower" in every lowered
+# comparison and in none of the others. Needs root; removes the namespaces at the end.
+#   scripts/bench/regression-sensitivity.sh [BUILD_DIR]   env: TRIALS (10), RATE (400, Mbit/s),
+#     KEEP (a folder to keep the results files in)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build=$(realpath "${1:-$root/build/default}")
+trials=${TRIALS:-10} rate=${RATE:-400}
+lowered=$((rate * 8 / 10))
+cluster=$root/scripts/emulated-cluster.sh
+work=${KEEP:-$(mktemp -d)}
+mkdir -p "$work"
+cleanup() { "$cluster" down >/dev/null 2>&1 || true; [[ -n ${KEEP:-} ]] || rm -rf "$work"; }
+trap cleanup EXIT
+"$cluster" down >/dev/null 2>&1 || true
+"$cluster" up 5 >/dev/null
+cat >"$work/campaign.yaml" <<'YAML'
+# Inter-node collectives only: one rank on each of 4 emulated hosts.
+campaign: {name: sensitivity, repetitions: 3}
+timing: {warmup: 2, min_iters: 10, max_iters: 10, budget: 1h, batch_blocks: 1, timeout: 5m}
+benchmarks:
+  - {name: collectives, family: comm, backend: mpi, ops: [allreduce, allgather], topologies: [world], sizes: "8,1M,4M"}
+YAML
+limit() { for h in pf1 pf2 pf3 pf4; do "$cluster" slow "$h" "${1}mbit"; done; }
+run() {  # run OUT: the campaign on the 4 hosts
+  "$cluster" mpirun pf1:1,pf2:1,pf3:1,pf4:1 "$build/bench/preflight" run "$work/campaign.yaml" \
+    --set campaign.ranks_per_node=0 -o "$1" >/dev/null
+}
+compare() {  # compare CURRENT: "sizes>=1MiB slower, of, other sizes slower or faster"
+  "$build/reports/preflight-report" "$1" --baseline "$work/base.h5" --json "$1.json" \
+    --no-color >"$1.txt" 2>&1 || true
+  /usr/bin/python3 - "$1.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["regressions"][0]
+big = [p for p in r["points"] if float(p["size"]) >= 1 << 20]
+small = [p for p in r["points"] if float(p["size"]) < 1 << 20]
+print(sum(p["verdict"] == "slower" for p in big), len(big),
+      sum(p["verdict"] in ("slower", "faster") for p in small),
+      sum(p["verdict"] == "undecided" for p in r["points"]))
+PY
+}
+echo "# baseline at ${rate} Mbit/s, then $trials runs at ${lowered} Mbit/s and $trials at ${rate}; started $(date -u +%H:%M:%S)"
+limit "$rate"
+run "$work/base.h5"
+printf "%-10s %-6s %22s %24s %10s\n" rate trial ">=1MiB sizes slower" "smaller sizes flagged" undecided
+found=0 clean_quiet=0
+for ((t = 1; t <= trials; t++)); do
+  for r in "$lowered" "$rate"; do
+    limit "$r"
+    run "$work/r$r-$t.h5"
+    read -r slower big flagged undecided < <(compare "$work/r$r-$t.h5")
+    printf "%-10s %-6s %22s %24s %10s\n" "${r}mbit" "$t" "$slower of $big" "$flagged" "$undecided"
+    if [[ $r -eq $lowered ]]; then
+      [[ $slower -eq $big ]] && found=$((found + 1))
+    else
+      [[ $slower -eq 0 && $flagged -eq 0 ]] && clean_quiet=$((clean_quiet + 1))
+    fi
+  done
+done
+echo "# 20% lower rate: every >= 1 MiB size slower in $found of $trials; original rate: nothing flagged in $clean_quiet of $trials"
