@@ -75,6 +75,13 @@ inline constexpr std::string_view kOk = "ok";
 inline constexpr std::string_view kFailed = "failed";
 inline constexpr std::string_view kTimeout = "timeout";
 }  // namespace case_status
+// Why a point's per-iteration phase ended (the stats column stop_reason).
+namespace stop_reason {
+inline constexpr std::string_view kMaxIterations = "max_iterations";  // reached max_iters
+inline constexpr std::string_view kBudget = "budget";                 // spent its time budget
+inline constexpr std::string_view kPrecision = "precision";  // the median's CI became narrow
+inline constexpr std::array kAll = {kMaxIterations, kBudget, kPrecision};
+}  // namespace stop_reason
 
 inline constexpr std::array kRunAttributes = {
     Item{"schema_version", Type::kInt64, "", "version of this layout"},
@@ -126,7 +133,6 @@ inline constexpr std::array kCaseAttributes = {
     Item{"timeout_s", Type::kFloat64, "s", "the watchdog's limit for this case"},
 };
 
-// Columns of cases/<id>/stats every family writes: one row per point and group.
 // Columns of cases/<id>/stats every family writes: one row per point and group.
 inline constexpr std::array kStatsColumns = {
     Column{"point", Type::kInt64, "", "index of the point (size) in the case", Direction::kNone,
