@@ -62,6 +62,13 @@ inline constexpr std::string_view kDescriptionAttribute = "description";
 // Version 1 only ("higher" or "lower" on metrics); version 2 writes kDirectionAttribute instead.
 inline constexpr std::string_view kBetterAttribute = "better";
 
+// An attribute X with a unit (a run or case attribute whose Item has one) carries it in the
+// string attribute X.units: attributes have no attributes of their own in HDF5.
+inline constexpr std::string_view kUnitSuffix = ".units";
+inline std::string unit_attribute_name(std::string_view name) {
+  return std::string(name) + std::string(kUnitSuffix);
+}
+
 // Status strings.
 namespace run_status {
 inline constexpr std::string_view kIncomplete =
