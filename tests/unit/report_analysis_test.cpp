@@ -158,8 +158,13 @@ TEST(Scaling, NoFindingWhenEfficiencyHolds) {
   for (double nodes : {2.0, 4.0, 8.0})
     cases.push_back(make_case(index++, "allreduce", "ladder", nodes, nodes, {{1e8, 0.01, 10}}));
   const auto run = make_run(cases);
+  // The series must be there, efficiency 1 at every step: "no finding" is about it.
+  const auto series = scaling_series(run, "r");
+  ASSERT_EQ(series.size(), 1u);
+  ASSERT_EQ(series[0].points.size(), 3u);
+  for (const auto& p : series[0].points) EXPECT_DOUBLE_EQ(p.efficiency, 1.0) << p.nodes;
   std::vector<RunReport> runs{{&run, "r", {}}};
-  for (const auto& f : find_bottlenecks(runs, scaling_series(run, "r")))
+  for (const auto& f : find_bottlenecks(runs, series))
     EXPECT_NE(f.stage, Stage::kCommunication) << f.title;
 }
 
@@ -264,6 +269,7 @@ TEST(Regression, ARunToRunNoiseItsRepetitionsShowIsNotAChange) {
   }
   // 20% slower is beyond it.
   const auto beyond = compare_runs(base, repeated_run(1.2, 1.32), options);
+  ASSERT_EQ(beyond.points.size(), 2u);
   for (const auto& p : beyond.points) EXPECT_EQ(p.verdict, Verdict::kSlower) << p.case_name;
   // Without repetitions, the same 8% is flagged.
   const auto single =
