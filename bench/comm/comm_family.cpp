@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <array>
 #include <map>
 
 #include "comm/backend.hpp"
 #include "comm/collective_case.hpp"
+#include "comm/expected.hpp"
 #include "harness/options.hpp"
 #include "harness/sizes.hpp"
 #include "harness/usage_error.hpp"
@@ -149,14 +151,24 @@ class CommFamily final : public Family {
 
  private:
   // Every rank checks every group's buffers before any case runs, so a size too large for
-  // the backend is bad input (exit 2, nothing run), not a failure hours into the run.
+  // the backend, or a sum over more ranks than its type keeps exact (which could not be
+  // checked), is bad input (exit 2, nothing run), not a failure hours into the run.
   void check_fits(const CommBackend& backend, const Layout& layout) const {
     std::map<int, int> group_sizes;
     for (int g : layout.group_of_rank)
       if (g >= 0) ++group_sizes[g];
+    const bool sums = std::find(config_.redops.begin(), config_.redops.end(), RedOp::kSum) !=
+                      config_.redops.end();
     for (const auto& [group, n] : group_sizes)
       for (Collective op : config_.ops)
-        for (DType dtype : config_.dtypes)
+        for (DType dtype : config_.dtypes) {
+          const auto ranks = static_cast<std::uint64_t>(n);
+          if (sums && reduces(op) && ranks > max_exact_sum_ranks(dtype))
+            throw UsageError(fmt::format(
+                "dtypes: a sum of {} over {} ranks cannot be checked: its values stay exact up to "
+                "{} ranks; use a wider dtype (float64: up to {}) or redops max and min",
+                name_of(dtype), n, max_exact_sum_ranks(dtype),
+                max_exact_sum_ranks(DType::kFloat64)));
           for (std::uint64_t bytes : config_.sizes) {
             const std::uint64_t elements =
                 reported_bytes(op, chunk_elements(op, bytes, dtype, n), dtype, n) / size_of(dtype);
@@ -167,6 +179,7 @@ class CommFamily final : public Family {
                   format_bytes(bytes), name_of(op), n, elements, backend.name(),
                   backend.max_elements()));
           }
+        }
   }
 
   // A backend without an out-of-place form of a collective runs it in place, once.

@@ -97,6 +97,24 @@ std::uint64_t count_wrong(const CollectivePoint& p, std::span<const T> result) {
   return 0;
 }
 
+std::uint64_t max_exact_sum_ranks(DType t) {
+  switch (t) {
+    case DType::kFloat32:
+      return k::max_exact_sum_ranks<float>();
+    case DType::kFloat64:
+      return k::max_exact_sum_ranks<double>();
+    case DType::kInt32:
+      return k::max_exact_sum_ranks<std::int32_t>();
+    case DType::kInt64:
+      return k::max_exact_sum_ranks<std::int64_t>();
+    case DType::kUInt32:
+      return k::max_exact_sum_ranks<std::uint32_t>();
+    case DType::kUInt64:
+      return k::max_exact_sum_ranks<std::uint64_t>();
+  }
+  return 0;
+}
+
 #define PREFLIGHT_INSTANTIATE(T)                                     \
   template void fill_input<T>(const CollectivePoint&, std::span<T>); \
   template std::uint64_t count_wrong<T>(const CollectivePoint&, std::span<const T>);

@@ -24,12 +24,37 @@ h5::ColumnInfo info_of(const T& item) {
   return {item.unit, item.description};
 }
 
+template <typename T, std::size_t N>
+const T& item(const std::array<T, N>& table, std::string_view name) {
+  for (const auto& i : table)
+    if (i.name == name) return i;
+  throw h5::Error(fmt::format("results schema has no item '{}'", name));
+}
+
+// An attribute has no attributes of its own, so one with a unit gets a companion X.units.
+void set_unit_of(hid_t object, const s::Item& attribute) {
+  if (!attribute.unit.empty())
+    h5::set_attribute(object, s::unit_attribute_name(attribute.name), attribute.unit);
+}
+
+// Sets the attribute `name` of `table` on `object`, with its unit: the table is the one
+// definition of both (an unknown name throws).
+template <std::size_t N, typename V>
+void set_item_attribute(hid_t object, const std::array<s::Item, N>& table, std::string_view name,
+                        const V& value) {
+  const s::Item& attribute = item(table, name);
+  h5::set_attribute(object, attribute.name, value);
+  set_unit_of(object, attribute);
+}
+
 // Sets each attribute of `table` on `object` to the value at the same place in `values`.
 template <std::size_t N>
 void set_attributes(hid_t object, const std::array<s::Item, N>& table,
                     const std::array<s::Value, N>& values) {
-  for (std::size_t i = 0; i < N; ++i)
+  for (std::size_t i = 0; i < N; ++i) {
     std::visit([&](const auto& v) { h5::set_attribute(object, table[i].name, v); }, values[i]);
+    set_unit_of(object, table[i]);
+  }
 }
 
 // A stats column's declaration, on its dataset.
@@ -50,13 +75,6 @@ const s::Column& declared(const s::Column* column, std::string_view what, std::s
   if (column == nullptr)
     throw std::logic_error(fmt::format("{} '{}' has no schema declaration", what, name));
   return *column;
-}
-
-template <typename T, std::size_t N>
-const T& item(const std::array<T, N>& table, std::string_view name) {
-  for (const auto& i : table)
-    if (i.name == name) return i;
-  throw h5::Error(fmt::format("results schema has no item '{}'", name));
 }
 
 void write_environment(hid_t file, const std::vector<RankEnvironment>& env) {
@@ -96,7 +114,8 @@ void write_environment(hid_t file, const std::vector<RankEnvironment>& env) {
 
 void set_param_attribute(hid_t object, const Param& p) {
   std::visit([&](const auto& v) { h5::set_attribute(object, p.name, v); }, p.value);
-  if (!p.unit.empty()) h5::set_attribute(object, p.name + ".units", std::string_view(p.unit));
+  if (!p.unit.empty())
+    h5::set_attribute(object, s::unit_attribute_name(p.name), std::string_view(p.unit));
 }
 
 // Rows of the stats table: one per point and group, in that order.
@@ -286,14 +305,16 @@ class SignalsDeferred {
 void write_case(hid_t file, const CaseRecord& r, const std::string& status) {
   h5::Handle cases = h5::open_group(file, s::kCasesGroup);
   h5::Handle g = h5::create_group(cases.get(), fmt::format("{:06d}", r.index));
-  h5::set_attribute(g.get(), "index", static_cast<std::int64_t>(r.index));
-  h5::set_attribute(g.get(), "name", std::string_view(r.name));
-  h5::set_attribute(g.get(), "family", std::string_view(r.family));
-  h5::set_attribute(g.get(), "backend", std::string_view(r.backend));
-  h5::set_attribute(g.get(), "wrong_elements", r.wrong_elements);
-  h5::set_attribute(g.get(), "group_count", std::int64_t{r.group_count});
-  h5::set_attribute(g.get(), "timeout_s", r.timeout_s);
-  h5::set_attribute(g.get(), "timeout_s.units", std::string_view("s"));
+  const auto set = [&](std::string_view name, const auto& value) {
+    set_item_attribute(g.get(), s::kCaseAttributes, name, value);
+  };
+  set("index", static_cast<std::int64_t>(r.index));
+  set("name", std::string_view(r.name));
+  set("family", std::string_view(r.family));
+  set("backend", std::string_view(r.backend));
+  set("wrong_elements", r.wrong_elements);
+  set("group_count", std::int64_t{r.group_count});
+  set("timeout_s", r.timeout_s);
   for (const auto& p : r.params) set_param_attribute(g.get(), p);
   set_attributes(g.get(), s::kCaseMeaningAttributes, s::values_of(r.meaning));
   std::vector<std::int64_t> group_of_rank(r.group_of_rank.begin(), r.group_of_rank.end());
@@ -308,22 +329,25 @@ void write_case(hid_t file, const CaseRecord& r, const std::string& status) {
   }
   write_points(g.get(), r);
   // Last: a case whose write was cut short has no status, and --resume runs it again.
-  h5::set_attribute(g.get(), "status", std::string_view(status));
+  set("status", std::string_view(status));
 }
 
 void write_run_start(hid_t f, const RunInfo& run, const std::vector<RankEnvironment>& environment) {
-  h5::set_attribute(f, "schema_version", std::int64_t{s::kVersion});
-  h5::set_attribute(f, "preflight_version", std::string_view(PREFLIGHT_VERSION));
-  h5::set_attribute(f, "git_revision", std::string_view(PREFLIGHT_GIT_REVISION));
-  h5::set_attribute(f, "command_line", std::string_view(run.command_line));
-  h5::set_attribute(f, "config", std::string_view(run.config_json));
-  h5::set_attribute(f, "start_time", std::string_view(run.start_time));
-  h5::set_attribute(f, "end_time", std::string_view(""));
-  h5::set_attribute(f, "status", s::run_status::kIncomplete);
-  h5::set_attribute(f, "exit_code", std::int64_t{-1});
-  h5::set_attribute(f, "resumes", std::string_view("[]"));
-  h5::set_attribute(f, "world_size", std::int64_t{run.world_size});
-  h5::set_attribute(f, "node_count", std::int64_t{run.node_count});
+  const auto set = [&](std::string_view name, const auto& value) {
+    set_item_attribute(f, s::kRunAttributes, name, value);
+  };
+  set("schema_version", std::int64_t{s::kVersion});
+  set("preflight_version", std::string_view(PREFLIGHT_VERSION));
+  set("git_revision", std::string_view(PREFLIGHT_GIT_REVISION));
+  set("command_line", std::string_view(run.command_line));
+  set("config", std::string_view(run.config_json));
+  set("start_time", std::string_view(run.start_time));
+  set("end_time", std::string_view(""));
+  set("status", s::run_status::kIncomplete);
+  set("exit_code", std::int64_t{-1});
+  set("resumes", std::string_view("[]"));
+  set("world_size", std::int64_t{run.world_size});
+  set("node_count", std::int64_t{run.node_count});
   write_environment(f, environment);
   h5::create_group(f, s::kCasesGroup);
 }

@@ -27,7 +27,7 @@ struct GroupResult {
 struct PointResult {
   std::size_t index = 0;
   int iterations = 0;
-  std::string stop_reason;  // max_iterations, budget or precision
+  std::string stop_reason;  // one of schema::stop_reason::kAll
   int batch_blocks = 0;
   int batch_ops = 0;
   std::vector<double> samples;  // iterations x world size, seconds; NaN for idle ranks

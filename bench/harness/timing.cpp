@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "harness/usage_error.hpp"
+#include "preflight/schema/layout.hpp"
 
 namespace preflight {
 
@@ -39,15 +40,16 @@ int decide_iterations(const TimingOptions& o, double estimate_s) {
   return std::max(o.min_iterations, static_cast<int>(fits));
 }
 
-const char* name_of(StopReason reason) {
+std::string_view name_of(StopReason reason) {
   switch (reason) {
     case StopReason::kBudget:
-      return "budget";
+      return schema::stop_reason::kBudget;
     case StopReason::kPrecision:
-      return "precision";
-    default:
-      return "max_iterations";
+      return schema::stop_reason::kPrecision;
+    case StopReason::kMaxIterations:
+      break;
   }
+  return schema::stop_reason::kMaxIterations;
 }
 
 }  // namespace preflight

@@ -1,6 +1,8 @@
 // How long and how often each point is timed: the same rules for every family.
 #pragma once
 
+#include <string_view>
+
 #include "harness/config_node.hpp"
 #include "harness/stats.hpp"
 
@@ -29,6 +31,7 @@ int decide_iterations(const TimingOptions& options, double estimate_s);
 
 // How the per-iteration phase of a point ended.
 enum class StopReason { kMaxIterations, kBudget, kPrecision };
-const char* name_of(StopReason reason);
+// The name the results file gives it (schema::stop_reason).
+std::string_view name_of(StopReason reason);
 
 }  // namespace preflight

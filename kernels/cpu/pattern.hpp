@@ -1,16 +1,31 @@
 // The rank- and index-dependent fill pattern and the checks against it. Values are small
-// positive integers (1..61), so sums over hundreds of thousands of ranks stay exact in every
-// element type and every reduction order, and 0 is never a right answer.
+// positive integers (1..61), so a sum stays exact in every reduction order up to the rank count
+// max_exact_sum_ranks<T>() gives (float32: 275,036 ranks; int32: 35 million), and 0 is never a
+// right answer.
 #pragma once
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <span>
 
 namespace preflight::kernels {
 
 inline constexpr std::uint64_t kPatternModulus = 61;
+
+// The most ranks whose sum of pattern values T holds exactly, whatever the reduction order: the
+// values are positive whole numbers, so every partial sum is a whole number no larger than the
+// total, which is at most 61 x ranks; T holds every whole number up to 2^digits (floating point)
+// or its largest value (integers). Over more ranks a float32 sum rounds, differently in each
+// order, and no expected value can check it.
+template <typename T>
+constexpr std::uint64_t max_exact_sum_ranks() {
+  if constexpr (std::numeric_limits<T>::is_integer)
+    return static_cast<std::uint64_t>(std::numeric_limits<T>::max()) / kPatternModulus;
+  else
+    return (std::uint64_t{1} << std::numeric_limits<T>::digits) / kPatternModulus;
+}
 
 // Rank r's input at element index i.
 inline std::uint64_t pattern_value(std::uint64_t rank, std::uint64_t index) {

@@ -36,6 +36,15 @@ while IFS='|' read -r expect args; do
     echo "ok:   preflight $args -> $(head -1 "$work/stderr")"
   fi
 done <"$table"
+# Every row of the table ran: a loop cut short (a command reading the table from stdin, a bad
+# line) would pass with the rows it never reached. Rows are counted here apart from the loop.
+rows=$(grep -cvE '^[[:space:]]*(#|$)' "$table")
+if [[ $cases -ne $rows ]]; then
+  echo "FAIL: $cases cases run, the table has $rows rows"
+  failures=$((failures + 1))
+else
+  echo "ok:   all $rows rows of the table ran"
+fi
 if [[ $(sha256sum "$existing") != "$before" ]]; then
   echo "FAIL: an existing results file was changed"
   failures=$((failures + 1))

@@ -13,3 +13,8 @@ finish() {
 }
 # Runs python3 with h5py on a results file: h5 FILE 'python expression printing something'
 h5() { /usr/bin/python3 -c "import h5py, sys; f = h5py.File(sys.argv[1], 'r'); $2" "$1"; }
+# Numeric comparisons: at_least VALUE LIMIT, at_most VALUE LIMIT. Each fails unless both are
+# finite decimal numbers (awk alone compares "nan" or "" as text, and "nan" >= 0.9 is true).
+is_number() { [[ $1 =~ ^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$ ]]; }
+at_least() { is_number "$1" && is_number "$2" && awk -v x="$1" -v y="$2" 'BEGIN {exit !(x + 0 >= y + 0)}'; }
+at_most() { is_number "$1" && is_number "$2" && awk -v x="$1" -v y="$2" 'BEGIN {exit !(x + 0 <= y + 0)}'; }

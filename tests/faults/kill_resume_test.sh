@@ -19,6 +19,32 @@ rank_pid() {  # the pid of world rank $1 of preflight
 
 cases_in() { h5 "$1" 'print(len(f["cases"]))' 2>/dev/null || echo unreadable; }
 
+# The cases a log shows finished: a case's heading ("[case K/N ...] NAME · ...") is printed
+# after every sink, the file's included, has written and flushed case K-1, so every case before
+# the last heading is finished. Prints one name a line, in campaign order.
+finished_cases() {
+  sed -n 's/^\[case \([0-9]*\)\/[0-9]* · [^]]*\] \(.*\) · [0-9]* groups\{0,1\} · .*/\1 \2/p' "$1" |
+    sort -n | sed '$d' | cut -d' ' -f2-
+}
+
+# holds_finished FILE NAMES: the file's first cases are the named ones, in order, none lost.
+# Prints what it found.
+holds_finished() {
+  /usr/bin/python3 - "$1" "$2" <<'PY'
+import h5py, sys
+names = [line.rstrip("\n") for line in open(sys.argv[2]) if line.strip()]
+try:
+    f = h5py.File(sys.argv[1], "r")
+    held = [f["cases"][k].attrs["name"] for k in sorted(f["cases"])]
+except Exception as e:
+    print(f"unreadable ({e})"); sys.exit(1)
+held = [h.decode() if isinstance(h, bytes) else str(h) for h in held]
+lost = [n for k, n in enumerate(names) if k >= len(held) or held[k] != n]
+print(f"{len(held)} cases, the {len(names)} finished before the kill" + (f"; lost or out of place: {lost}" if lost else ""))
+sys.exit(1 if lost or not names else 0)
+PY
+}
+
 for victim in rank1 rank0 mpirun; do
   out=$work/$victim.h5
   mpirun -np 4 "$bin" run "$config" -o "$out" >"$work/$victim.log" 2>&1 &
@@ -29,6 +55,8 @@ for victim in rank1 rank0 mpirun; do
     grep -q '^\[case 6/' "$work/$victim.log" 2>/dev/null && break
     sleep 0.02
   done
+  # What had finished when the kill came (the log can only have grown since this copy).
+  cp "$work/$victim.log" "$work/$victim.at-kill.log"
   case $victim in
     rank1) kill -9 "$(rank_pid 1)" ;;
     rank0) kill -9 "$(rank_pid 0)" ;;
@@ -40,15 +68,31 @@ for victim in rank1 rank0 mpirun; do
   pkill -9 -f "preflight run $config" 2>/dev/null
   n=$(cases_in "$out")
   status=$(h5 "$out" 'print(f.attrs["status"])' 2>/dev/null)
-  if [[ $n =~ ^[0-9]+$ && $n -ge 3 && $n -lt $total && $status == incomplete ]]; then
+  if [[ $n =~ ^[0-9]+$ && $n -lt $total && $status == incomplete ]]; then
     pass "kill -9 $victim: file opens, $n of $total cases, status incomplete"
   else
     fail "kill -9 $victim: file has '$n' cases of $total, status '$status'"
     tail -5 "$work/$victim.log"
   fi
+  finished_cases "$work/$victim.at-kill.log" >"$work/$victim.finished"
+  found=$(holds_finished "$out" "$work/$victim.finished") &&
+    pass "kill -9 $victim: every case finished before the kill is in the file: $found" ||
+    fail "kill -9 $victim: finished cases lost: $found"
   "${check[@]}" --status incomplete "$out" >/dev/null && pass "kill -9 $victim: finished cases pass the schema check" ||
     fail "kill -9 $victim: schema check"
 done
+
+# The check above can fail: the same file less the last two cases it finished (deleted with
+# h5py, as a writer that lost them would leave it) is caught.
+cp "$work/mpirun.h5" "$work/lost-two.h5"
+/usr/bin/python3 - "$work/lost-two.h5" "$(wc -l <"$work/mpirun.finished")" <<'PY'
+import h5py, sys
+f = h5py.File(sys.argv[1], "r+")
+for name in sorted(f["cases"])[: int(sys.argv[2])][-2:]:
+    del f["cases"][name]
+PY
+found=$(holds_finished "$work/lost-two.h5" "$work/mpirun.finished") &&
+  fail "two lost cases not caught: $found" || pass "two lost cases are caught: $found"
 
 # Resume the file left by the killed rank: the same campaign completes into the same file.
 out=$work/rank1.h5

@@ -97,14 +97,36 @@ check("| **fail** | busbw of a dream |" in md and "| **inconclusive** | too few 
 check("<script" not in md, "Markdown holds no raw HTML from the file")
 PY
 
-# HTML: self-contained, charts inline, the injected host name escaped.
+# HTML: self-contained, the injected host name escaped, and the charts inline: the ladder's
+# busbw per band (small, medium) with both collectives, and busbw against size per collective
+# with world and the multi-node ladder steps; each by its title and its series' legends.
 html=$work/r.html
-if grep -q "<svg" "$html" && grep -qF "&lt;script&gt;alert(1)&lt;/script&gt;" "$html" && ! grep -qi "<script" "$html" &&
+if grep -qF "&lt;script&gt;alert(1)&lt;/script&gt;" "$html" && ! grep -qi "<script" "$html" &&
   ! grep -qE "(src|href)=\"https?:" "$html"; then
-  pass "HTML: $(grep -o '<svg' "$html" | wc -l) inline charts, host name escaped, no script, no external resource"
+  pass "HTML: host name escaped, no script, no external resource"
 else
-  fail "HTML: charts, escaping or self-containedness"
+  fail "HTML: escaping or self-containedness"
 fi
+expected_charts="comm busbw vs nodes, medium sizes: comm: allgather float32 out-of-place [ladder]; comm: allreduce float32 sum out-of-place [ladder]
+comm busbw vs nodes, small sizes: comm: allgather float32 out-of-place [ladder]; comm: allreduce float32 sum out-of-place [ladder]
+comm busbw allreduce float32 sum out-of-place: world; ladder 2 nodes; ladder 4 nodes
+comm busbw allgather float32 out-of-place: world; ladder 2 nodes; ladder 4 nodes"
+charts=$(/usr/bin/python3 "$here/html_charts.py" "$html")
+if [[ $charts == "$expected_charts" ]]; then
+  pass "HTML: the $(grep -c . <<<"$expected_charts") expected charts, inline, each with its series"
+else
+  fail "HTML: charts differ from the expected ones (< expected, > found)"
+  diff <(echo "$expected_charts") <(echo "$charts")
+fi
+# The comparison can fail: the same page less its first chart is caught.
+/usr/bin/python3 - "$html" "$work/fewer-charts.html" <<'PY'
+import re, sys
+page = open(sys.argv[1]).read()
+open(sys.argv[2], "w").write(re.sub(r'<figure class="chart">.*?</figure>\n', "", page, count=1, flags=re.S))
+PY
+fewer=$(/usr/bin/python3 "$here/html_charts.py" "$work/fewer-charts.html")
+[[ $fewer != "$expected_charts" ]] &&
+  pass "HTML: a page missing a chart is caught" || fail "HTML: a page missing a chart passes"
 grep -q "Storage scaling" "$html" && fail "HTML: a storage chart without storage results" || pass "HTML: no storage chart without storage results"
 
 # Instance comparison: a copy of the run as a second instance type, half as fast (times doubled,

@@ -48,8 +48,8 @@ $work/no_column.h5|column 'time_median' of case 000000's stats is missing
 $work/no_status.h5|case 000001 was cut short while being written
 $work/short_column.h5|stats column 'busbw' has a different length
 $work/no_world_size.h5|attribute 'world_size' of the run is missing
-$work/truncated.h5|$work/truncated.h5:
-$work/half.h5|$work/half.h5:
+$work/truncated.h5|$work/truncated.h5: damaged or truncated results file (
+$work/half.h5|$work/half.h5: damaged or truncated results file (
 $work/text.h5|not an HDF5 file
 $work/missing.h5|cannot read the file
 $good $work/version.h5|version.h5: results schema version 99

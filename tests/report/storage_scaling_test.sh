@@ -37,8 +37,14 @@ check(steps(by["nodes, 2 ranks per node"]) == [(2, 1), (4, 2)], "the node ladder
 for s in series:
     print(s["topology"] + ": " + ", ".join(f"{p['ranks']:g} ranks/{p['nodes']:g} nodes {p['value']:.3g} GB/s ({p['efficiency']:.0%})" for p in s["points"]))
 PY
-html=$work/r.html
-awk '/Storage scaling/ {seen=1} seen && /<svg/ {found=1} END {exit !found}' "$html" &&
-  pass "HTML: the storage scaling chart, drawn" || fail "HTML: no storage scaling chart"
+# The page's one chart: aggregate agg_bw against ranks with both curves (ranks per node, nodes).
+expected_charts="Storage scaling: aggregate agg_bw vs ranks, 1 MiB blocks: storage: psync direct sequential file-per-rank qd1 x1 [ranks per node, on 2 nodes]; storage: psync direct sequential file-per-rank qd1 x1 [nodes, 2 ranks per node]"
+charts=$(/usr/bin/python3 "$(dirname "$0")/html_charts.py" "$work/r.html")
+if [[ $charts == "$expected_charts" ]]; then
+  pass "HTML: the storage scaling chart, drawn with both curves"
+else
+  fail "HTML: charts differ from the expected storage scaling chart (< expected, > found)"
+  diff <(echo "$expected_charts") <(echo "$charts")
+fi
 [[ -z $(ls -A "$work/data") ]] && pass "data set removed after the run" || fail "data set left in $work/data"
 finish

@@ -1,6 +1,10 @@
 #!/usr/bin/python3
 """Checks a preflight results file against results-schema/SPEC.md, reading it with h5py
-(not with preflight's own reader), and recomputes its statistics from the raw samples.
+(not with preflight's own reader), and recomputes its statistics from the raw samples: every
+per-iteration and back-to-back time statistic from points/<P>/samples and points/<P>/batched,
+and for comm cases count, algbw, busbw and their batched_ twins, which must be numbers
+wherever SPEC.md does not say NaN. Every attribute with a unit in SPEC.md must carry it in
+X.units, and stop_reason must be one of the values SPEC.md lists.
 Every case's v2 declaration is checked too: each attribute of "Case meaning" and "Column
 meaning" present with an allowed value, exactly one headline column, per-iteration sources
 that name existing counters, an x_axis that names an existing column, and for the comm and
@@ -20,6 +24,8 @@ import numpy as np
 
 TYPES = {"int64": np.integer, "uint64": np.unsignedinteger, "float64": np.floating, "string": str}
 REQUESTED_SIZES = None
+STOP_REASONS = None  # from SPEC.md's stats table (stop_reasons)
+STATS_HEADING = "Stats columns (`/cases/<NNNNNN>/stats/<column>`)"
 ALL_COLLECTIVES = ["allreduce", "allgather", "reducescatter", "broadcast", "reduce", "alltoall", "sendrecv"]
 problems = []
 
@@ -72,8 +78,13 @@ def check_attributes(obj, rows, where):
             continue
         check_value_type(f"{where}@{name}", obj.attrs[name], row["type"])
         unit = row.get("units", "")
-        if unit and text(obj.attrs.get(name + ".units", unit)) != unit:
-            problem(f"{where}@{name}.units: expected {unit}")
+        if not unit:
+            continue
+        unit_name = name + ".units"  # SPEC: an attribute X with a unit has a companion X.units
+        if unit_name not in obj.attrs:
+            problem(f"{where}: missing attribute '{unit_name}' (SPEC.md gives {name} the unit {unit})")
+        elif text(obj.attrs[unit_name]) != unit:
+            problem(f"{where}@{unit_name}: '{text(obj.attrs[unit_name])}', SPEC.md says '{unit}'")
 
 
 def check_columns(group, rows, where, length=None):
@@ -104,7 +115,23 @@ def bus_factor(collective, n):
 
 
 def close(a, b):
-    return (np.isnan(a) and np.isnan(b)) or abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1e-300)
+    """Equal but for rounding. NaN is close to nothing: where SPEC.md allows NaN the caller says so."""
+    return bool(np.isfinite(a) and np.isfinite(b) and abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1e-300))
+
+
+def slowest_per_row(matrix, members):
+    """Each row's largest value over the members' columns (the group's time of one iteration or
+    block), NaN where none of them has a value: np.nanmax without its warning."""
+    values = matrix[:, members]
+    slowest = np.where(np.isnan(values), -np.inf, values).max(axis=1, initial=-np.inf)
+    slowest[slowest == -np.inf] = np.nan
+    return slowest
+
+
+def stop_reasons(spec):
+    """The values SPEC.md's stats table lists for stop_reason: "why timing stopped: a, b or c"."""
+    row = next(r for r in spec[STATS_HEADING][0]["rows"] if r["name"] == "stop_reason")
+    return {word for word in re.findall(r"[a-z_]+", row["meaning"].split(":", 1)[1]) if word != "or"}
 
 
 def check_recomputed_stats(case, where, world):
@@ -114,8 +141,11 @@ def check_recomputed_stats(case, where, world):
         point, group = int(stats["point"][row]), int(stats["group"][row])
         pg = case["points"][f"{point:04d}"]
         members = np.flatnonzero(groups >= 0) if group < 0 else np.flatnonzero(groups == group)
-        slowest = np.nanmax(pg["samples"][:][:, members], axis=1)
+        slowest = slowest_per_row(pg["samples"][:], members)
         here = f"{where} point {point} group {group}"
+        reason = text(stats["stop_reason"][row])
+        if reason not in STOP_REASONS:
+            problem(f"{here}: stop_reason '{reason}' is not one of {sorted(STOP_REASONS)}")
         for column, value in [("time_median", np.median(slowest)), ("time_min", slowest.min()),
                               ("time_max", slowest.max()), ("time_p95", np.percentile(slowest, 95)),
                               ("time_p5", np.percentile(slowest, 5)), ("time_mean", slowest.mean())]:
@@ -133,14 +163,17 @@ def check_recomputed_stats(case, where, world):
                 close(float(stats["median_ci_high"][row]), float(high))):
             problem(f"{here}: median CI [{stats['median_ci_low'][row]}, {stats['median_ci_high'][row]}], "
                     f"order statistics give [{low}, {high}]")
-        if pg["batched"].shape[0] == 0:  # no back-to-back phase
-            if not np.isnan(float(stats["batched_time_median"][row])):
-                problem(f"{here}: batched_time_median without back-to-back samples")
+        batched_columns = ("batched_time_median", "batched_time_min", "batched_time_max")
+        if pg["batched"].shape[0] == 0:  # no back-to-back phase: SPEC says NaN
+            for column in batched_columns:
+                if not np.isnan(float(stats[column][row])):
+                    problem(f"{here}: {column} {stats[column][row]} without back-to-back samples (SPEC: NaN)")
         else:
-            batched = np.nanmax(pg["batched"][:][:, members], axis=1)
-            if not close(float(stats["batched_time_median"][row]), float(np.median(batched))):
-                problem(f"{here}: batched_time_median does not follow from the batched samples")
-        if int(stats["group_ranks"][row]) != len(members) and group >= 0:
+            batched = slowest_per_row(pg["batched"][:], members)
+            for column, value in zip(batched_columns, (np.median(batched), batched.min(), batched.max())):
+                if not close(float(stats[column][row]), float(value)):
+                    problem(f"{here}: {column} {stats[column][row]} but the batched samples give {value}")
+        if int(stats["group_ranks"][row]) != len(members):
             problem(f"{here}: group_ranks {stats['group_ranks'][row]}, group_of_rank says {len(members)}")
         if int(stats["wrong"][row]) != int(pg["wrong_per_rank"][:][members].sum()):
             problem(f"{here}: wrong does not match wrong_per_rank")
@@ -210,7 +243,15 @@ def check_storage_row(case, stats, row, members, here):
                     f"of a rank's bytes were cached before a read (limit {COLD_LIMIT})")
 
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = None  # from SPEC.md's title (spec_version); a unit test ties it to layout.hpp
+
+
+def spec_version(path):
+    """The version SPEC.md's first line states: "# preflight results file, schema version N"."""
+    found = re.search(r"schema version (\d+)", open(path, encoding="utf-8").readline())
+    return int(found.group(1))
+
+
 STAGES = {"data_in", "compute", "communication", "checkpoint", "step"}
 BANDS = {"size_bands", "each_point"}
 SCALINGS = {"aggregate", "per_rank", "none"}
@@ -443,20 +484,47 @@ def check_size(case, stats, row, here, requested):
 
 
 def check_bandwidth(case, stats, row, here):
-    algbw, busbw = float(stats["algbw"][row]), float(stats["busbw"][row])
-    if np.isnan(algbw):
-        if int(stats["group"][row]) >= 0:
-            problem(f"{here}: algbw is NaN in a single group's row")
-        return
-    expected = float(stats["size_bytes"][row]) / float(stats["time_median"][row]) / 1e9
-    if not close(algbw, expected):
-        problem(f"{here}: algbw {algbw} but size/time gives {expected}")
-    # The all-groups row of equal groups uses one group's size, like each group's own row.
+    """count, algbw, busbw and their batched_ twins follow from size_bytes and the stored times
+    (themselves recomputed from the samples). SPEC allows NaN in one place only: the all-groups
+    row of a case whose groups differ in size, where they must be NaN; a case without a
+    back-to-back phase has no batched_ twins at all."""
+    size, t = int(stats["size_bytes"][row]), DTYPE_BYTES[text(case.attrs["dtype"])]
+    if int(stats["count"][row]) * t != size:
+        problem(f"{here}: count {stats['count'][row]} is not size_bytes {size} / {t} B per element")
     groups, group = case["group_of_rank"][:], int(stats["group"][row])
+    sizes = sorted({int(np.count_nonzero(groups == g)) for g in set(groups[groups >= 0].tolist())})
+    mixed = group < 0 and len(sizes) > 1
+    # The all-groups row of equal groups uses one group's size, like each group's own row.
     n = int(np.count_nonzero(groups == max(group, 0)))
     factor = bus_factor(text(case.attrs["collective"]), n)
-    if not close(busbw, algbw * factor):
-        problem(f"{here}: busbw {busbw} is not algbw x {factor}")
+    rates = [("algbw", "busbw", "time_median")]
+    if int(stats["batch_blocks"][row]) > 0:
+        rates.append(("batched_algbw", "batched_busbw", "batched_time_median"))
+    else:
+        for name in ("batched_algbw", "batched_busbw"):
+            if name in stats:
+                problem(f"{here}: {name} in a case without a back-to-back phase (SPEC: no batched_ twin)")
+    for alg, bus, time_column in rates:
+        algbw, busbw = float(stats[alg][row]), float(stats[bus][row])
+        if mixed:
+            if not (np.isnan(algbw) and np.isnan(busbw)):
+                problem(f"{here}: {alg} {algbw} and {bus} {busbw} in the all-groups row of groups of "
+                        f"{sizes} ranks: SPEC says NaN")
+            continue
+        numbers = True
+        for name, value in ((alg, algbw), (bus, busbw)):
+            if not np.isfinite(value):
+                numbers = False
+                problem(f"{here}: {name} is {value} where a value must exist (groups of {n} ranks; SPEC "
+                        f"allows NaN only in the all-groups row of groups of different sizes)")
+        time = float(stats[time_column][row])
+        if not numbers or not time > 0:  # a bad time is reported where it is recomputed
+            continue
+        expected = size / time / 1e9
+        if not close(algbw, expected):
+            problem(f"{here}: {alg} {algbw} but size_bytes / {time_column} gives {expected}")
+        if not close(busbw, algbw * factor):
+            problem(f"{here}: {bus} {busbw} is not {alg} x {factor}")
 
 
 def check_points(case, where, world):
@@ -467,6 +535,12 @@ def check_points(case, where, world):
         pg = case["points"][f"{point:04d}"]
         samples, batched = pg["samples"][:], pg["batched"][:]
         iterations, blocks = int(stats["iterations"][rows[0]]), int(stats["batch_blocks"][rows[0]])
+        for column in ("iterations", "stop_reason", "batch_blocks", "batch_ops"):  # per point
+            values = {text(v) for v in stats[column][:][rows]}
+            if len(values) != 1:
+                problem(f"{where} point {point}: {column} differs between the point's rows: {sorted(values)}")
+        if (blocks > 0) != (int(stats["batch_ops"][rows[0]]) > 0):
+            problem(f"{where} point {point}: {blocks} back-to-back blocks of {stats['batch_ops'][rows[0]]} operations")
         if samples.shape != (iterations, world):
             problem(f"{where} point {point}: samples shape {samples.shape}, expected {(iterations, world)}")
             continue
@@ -478,9 +552,17 @@ def check_points(case, where, world):
         active = samples[:, ~idle]
         if not (np.all(np.isfinite(active)) and np.all(active > 0)):
             problem(f"{where} point {point}: active ranks have missing or non-positive samples")
-        for name in ("samples", "batched"):
-            if text(pg[name].attrs.get("units", "")) != "s":
-                problem(f"{where} point {point}/{name}: units should be s")
+        if batched.shape[1:] == (world,):
+            if not np.all(np.isnan(batched[:, idle])):
+                problem(f"{where} point {point}: idle ranks have back-to-back samples")
+            active = batched[:, ~idle]
+            if not (np.all(np.isfinite(active)) and np.all(active > 0)):
+                problem(f"{where} point {point}: active ranks have missing or non-positive back-to-back samples")
+        for name, unit in (("samples", "s"), ("batched", "s"), ("wrong_per_rank", "elements")):
+            if "units" not in pg[name].attrs:
+                problem(f"{where} point {point}/{name}: missing 'units' attribute")
+            elif text(pg[name].attrs["units"]) != unit:
+                problem(f"{where} point {point}/{name}: units '{text(pg[name].attrs['units'])}', should be {unit}")
 
 
 def main():
@@ -514,6 +596,9 @@ def main():
     REQUESTED_SIZES = [int(x) for x in args.sizes.split(",")] if args.sizes else None
 
     spec = parse_spec(args.spec)
+    global STOP_REASONS, SCHEMA_VERSION
+    STOP_REASONS = stop_reasons(spec)
+    SCHEMA_VERSION = spec_version(args.spec)
     comm_tables = spec["The comm family"]
     with h5py.File(args.file, "r") as f:
         check_attributes(f, spec["Run attributes (on `/`)"][0]["rows"], "/")
@@ -549,9 +634,9 @@ def main():
                 for key in seen:
                     seen[key].add(text(case.attrs[key]))
             rows = len(case["stats"]["point"])
-            check_columns(case["stats"], spec["Stats columns (`/cases/<NNNNNN>/stats/<column>`)"][0]["rows"],
+            check_columns(case["stats"], spec[STATS_HEADING][0]["rows"],
                           where + "/stats", rows)
-            check_spec_meaning(case["stats"], spec["Stats columns (`/cases/<NNNNNN>/stats/<column>`)"][0]["rows"],
+            check_spec_meaning(case["stats"], spec[STATS_HEADING][0]["rows"],
                                where + "/stats", True)
             if text(case.attrs.get("family", "")) == "comm":
                 check_columns(case["stats"], comm_tables[1]["rows"], where + "/stats", rows)

@@ -29,13 +29,14 @@ expect "before eviction fincore finds the data set resident ($before of $total b
   test "$before" -ge $((total * 9 / 10))
 warm=$(h5 "$work/warm.h5" 'print(float(f["cases/000000/points/0000/counters/resident_before"][:].min()))')
 expect "preflight's mincore agrees: warm resident_before $warm >= 0.9" \
-  awk -v x="$warm" 'BEGIN {exit !(x >= 0.9)}'
+  at_least "$warm" 0.9
 mpirun -np 2 "$bin" "${common[@]}" --cache evicted --stonewall 2ms -o "$work/evicted.h5" \
   >"$work/evicted.log" 2>&1 || fail "evicted run failed: $(tail -3 "$work/evicted.log")"
 cold=$(h5 "$work/evicted.h5" 'print(float(f["cases/000000/points/0000/counters/resident_before"][:].max()))')
 expect "after eviction preflight's mincore finds resident_before $cold <= 0.01" \
-  awk -v x="$cold" 'BEGIN {exit !(x <= 0.01)}'
+  at_most "$cold" 0.01
 read_bytes=$(h5 "$work/evicted.h5" 'print(int(f["cases/000000/points/0000/counters/bytes"][:].sum()))')
+expect "the evicted read read something ($read_bytes bytes)" at_least "$read_bytes" 1
 after=$(resident)
 # Readahead may bring in a few MiB beyond what was read.
 expect "after the evicted read fincore finds $after bytes resident: what it read ($read_bytes) plus readahead, not the $before before" \

@@ -156,16 +156,65 @@ TEST(Pattern, DependsOnRankAndIndex) {
     EXPECT_EQ(static_cast<std::uint64_t>(v[i]), kernels::pattern_value(3, 1000 + i));
 }
 
-TEST(Pattern, SumsStayExactAtScale) {
-  // 100k ranks of float32: the largest sum (61 x 100k) is below 2^24, so it is exact.
-  const kernels::ReducedPattern<float> sums(kernels::Reduction::kSum, 100000);
-  std::vector<float> got(61);
-  for (std::uint64_t i = 0; i < got.size(); ++i) {
+// Of the 61 residues, how many float32 sums over `ranks` ranks are not the whole number the
+// pattern's values add up to (summed here in uint64, not by the code under test), in rank order
+// or as a pairwise tree (how MPI and NCCL may add); and how many of the sums the check would
+// count wrong.
+struct FloatSums {
+  int inexact = 0;
+  std::uint64_t counted_wrong = 0;
+};
+
+FloatSums float_sums(std::uint64_t ranks) {
+  std::vector<float> in_order(kernels::kPatternModulus), as_tree(kernels::kPatternModulus);
+  FloatSums result;
+  for (std::uint64_t i = 0; i < kernels::kPatternModulus; ++i) {
     std::uint64_t exact = 0;
-    for (std::uint64_t q = 0; q < 100000; ++q) exact += kernels::pattern_value(q, i);
-    got[i] = static_cast<float>(exact);
+    float sum = 0;
+    std::vector<float> level(ranks);
+    for (std::uint64_t q = 0; q < ranks; ++q) {
+      const std::uint64_t v = kernels::pattern_value(q, i);
+      exact += v;
+      sum += static_cast<float>(v);
+      level[q] = static_cast<float>(v);
+    }
+    // Pairs of neighbours, level by level; an odd one out goes up alone.
+    for (; level.size() > 1; level.resize((level.size() + 1) / 2))
+      for (std::size_t j = 0; 2 * j < level.size(); ++j)
+        level[j] = 2 * j + 1 < level.size() ? level[2 * j] + level[2 * j + 1] : level[2 * j];
+    in_order[i] = sum;
+    as_tree[i] = level[0];
+    // A float holds exact only as the same double: compare in double, where both are exact.
+    result.inexact += static_cast<double>(sum) != static_cast<double>(exact) ||
+                      static_cast<double>(level[0]) != static_cast<double>(exact);
   }
-  EXPECT_EQ(sums.count_mismatches(got, 0), 0u);
+  const kernels::ReducedPattern<float> check(kernels::Reduction::kSum, ranks);
+  result.counted_wrong = check.count_mismatches(in_order, 0) + check.count_mismatches(as_tree, 0);
+  return result;
+}
+
+TEST(Pattern, SumsStayExactUpToTheRankLimit) {
+  // 61 x 275,036 = 16,777,196 <= 2^24: every float32 partial sum is a whole number it holds.
+  EXPECT_EQ(kernels::max_exact_sum_ranks<float>(), 275036u);
+  const auto at_limit = float_sums(kernels::max_exact_sum_ranks<float>());
+  EXPECT_EQ(at_limit.inexact, 0) << "float32 sums at the rank limit round";
+  EXPECT_EQ(at_limit.counted_wrong, 0u) << "the check fails right float32 sums";
+}
+
+TEST(Pattern, ExactnessCheckCatchesSumsBeyondTheLimit) {
+  // The check above can fail: at 2,000,000 ranks the sums (about 6.1e7) are past 2^24 and round.
+  const auto beyond = float_sums(2000000);
+  EXPECT_GT(beyond.inexact, 0);
+}
+
+TEST(Pattern, RankLimitOfEachType) {
+  // Written out: the largest whole number each type holds exactly, over 61.
+  EXPECT_EQ(max_exact_sum_ranks(DType::kFloat32), 16777216u / 61);
+  EXPECT_EQ(max_exact_sum_ranks(DType::kFloat64), 9007199254740992u / 61);
+  EXPECT_EQ(max_exact_sum_ranks(DType::kInt32), 2147483647u / 61);
+  EXPECT_EQ(max_exact_sum_ranks(DType::kUInt32), 4294967295u / 61);
+  EXPECT_EQ(max_exact_sum_ranks(DType::kInt64), 9223372036854775807u / 61);
+  EXPECT_EQ(max_exact_sum_ranks(DType::kUInt64), 18446744073709551615u / 61);
 }
 
 TEST(Corrupt, AlwaysDamagesAtLeastOneElement) {

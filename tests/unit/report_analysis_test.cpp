@@ -160,8 +160,13 @@ TEST(Scaling, NoFindingWhenEfficiencyHolds) {
   for (double nodes : {2.0, 4.0, 8.0})
     cases.push_back(make_case(index++, "allreduce", "ladder", nodes, nodes, {{1e8, 0.01, 10}}));
   const auto run = make_run(cases);
+  // The series must be there, efficiency 1 at every step: "no finding" is about it.
+  const auto series = scaling_series(run, "r");
+  ASSERT_EQ(series.size(), 1u);
+  ASSERT_EQ(series[0].points.size(), 3u);
+  for (const auto& p : series[0].points) EXPECT_DOUBLE_EQ(p.efficiency, 1.0) << p.nodes;
   std::vector<RunReport> runs{{&run, "r", {}}};
-  for (const auto& f : find_bottlenecks(runs, scaling_series(run, "r")))
+  for (const auto& f : find_bottlenecks(runs, series))
     EXPECT_NE(f.stage, Stage::kCommunication) << f.title;
 }
 

@@ -226,6 +226,28 @@ TEST(SchemaSpec, OneHeadlinePerFamily) {
   }
 }
 
+// SPEC.md's stats table lists the stop_reason values ("why timing stopped: a, b or c"), the
+// ones the writer writes (schema::stop_reason) and the results checker accepts.
+TEST(SchemaSpec, StopReasonsAreTheSpecsList) {
+  const auto rows = spec_table("Stats columns");
+  ASSERT_EQ(rows.count("stop_reason"), 1u);
+  const std::string meaning = rows.at("stop_reason").at("meaning");
+  const auto colon = meaning.find(':');
+  ASSERT_NE(colon, std::string::npos) << meaning;
+  std::vector<std::string> listed;
+  std::string word;
+  for (const char ch : meaning.substr(colon + 1) + " ") {
+    if ((ch >= 'a' && ch <= 'z') || ch == '_') {
+      word += ch;
+    } else if (!word.empty()) {
+      if (word != "or") listed.push_back(word);
+      word.clear();
+    }
+  }
+  const std::vector<std::string> defined(stop_reason::kAll.begin(), stop_reason::kAll.end());
+  EXPECT_EQ(listed, defined) << meaning;
+}
+
 TEST(SchemaSpec, VersionIsStated) {
   std::ifstream in(PREFLIGHT_SPEC_PATH);
   std::string first;

@@ -62,6 +62,13 @@ inline constexpr std::string_view kDescriptionAttribute = "description";
 // Version 1 only ("higher" or "lower" on metrics); version 2 writes kDirectionAttribute instead.
 inline constexpr std::string_view kBetterAttribute = "better";
 
+// An attribute X with a unit (a run or case attribute whose Item has one) carries it in the
+// string attribute X.units: attributes have no attributes of their own in HDF5.
+inline constexpr std::string_view kUnitSuffix = ".units";
+inline std::string unit_attribute_name(std::string_view name) {
+  return std::string(name) + std::string(kUnitSuffix);
+}
+
 // Status strings.
 namespace run_status {
 inline constexpr std::string_view kIncomplete =
@@ -75,6 +82,13 @@ inline constexpr std::string_view kOk = "ok";
 inline constexpr std::string_view kFailed = "failed";
 inline constexpr std::string_view kTimeout = "timeout";
 }  // namespace case_status
+// Why a point's per-iteration phase ended (the stats column stop_reason).
+namespace stop_reason {
+inline constexpr std::string_view kMaxIterations = "max_iterations";  // reached max_iters
+inline constexpr std::string_view kBudget = "budget";                 // spent its time budget
+inline constexpr std::string_view kPrecision = "precision";  // the median's CI became narrow
+inline constexpr std::array kAll = {kMaxIterations, kBudget, kPrecision};
+}  // namespace stop_reason
 
 inline constexpr std::array kRunAttributes = {
     Item{"schema_version", Type::kInt64, "", "version of this layout"},
@@ -126,7 +140,6 @@ inline constexpr std::array kCaseAttributes = {
     Item{"timeout_s", Type::kFloat64, "s", "the watchdog's limit for this case"},
 };
 
-// Columns of cases/<id>/stats every family writes: one row per point and group.
 // Columns of cases/<id>/stats every family writes: one row per point and group.
 inline constexpr std::array kStatsColumns = {
     Column{"point", Type::kInt64, "", "index of the point (size) in the case", Direction::kNone,

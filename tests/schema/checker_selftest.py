@@ -1,0 +1,202 @@
+#!/usr/bin/python3
+"""The results checker's own test: a check that cannot fail proves nothing. Takes a good file
+written by preflight (2 ranks, comm, small sizes), makes one broken copy per fault with h5py
+(a writer that is not preflight's), and requires check_results.py to reject each, exit 1,
+with the message that names the fault, and to accept the untouched file. The schema_version
+plant must fail h5dump_check.sh too.
+
+  checker_selftest.py --preflight BIN --work DIR --checker check_results.py --spec SPEC.md
+                      [--good FILE]   (a good file already written: no preflight run)
+
+Exit 0 when every plant is caught and the good file passes; 1 otherwise.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SIZES = "8,65536"  # what the good run asks for, checked again by the checker's --sizes
+
+
+def version_of_layout():
+    """kVersion of results-schema/include/preflight/schema/layout.hpp: the one definition."""
+    layout = os.path.join(HERE, "..", "..", "results-schema", "include", "preflight", "schema", "layout.hpp")
+    return int(re.search(r"^inline constexpr int kVersion = (\d+);", open(layout).read(), re.M).group(1))
+
+
+VERSION = version_of_layout()
+
+
+def scaled(path, row, factor):
+    def plant(f):
+        values = f[path][:]
+        values[row] *= factor
+        f[path][...] = values
+    return plant
+
+
+def nan_in(case, columns, groups="all"):
+    """NaN in the case's stats columns, in every row or (groups="per-group") the rows of single groups."""
+    def plant(f):
+        stats = f[case]["stats"]
+        rows = np.flatnonzero(stats["group"][:] >= 0) if groups == "per-group" else slice(None)
+        assert groups != "per-group" or len(rows), f"{case} has no per-group rows to plant in"
+        for column in columns:
+            values = stats[column][:]
+            values[rows] = np.nan
+            stats[column][...] = values
+    return plant
+
+
+def nan_batched_samples(f):
+    """No back-to-back samples at a point of a case that had a back-to-back phase, and the
+    stats that follow from them NaN too, so that nothing disagrees with the samples."""
+    f["cases/000000/points/0000/batched"][...] = np.nan
+    stats = f["cases/000000/stats"]
+    rows = np.flatnonzero(stats["point"][:] == 0)
+    for column in ("batched_time_median", "batched_time_min", "batched_time_max", "batched_algbw",
+                   "batched_busbw"):
+        values = stats[column][:]
+        values[rows] = np.nan
+        stats[column][...] = values
+
+
+def stop_reason(value):
+    def plant(f):
+        f["cases/000000/stats/stop_reason"][0] = value
+    return plant
+
+
+def without(where, attribute):
+    def plant(f):
+        del f[where].attrs[attribute]
+    return plant
+
+
+def with_attribute(where, attribute, value):
+    def plant(f):
+        f[where].attrs[attribute] = value
+    return plant
+
+
+# Each plant: name, what it does to the file (an h5py File opened r+), a regular expression
+# the checker's message must match. Case 000000 is allreduce on world (one group: all-groups
+# rows only; row 0 is point 0, 8 B, row 1 point 1, 64 KiB), 000002 allreduce on intra (two
+# groups of one rank: per-group rows too).
+C0 = "cases/000000"
+PLANTS = [
+    ("nan_bandwidths", nan_in(C0, ["algbw", "busbw", "batched_algbw", "batched_busbw"]),
+     r"point 0 group -1: algbw is nan where a value must exist"),
+    ("nan_batched_bandwidths", nan_in(C0, ["batched_algbw", "batched_busbw"]),
+     r"point 1 group -1: batched_busbw is nan where a value must exist"),
+    ("nan_bandwidth_in_group_row", nan_in("cases/000002", ["algbw"], "per-group"),
+     r"point 0 group 1: algbw is nan where a value must exist"),
+    ("nan_batched_samples", nan_batched_samples,
+     r"point 0: active ranks have missing or non-positive back-to-back samples"),
+    ("wrong_batched_time_min", scaled(f"{C0}/stats/batched_time_min", 0, 0.5),
+     r"point 0 group -1: batched_time_min \S+ but the batched samples give"),
+    ("wrong_batched_time_max", scaled(f"{C0}/stats/batched_time_max", 0, 2.0),
+     r"point 0 group -1: batched_time_max \S+ but the batched samples give"),
+    ("wrong_batched_time_median", scaled(f"{C0}/stats/batched_time_median", 0, 1.5),
+     r"point 0 group -1: batched_time_median \S+ but the batched samples give"),
+    ("wrong_batched_algbw", scaled(f"{C0}/stats/batched_algbw", 0, 1.1),
+     r"point 0 group -1: batched_algbw \S+ but size_bytes / batched_time_median gives"),
+    ("wrong_batched_busbw", scaled(f"{C0}/stats/batched_busbw", 0, 1.1),
+     r"point 0 group -1: batched_busbw \S+ is not batched_algbw x 1.0"),
+    ("wrong_count", scaled(f"{C0}/stats/count", 1, 2),
+     r"point 1 group -1: count 32768 is not size_bytes 65536 / 4 B per element"),
+    ("bad_stop_reason", stop_reason("bored"),
+     r"point 0 group -1: stop_reason 'bored' is not one of \['budget', 'max_iterations', 'precision'\]"),
+    ("no_world_size_units", without("/", "world_size.units"), r"missing attribute 'world_size.units'"),
+    ("no_node_count_units", without("/", "node_count.units"), r"missing attribute 'node_count.units'"),
+    ("wrong_world_size_units", with_attribute("/", "world_size.units", "bytes"),
+     r"world_size.units: 'bytes', SPEC.md says 'ranks'"),
+    ("no_wrong_elements_units", without(C0, "wrong_elements.units"),
+     r"/cases/000000: missing attribute 'wrong_elements.units'"),
+    ("no_group_count_units", without(C0, "group_count.units"),
+     r"/cases/000000: missing attribute 'group_count.units'"),
+    ("no_timeout_s_units", without(C0, "timeout_s.units"), r"/cases/000000: missing attribute 'timeout_s.units'"),
+    ("no_span_nodes_units", without(C0, "span_nodes.units"),
+     r"/cases/000000: missing attribute 'span_nodes.units'"),
+    ("no_ladder_nodes_units", without(C0, "ladder_nodes.units"),
+     r"/cases/000000: missing attribute 'ladder_nodes.units'"),
+    ("wrong_schema_version", with_attribute("/", "schema_version", np.int64(VERSION - 1)),
+     rf"schema_version {VERSION - 1}, expected {VERSION}"),
+]
+
+
+def write_good_file(preflight, path):
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_mpi_yield_when_idle="1")
+    run = subprocess.run(["mpirun", "-np", "2", preflight, "comm", "--op", "allreduce,allgather",
+                          "--topology", "world,intra", "--ranks-per-node", "1", "--sizes", "8,64K",
+                          "--warmup", "2", "--min-iters", "3", "--iters", "5", "--budget", "1ms",
+                          "--batch-blocks", "2", "-o", path],
+                         env=env, capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.exit(f"FAIL: preflight exited {run.returncode}:\n{run.stdout[-2000:]}{run.stderr[-2000:]}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--preflight")
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--checker", required=True)
+    parser.add_argument("--spec", required=True)
+    parser.add_argument("--good", help="a good results file to use instead of running preflight")
+    args = parser.parse_args()
+    shutil.rmtree(args.work, ignore_errors=True)
+    os.makedirs(args.work)
+    good = os.path.join(args.work, "good.h5")
+    if args.good:
+        shutil.copy(args.good, good)
+    else:
+        write_good_file(args.preflight, good)
+    checker = [sys.executable, args.checker, "--spec", args.spec]
+    failures = 0
+
+    def check(name, path, extra, wanted_rc, wanted):
+        nonlocal failures
+        run = subprocess.run(checker + extra + [path], capture_output=True, text=True)
+        said = run.stdout + run.stderr
+        line = next((l for l in said.splitlines() if re.search(wanted, l)), None)
+        if run.returncode == wanted_rc and line is not None:
+            print(f"ok:   {name}: exit {run.returncode}, {line[:150]}")
+        else:
+            failures += 1
+            print(f"FAIL: {name}: exit {run.returncode}, expected {wanted_rc} and /{wanted}/; it said:")
+            print("      " + "\n      ".join(said.splitlines()[:8]))
+
+    check("untouched file", good, ["--status", "complete", "--sizes", SIZES], 0, r"OK \(0 problem\(s\)\)")
+    for name, plant, message in PLANTS:
+        path = os.path.join(args.work, name + ".h5")
+        shutil.copy(good, path)
+        with h5py.File(path, "r+") as f:
+            plant(f)
+        check(name, path, [], 1, message)
+
+    # h5dump, not h5py, must see the planted schema_version too (and not on the good file).
+    h5dump_check = os.path.join(HERE, "h5dump_check.sh")
+    for name, path, wanted_rc in (("h5dump_check good file", good, 0),
+                                  ("h5dump_check wrong_schema_version",
+                                   os.path.join(args.work, "wrong_schema_version.h5"), 1)):
+        run = subprocess.run([h5dump_check, "--file", path], capture_output=True, text=True)
+        wanted = "PASS" if wanted_rc == 0 else f"FAIL: schema_version is not {VERSION}"
+        if run.returncode == wanted_rc and wanted in run.stdout:
+            print(f"ok:   {name}: exit {run.returncode}")
+        else:
+            failures += 1
+            print(f"FAIL: {name}: exit {run.returncode}, expected {wanted_rc} and '{wanted}':\n{run.stdout}{run.stderr}")
+    total = len(PLANTS) + 3
+    print(f"{total - failures} passed, {failures} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
