@@ -243,16 +243,16 @@ Check make_check(const std::string& rule, const std::string& label, const std::s
 // Columns without a direction of their own: times are better lower, counts higher.
 std::string better_of(const Rule& r, const Column& column) {
   const auto declared = column.direction;
-  return !r.better.empty()                            ? r.better
-         : declared != schema::Direction::kNone       ? std::string(name_of(declared))
-         : column.kind == schema::Kind::kTime ? "lower"
-                                                      : "higher";
+  return !r.better.empty()                      ? r.better
+         : declared != schema::Direction::kNone ? std::string(name_of(declared))
+         : column.kind == schema::Kind::kTime   ? "lower"
+                                                : "higher";
 }
 
 void judge_against_baseline(Check& k, const ReplicateTest& t, bool discovery, double tolerance,
                             double alpha) {
   const bool higher_better = k.better != "lower";
-  const double worse = higher_better ? -t.change : t.change;  // > 0: worse than the baseline
+  const double worse = higher_better ? -t.change : t.change;   // > 0: worse than the baseline
   const double worst = higher_better ? -t.ci_low : t.ci_high;  // the interval's worse end
   const std::string evidence = fmt::format(
       "{:+.1f}% against the baseline, {:.0f}% interval [{:+.1f}%, {:+.1f}%]; run-to-run noise "
@@ -273,9 +273,10 @@ void judge_against_baseline(Check& k, const ReplicateTest& t, bool discovery, do
     k.verdict = CheckVerdict::kInconclusive;
     const std::size_t needed = replicates_to_decide(t, tolerance, alpha);
     k.reason = !t.testable
-                   ? fmt::format("{} repetition(s) against {}: at least 2 on each side are needed "
-                                 "to see the run-to-run noise",
-                                 t.current_n, t.baseline_n)
+                   ? fmt::format(
+                         "{} repetition(s) against {}: at least 2 on each side are needed "
+                         "to see the run-to-run noise",
+                         t.current_n, t.baseline_n)
                    : fmt::format("too noisy to judge against the {:.0f}% tolerance: {}{}",
                                  tolerance * 100, evidence,
                                  needed > 0 ? fmt::format("; about {} {} per side would decide",

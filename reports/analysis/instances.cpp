@@ -98,8 +98,7 @@ Catalogue parse_catalogue(const std::string& path, const YAML::Node& root) {
 
 InstanceComparison compare_instances(const std::vector<const RunData*>& runs,
                                      const std::vector<std::string>& labels,
-                                     const Catalogue& catalogue, double alpha,
-                                     double min_change) {
+                                     const Catalogue& catalogue, double alpha, double min_change) {
   InstanceComparison out;
   out.currency = catalogue.currency;
   out.labels = labels;

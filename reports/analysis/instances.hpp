@@ -60,7 +60,6 @@ struct InstanceComparison {
 // Throws CatalogueError when a label has no price.
 InstanceComparison compare_instances(const std::vector<const RunData*>& runs,
                                      const std::vector<std::string>& labels,
-                                     const Catalogue& catalogue, double alpha,
-                                     double min_change);
+                                     const Catalogue& catalogue, double alpha, double min_change);
 
 }  // namespace preflight::report

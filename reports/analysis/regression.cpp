@@ -59,7 +59,8 @@ References reference_work(const RunData& run) {
 // Each repetition's value at a point: the median of its comparable per-iteration times.
 ReplicateIndex time_replicates(const RunData& run, const References& refs) {
   return index_replicates(run, [&](const CaseView& v, std::size_t p) {
-    if (p >= v.c.iteration_times.size() || v.c.iteration_times[p].empty()) return std::numeric_limits<double>::quiet_NaN();
+    if (p >= v.c.iteration_times.size() || v.c.iteration_times[p].empty())
+      return std::numeric_limits<double>::quiet_NaN();
     double reference = std::numeric_limits<double>::quiet_NaN();
     if (const auto it = refs.find(v.replicate_identity()); it != refs.end())
       if (const auto q = it->second.find(v.point_key(p)); q != it->second.end())
@@ -93,8 +94,8 @@ std::size_t RegressionReport::count(Verdict v) const {
       points.begin(), points.end(), [v](const PointComparison& p) { return p.verdict == v; }));
 }
 
-RegressionReport compare_runs(const std::vector<const RunData*>& baselines,
-                              const RunData& current, const RegressionOptions& options) {
+RegressionReport compare_runs(const std::vector<const RunData*>& baselines, const RunData& current,
+                              const RegressionOptions& options) {
   RegressionReport report;
   if (baselines.empty()) return report;
   report.environment = environment_changes(*baselines.front(), current);
@@ -111,7 +112,8 @@ RegressionReport compare_runs(const std::vector<const RunData*>& baselines,
           if (const auto q = it->second.points.find(point_key); q != it->second.points.end())
             before.push_back(q->second.values);
       if (before.empty()) {
-        report.unmatched.push_back(fmt::format("only in {}: {}, {}", current.path, key, point.label));
+        report.unmatched.push_back(
+            fmt::format("only in {}: {}, {}", current.path, key, point.label));
         continue;
       }
       PointComparison p;

@@ -54,7 +54,7 @@ struct RegressionReport {
 };
 
 // `baselines`: one or more earlier runs of the same campaign, oldest first.
-RegressionReport compare_runs(const std::vector<const RunData*>& baselines,
-                              const RunData& current, const RegressionOptions& options);
+RegressionReport compare_runs(const std::vector<const RunData*>& baselines, const RunData& current,
+                              const RegressionOptions& options);
 
 }  // namespace preflight::report

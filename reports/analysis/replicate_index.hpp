@@ -20,8 +20,8 @@ struct ReplicatePoint {
 };
 
 struct ReplicateCase {
-  const CaseData* first = nullptr;              // its first repetition, for names and meaning
-  std::map<double, ReplicatePoint> points;      // by point key
+  const CaseData* first = nullptr;          // its first repetition, for names and meaning
+  std::map<double, ReplicatePoint> points;  // by point key
 };
 
 // Replicate identity -> the case's repetitions. Cases whose status is not ok are left out.

@@ -26,9 +26,9 @@ double beta_fraction(double a, double b, double x) {
     const double odd = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1));
     d = 1 / guard(1 + odd * d);
     c = guard(1 + odd / c);
-    const double step = d * c;
-    h *= step;
-    if (std::abs(step - 1) < 1e-15) break;
+    const double factor = d * c;
+    h *= factor;
+    if (std::abs(factor - 1) < 1e-15) break;
   }
   return h;
 }
@@ -37,15 +37,15 @@ double beta_fraction(double a, double b, double x) {
 double incomplete_beta(double a, double b, double x) {
   if (x <= 0) return 0;
   if (x >= 1) return 1;
-  const double front =
-      std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) +
-               b * std::log1p(-x));
+  const double front = std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) +
+                                a * std::log(x) + b * std::log1p(-x));
   if (x < (a + 1) / (a + b + 2)) return front * beta_fraction(a, b, x) / a;
   return 1 - front * beta_fraction(b, a, 1 - x) / b;
 }
 
 double mean(const std::vector<double>& v) {
-  return v.empty() ? kNaN : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+  return v.empty() ? kNaN
+                   : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
 }
 
 double squared_deviations(const std::vector<double>& v) {
@@ -151,8 +151,8 @@ std::size_t replicates_to_decide(const ReplicateTest& t, double change, double a
   if (!(target > 0)) return 0;
   for (std::size_t n = 2; n <= 100000; n = n < 64 ? n + 1 : n * 5 / 4) {
     const double df = 2.0 * static_cast<double>(n) - 2;
-    const double half = student_t_quantile(1 - alpha / 2, df) * t.noise *
-                        std::sqrt(2.0 / static_cast<double>(n));
+    const double half =
+        student_t_quantile(1 - alpha / 2, df) * t.noise * std::sqrt(2.0 / static_cast<double>(n));
     if (half < target) return n;
   }
   return 0;

@@ -29,9 +29,9 @@ struct ReplicateTest {
   double baseline = 0, current = 0;           // geometric means of the replicates
   double change = 0;                          // current / baseline - 1
   double ci_low = 0, ci_high = 0;             // the change's (1 - alpha) interval
-  double noise = 0;    // spread of one replicate: the SD of its logarithm (about its CV)
-  double df = 0;       // degrees of freedom of that estimate
-  double p_value = 1;  // two-sided t test on the logarithms, before any multiple-test control
+  double noise = 0;       // spread of one replicate: the SD of its logarithm (about its CV)
+  double df = 0;          // degrees of freedom of that estimate
+  double p_value = 1;     // two-sided t test on the logarithms, before any multiple-test control
   bool testable = false;  // enough replicates to estimate the noise (df >= 1)
 };
 

@@ -51,10 +51,10 @@ struct Report {
 
 struct ReportInputs {
   const std::vector<RunData>* runs = nullptr;
-  std::vector<std::string> labels;       // one per run
+  std::vector<std::string> labels;        // one per run
   std::vector<const RunData*> baselines;  // --baseline, each given
-  const Rules* rules = nullptr;          // --rules
-  const Catalogue* catalogue = nullptr;  // --prices
+  const Rules* rules = nullptr;           // --rules
+  const Catalogue* catalogue = nullptr;   // --prices
   RegressionOptions regression;
   OutlierOptions outliers;
 };

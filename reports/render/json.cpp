@@ -110,19 +110,19 @@ json regressions(const Report& r) {
     json points = json::array();
     for (const auto& p : s.result.points) {
       json point = {{"case", p.case_name},
-                           {"size", p.size},
-                           {"baseline_median_s", p.baseline_median},
-                           {"current_median_s", p.current_median},
-                           {"change", p.change},
-                           {"change_interval", {p.ci_low, p.ci_high}},
-                           {"noise", p.noise},
-                           {"replicate_level", name_of(p.level)},
-                           {"baseline_replicates", p.baseline_replicates},
-                           {"current_replicates", p.current_replicates},
-                           {"p_value", p.p_value},
-                           {"discovery", p.discovery},
-                           {"replicates_to_decide", p.needed},
-                           {"verdict", name_of(p.verdict)}};
+                    {"size", p.size},
+                    {"baseline_median_s", p.baseline_median},
+                    {"current_median_s", p.current_median},
+                    {"change", p.change},
+                    {"change_interval", {p.ci_low, p.ci_high}},
+                    {"noise", p.noise},
+                    {"replicate_level", name_of(p.level)},
+                    {"baseline_replicates", p.baseline_replicates},
+                    {"current_replicates", p.current_replicates},
+                    {"p_value", p.p_value},
+                    {"discovery", p.discovery},
+                    {"replicates_to_decide", p.needed},
+                    {"verdict", name_of(p.verdict)}};
       if (p.verdict != Verdict::kSame) changed.push_back(point);
       points.push_back(std::move(point));
     }

@@ -156,10 +156,11 @@ void regressions(std::string& md, const Report& r) {
         "\n| case | size (B) | baseline (us) | now (us) | verdict | change [interval], run-to-run "
         "noise, replicates |\n|---|---:|---:|---:|---|---|\n";
     for (const auto& p : s.result.points)
-      md += fmt::format("| {} | {} | {:.2f} | {:.2f} | {} | {} |\n", cell(p.case_name),
-                        cell(p.size), p.baseline_median * 1e6, p.current_median * 1e6,
-                        p.verdict == Verdict::kSame ? "same" : fmt::format("**{}**", name_of(p.verdict)),
-                        cell(regression_evidence(p)));
+      md += fmt::format(
+          "| {} | {} | {:.2f} | {:.2f} | {} | {} |\n", cell(p.case_name), cell(p.size),
+          p.baseline_median * 1e6, p.current_median * 1e6,
+          p.verdict == Verdict::kSame ? "same" : fmt::format("**{}**", name_of(p.verdict)),
+          cell(regression_evidence(p)));
   }
 }
 

@@ -136,8 +136,7 @@ void print_fits(std::FILE* out, const Report& report) {
 void print_regression(std::FILE* out, const RegressionSection& s,
                       const RegressionOptions& options) {
   const auto& report = s.result;
-  fmt::print(out, "\n## Regression: {} against baseline {}\n", s.current->path,
-             baseline_paths(s));
+  fmt::print(out, "\n## Regression: {} against baseline {}\n", s.current->path, baseline_paths(s));
   if (report.environment.empty()) fmt::print(out, "# environment: no change\n");
   for (const auto& e : report.environment)
     fmt::print(out, "# environment changed: {}: {} -> {}\n", e.what, e.baseline.substr(0, 200),
@@ -150,8 +149,7 @@ void print_regression(std::FILE* out, const RegressionSection& s,
                p.baseline_median * 1e6, p.current_median * 1e6, name_of(p.verdict),
                regression_evidence(p));
   }
-  fmt::print(out,
-             "\n# {} size(s) compared: {} slower, {} faster, {} same, {} undecided ({})\n",
+  fmt::print(out, "\n# {} size(s) compared: {} slower, {} faster, {} same, {} undecided ({})\n",
              report.points.size(), report.count(Verdict::kSlower), report.count(Verdict::kFaster),
              report.count(Verdict::kSame), report.count(Verdict::kUndecided),
              regression_method(options));

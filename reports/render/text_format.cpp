@@ -56,8 +56,8 @@ std::string regression_method(const RegressionOptions& options) {
 
 std::string regression_evidence(const PointComparison& p) {
   if (!(p.baseline_replicates + p.current_replicates > 2))
-    return fmt::format("{} v {} {}: no noise estimate", p.current_replicates,
-                       p.baseline_replicates, name_of(p.level));
+    return fmt::format("{} v {} {}: no noise estimate", p.current_replicates, p.baseline_replicates,
+                       name_of(p.level));
   std::string out = fmt::format("{:+.1f}% [{:+.1f}%, {:+.1f}%], noise {:.1f}%, {} v {} {}",
                                 p.change * 100, p.ci_low * 100, p.ci_high * 100, p.noise * 100,
                                 p.current_replicates, p.baseline_replicates, name_of(p.level));

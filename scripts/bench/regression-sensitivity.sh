@@ -20,8 +20,9 @@ trap cleanup EXIT
 "$cluster" down >/dev/null 2>&1 || true
 "$cluster" up 5 >/dev/null
 cat >"$work/campaign.yaml" <<'YAML'
-# Inter-node collectives only: one rank on each of 4 emulated hosts.
-campaign: {name: sensitivity, repetitions: 3}
+# Inter-node collectives only: one rank on each of 4 emulated hosts; 5 repetitions, as
+# configs/regression.yaml.
+campaign: {name: sensitivity, repetitions: 5}
 timing: {warmup: 2, min_iters: 10, max_iters: 10, budget: 1h, batch_blocks: 1, timeout: 5m}
 benchmarks:
   - {name: collectives, family: comm, backend: mpi, ops: [allreduce, allgather], topologies: [world], sizes: "8,1M,4M"}

@@ -83,8 +83,8 @@ TEST(CompareReplicates, OneReplicatePerSideIsNotTestable) {
 // A history of baseline runs: the runs are the replicates, so a shift between launches that the
 // repetitions inside each run cannot see is part of the noise.
 TEST(CompareReplicates, SeveralBaselineRunsJudgeAtTheLevelOfRuns) {
-  const RunReplicates history = {{100, 100.5, 99.5}, {110, 110.5, 109.5}, {95, 95.5, 94.5},
-                                 {105, 104.5, 105.5}};
+  const RunReplicates history = {
+      {100, 100.5, 99.5}, {110, 110.5, 109.5}, {95, 95.5, 94.5}, {105, 104.5, 105.5}};
   const RunReplicates now = {{112, 112.5, 111.5}};
   const auto t = compare_replicates(history, now, 0.01);
   EXPECT_EQ(t.level, ReplicateLevel::kRuns);

@@ -3,8 +3,8 @@
 // threshold, instance winners per dollar, and the report's exit code.
 #include <gtest/gtest.h>
 
-#include <random>
 #include <unistd.h>
+#include <random>
 
 #include <algorithm>
 #include <cmath>
@@ -248,7 +248,8 @@ RunData repetitions_run(const std::vector<double>& times, double size = 1e6, int
 
 TEST(Instances, WinnerPerDollar) {
   // Three repetitions each: 10 GB/s for 2/h against 8 GB/s for 1/h, 1% apart between repetitions.
-  const auto a = repetitions_run({0.1, 0.101, 0.099}, 1e9), b = repetitions_run({0.125, 0.126, 0.124}, 1e9);
+  const auto a = repetitions_run({0.1, 0.101, 0.099}, 1e9),
+             b = repetitions_run({0.125, 0.126, 0.124}, 1e9);
   Catalogue cat;
   cat.path = "prices.yaml";
   cat.instances = {{"fast", {"fast", 2.0, ""}}, {"cheap", {"cheap", 1.0, ""}}};
@@ -300,7 +301,8 @@ TEST(Regression, AShiftInEveryRepetitionIsFlagged) {
   const auto faster = compare_runs({&now}, base, RegressionOptions{});
   EXPECT_EQ(faster.points[0].verdict, Verdict::kFaster);
   // The same shift smaller than min_change is not flagged, however certain.
-  const auto steady = repetitions_run({1.0, 1.001, 0.999}), small = repetitions_run({1.03, 1.031, 1.029});
+  const auto steady = repetitions_run({1.0, 1.001, 0.999}),
+             small = repetitions_run({1.03, 1.031, 1.029});
   const auto r3 = compare_runs({&steady}, small, RegressionOptions{});
   EXPECT_TRUE(r3.points[0].discovery);
   EXPECT_EQ(r3.points[0].verdict, Verdict::kSame);
