@@ -103,7 +103,6 @@ RegressionReport compare_runs(const std::vector<const RunData*>& baselines, cons
   std::vector<ReplicateIndex> history;
   for (const auto* b : baselines) history.push_back(time_replicates(*b, refs));
   const auto now = time_replicates(current, refs);
-  std::vector<ReplicateTest> tests;
   for (const auto& [key, c] : now) {
     for (const auto& [point_key, point] : c.points) {
       RunReplicates before;
@@ -119,28 +118,18 @@ RegressionReport compare_runs(const std::vector<const RunData*>& baselines, cons
       PointComparison p;
       p.case_name = key;
       p.size = size_text(point);
-      const auto t = compare_replicates(before, {point.values}, options.alpha);
-      p.baseline_median = t.baseline;
-      p.current_median = t.current;
-      p.change = t.change;
-      p.ci_low = t.ci_low;
-      p.ci_high = t.ci_high;
-      p.noise = t.noise;
-      p.level = t.level;
-      p.baseline_replicates = t.baseline_n;
-      p.current_replicates = t.current_n;
-      p.p_value = t.p_value;
+      p.test = compare_replicates(before, {point.values}, options.alpha);
       report.points.push_back(p);
-      tests.push_back(t);
     }
   }
   std::vector<double> p_values;
-  for (const auto& t : tests) p_values.push_back(t.testable ? t.p_value : NAN);
+  for (const auto& p : report.points)
+    p_values.push_back(p.test.testable ? p.test.p_value : std::numeric_limits<double>::quiet_NaN());
   const auto discoveries = benjamini_hochberg(p_values, options.alpha);
   for (std::size_t i = 0; i < report.points.size(); ++i) {
     auto& p = report.points[i];
     p.discovery = discoveries[i];
-    switch (judge_shift(tests[i], p.discovery, options.min_change)) {
+    switch (judge_shift(p.test, p.discovery, options.min_change)) {
       case Shift::kHigher:
         p.verdict = Verdict::kSlower;
         break;
@@ -152,7 +141,7 @@ RegressionReport compare_runs(const std::vector<const RunData*>& baselines, cons
         break;
       case Shift::kUndecided:
         p.verdict = Verdict::kUndecided;
-        p.needed = replicates_to_decide(tests[i], options.min_change, options.alpha);
+        p.needed = replicates_to_decide(p.test, options.min_change, options.alpha);
         break;
     }
   }

@@ -28,15 +28,10 @@ const char* name_of(Verdict v);
 struct PointComparison {
   std::string case_name;  // name | benchmark | variant: its repetitions are the replicates
   std::string size;       // size_bytes, or the point's label
-  double baseline_median = 0, current_median = 0;  // the replicates' geometric means (s)
-  double change = 0;                               // current / baseline - 1
-  double ci_low = 0, ci_high = 0;                  // the change's (1 - alpha) interval
-  // The run-to-run noise the change was judged against: the spread of one replicate (the SD of
-  // its logarithm, about its CV) at `level`.
-  double noise = 0;
-  ReplicateLevel level = ReplicateLevel::kRepetitions;
-  std::size_t baseline_replicates = 0, current_replicates = 0;
-  double p_value = 1;      // of the t test on the replicates, before the multiple-test control
+  // The replicates' comparison: geometric means (s), change and its interval, the run-to-run
+  // noise it was judged against (the SD of a replicate's logarithm) at its level, the
+  // replicates per side and the p-value before the multiple-test control.
+  ReplicateTest test;
   bool discovery = false;  // after Benjamini-Hochberg over the comparison's sizes
   std::size_t needed = 0;  // undecided: replicates per side that would bound min_change
   Verdict verdict = Verdict::kSame;

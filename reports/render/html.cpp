@@ -651,9 +651,8 @@ class Writer {
                            : p.verdict == Verdict::kUndecided ? "inconclusive"
                                                               : "pass",
                            name_of(p.verdict)),
-              e(p.case_name), size_text(p.size), seconds(p.baseline_median),
-              seconds(p.current_median), percent(p.change, true), e(regression_evidence(p)),
-              p_value(p.p_value)));
+              e(p.case_name), size_text(p.size), seconds(p.test.baseline), seconds(p.test.current),
+              percent(p.test.change, true), e(regression_evidence(p)), p_value(p.test.p_value)));
         }
         add("</table></div>\n");
       }

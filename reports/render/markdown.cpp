@@ -158,7 +158,7 @@ void regressions(std::string& md, const Report& r) {
     for (const auto& p : s.result.points)
       md += fmt::format(
           "| {} | {} | {:.2f} | {:.2f} | {} | {} |\n", cell(p.case_name), cell(p.size),
-          p.baseline_median * 1e6, p.current_median * 1e6,
+          p.test.baseline * 1e6, p.test.current * 1e6,
           p.verdict == Verdict::kSame ? "same" : fmt::format("**{}**", name_of(p.verdict)),
           cell(regression_evidence(p)));
   }

@@ -146,7 +146,7 @@ void print_regression(std::FILE* out, const RegressionSection& s,
              "now(us)", "verdict", "change [interval], run-to-run noise, replicates");
   for (const auto& p : report.points) {
     fmt::print(out, "{:<60.60} {:>10} {:>12.2f} {:>12.2f} {:>9}  {}\n", p.case_name, p.size,
-               p.baseline_median * 1e6, p.current_median * 1e6, name_of(p.verdict),
+               p.test.baseline * 1e6, p.test.current * 1e6, name_of(p.verdict),
                regression_evidence(p));
   }
   fmt::print(out, "\n# {} size(s) compared: {} slower, {} faster, {} same, {} undecided ({})\n",

@@ -55,13 +55,14 @@ std::string regression_method(const RegressionOptions& options) {
 }
 
 std::string regression_evidence(const PointComparison& p) {
-  if (!(p.baseline_replicates + p.current_replicates > 2))
-    return fmt::format("{} v {} {}: no noise estimate", p.current_replicates, p.baseline_replicates,
-                       name_of(p.level));
-  std::string out = fmt::format("{:+.1f}% [{:+.1f}%, {:+.1f}%], noise {:.1f}%, {} v {} {}",
-                                p.change * 100, p.ci_low * 100, p.ci_high * 100, p.noise * 100,
-                                p.current_replicates, p.baseline_replicates, name_of(p.level));
-  out += fmt::format(", p {:.2g}{}", p.p_value, p.discovery ? " (a discovery)" : "");
+  if (!p.test.testable)
+    return fmt::format("{} v {} {}: no noise estimate", p.test.current_n, p.test.baseline_n,
+                       name_of(p.test.level));
+  std::string out =
+      fmt::format("{:+.1f}% [{:+.1f}%, {:+.1f}%], noise {:.1f}%, {} v {} {}", p.test.change * 100,
+                  p.test.ci_low * 100, p.test.ci_high * 100, p.test.noise * 100, p.test.current_n,
+                  p.test.baseline_n, name_of(p.test.level));
+  out += fmt::format(", p {:.2g}{}", p.test.p_value, p.discovery ? " (a discovery)" : "");
   if (p.needed > 0) out += fmt::format("; about {} per side would decide", p.needed);
   return out;
 }

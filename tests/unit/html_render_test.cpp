@@ -184,11 +184,11 @@ struct Fixture {
     PointComparison p;
     p.case_name = run.cases[0].name;
     p.size = "1048576";
-    p.baseline_median = 1e-3;
-    p.current_median = 1.3e-3;
-    p.change = 0.3;
-    p.p_value = 1e-6;
-    p.baseline_replicates = p.current_replicates = 3;
+    p.test.baseline = 1e-3;
+    p.test.current = 1.3e-3;
+    p.test.change = 0.3;
+    p.test.p_value = 1e-6;
+    p.test.baseline_n = p.test.current_n = 3;
     p.verdict = Verdict::kSlower;
     reg.result.points.push_back(p);
     p.verdict = Verdict::kSame;

@@ -285,10 +285,10 @@ TEST(Regression, ShiftsBetweenRepetitionsAloneFlagNothing) {
   ASSERT_EQ(r.points.size(), 1u);
   EXPECT_NE(r.points[0].verdict, Verdict::kSlower);
   EXPECT_NE(r.points[0].verdict, Verdict::kFaster);
-  EXPECT_EQ(r.points[0].baseline_replicates, 3u);
-  EXPECT_EQ(r.points[0].current_replicates, 3u);
-  EXPECT_EQ(r.points[0].level, ReplicateLevel::kRepetitions);
-  EXPECT_GT(r.points[0].noise, 0.05);
+  EXPECT_EQ(r.points[0].test.baseline_n, 3u);
+  EXPECT_EQ(r.points[0].test.current_n, 3u);
+  EXPECT_EQ(r.points[0].test.level, ReplicateLevel::kRepetitions);
+  EXPECT_GT(r.points[0].test.noise, 0.05);
 }
 
 TEST(Regression, AShiftInEveryRepetitionIsFlagged) {
@@ -296,7 +296,7 @@ TEST(Regression, AShiftInEveryRepetitionIsFlagged) {
   const auto r = compare_runs({&base}, now, RegressionOptions{});
   ASSERT_EQ(r.points.size(), 1u);
   EXPECT_EQ(r.points[0].verdict, Verdict::kSlower);
-  EXPECT_NEAR(r.points[0].change, 0.2, 0.01);
+  EXPECT_NEAR(r.points[0].test.change, 0.2, 0.01);
   EXPECT_TRUE(r.points[0].discovery);
   const auto faster = compare_runs({&now}, base, RegressionOptions{});
   EXPECT_EQ(faster.points[0].verdict, Verdict::kFaster);
@@ -333,8 +333,8 @@ TEST(Regression, AHistoryOfBaselinesSetsTheNoise) {
   const auto against_one = compare_runs({&r1}, now, RegressionOptions{});
   EXPECT_EQ(against_one.points[0].verdict, Verdict::kSlower);  // tight repetitions, 12% apart
   const auto against_history = compare_runs({&r1, &r2, &r3}, now, RegressionOptions{});
-  EXPECT_EQ(against_history.points[0].level, ReplicateLevel::kRuns);
-  EXPECT_EQ(against_history.points[0].baseline_replicates, 3u);
+  EXPECT_EQ(against_history.points[0].test.level, ReplicateLevel::kRuns);
+  EXPECT_EQ(against_history.points[0].test.baseline_n, 3u);
   EXPECT_NE(against_history.points[0].verdict, Verdict::kSlower);
   // Far beyond the history's spread it is flagged again.
   const auto much = repetitions_run({3.0, 3.01, 2.99});
