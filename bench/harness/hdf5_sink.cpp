@@ -317,6 +317,12 @@ void write_case(hid_t file, const CaseRecord& r, const std::string& status) {
   set("timeout_s", r.timeout_s);
   for (const auto& p : r.params) set_param_attribute(g.get(), p);
   set_attributes(g.get(), s::kCaseMeaningAttributes, s::values_of(r.meaning));
+  const auto host = [&](std::string_view name, double value) {
+    set_item_attribute(g.get(), s::kCaseHostLoadAttributes, name, value);
+  };
+  host(s::kHostCpuStolenAttribute, r.host_load.stolen);
+  host(s::kHostCpuForeignAttribute, r.host_load.foreign);
+  host(s::kHostCpuSecondsAttribute, r.host_load.cpu_s);
   std::vector<std::int64_t> group_of_rank(r.group_of_rank.begin(), r.group_of_rank.end());
   h5::write_column(g.get(), s::kGroupOfRank, std::span<const std::int64_t>(group_of_rank),
                    {"", "group index of each world rank; -1 where the rank idled"});

@@ -2,10 +2,12 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "harness/case.hpp"
+#include "harness/host_load.hpp"
 #include "harness/stats.hpp"
 #include "harness/timing.hpp"
 
@@ -50,6 +52,9 @@ struct CaseRecord {
   int group_count = 0;
   std::uint64_t wrong_elements = 0;
   double timeout_s = 0;
+  // The hosts' CPU others took while the case ran; NaN shares: not measured (a timed-out case).
+  HostLoad host_load{std::numeric_limits<double>::quiet_NaN(),
+                     std::numeric_limits<double>::quiet_NaN(), 0};
   std::vector<PointResult> points;
 };
 

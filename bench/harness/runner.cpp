@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "harness/exit_codes.hpp"
+#include "harness/host_load.hpp"
 #include "preflight/schema/layout.hpp"
 
 namespace preflight {
@@ -438,6 +439,7 @@ int run_campaign(std::vector<PlannedCase>& plan, const RankContext& ctx,
   std::size_t done = 0, to_run = 0;
   for (std::size_t k = 0; k < plan.size(); ++k) to_run += controls.skip.count(k) ? 0 : 1;
   VariantEnvironment environment;
+  const KernelGroups kernels = kernel_groups(ctx);
   bool stopped_early = false;
   for (std::size_t k = 0; k < plan.size(); ++k) {
     if (controls.skip.count(k)) continue;
@@ -460,7 +462,9 @@ int run_campaign(std::vector<PlannedCase>& plan, const RankContext& ctx,
       progress.active = true;
       for (auto* sink : sinks) sink->case_started(heading);
     }
+    const HostLoadMeter host_load(kernels);
     run_case(planned, heading, ctx, controls, sinks, watchdog, progress);
+    const HostLoad load = host_load.finish(ctx);
     // Rank 0 alone knows the wrong counts of all ranks; every rank must return the same code.
     std::uint64_t wrong = progress.record.wrong_elements;
     MPI_Bcast(&wrong, 1, MPI_UINT64_T, 0, ctx.world);
@@ -470,6 +474,7 @@ int run_campaign(std::vector<PlannedCase>& plan, const RankContext& ctx,
     std::lock_guard lock(progress.mutex);
     progress.record.status =
         std::string(wrong > 0 ? schema::case_status::kFailed : schema::case_status::kOk);
+    progress.record.host_load = load;
     progress.active = false;
     for (auto* sink : sinks) sink->case_finished(progress.record);
     progress.record.points.clear();  // rank 0 keeps no finished case's samples

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "analysis/case_view.hpp"
+#include "analysis/host_load.hpp"
 #include "analysis/replicate_index.hpp"
 #include "analysis/replicates.hpp"
 #include "analysis/scaling.hpp"
@@ -361,8 +362,11 @@ void evaluate_against_baseline(const Rule& r, const RunData& run, const std::str
                                const std::vector<const RunData*>& baselines, double alpha,
                                std::vector<Check>& out) {
   const auto value = [&](const CaseView& v, std::size_t p) { return v.metric_at(r.metric, p); };
+  // As the regression: only against baselines measured in the current run's host state.
+  const auto comparable = comparable_runs(baselines, run, kMaxHostContentionGap);
+  const auto& judged = comparable.baselines.empty() ? baselines : comparable.baselines;
   std::vector<ReplicateIndex> history;
-  for (const auto* b : baselines) history.push_back(index_replicates(*b, value));
+  for (const auto* b : judged) history.push_back(index_replicates(*b, value));
   const auto now = index_replicates(run, value);
   std::vector<ReplicateTest> tests;
   std::vector<std::size_t> tested;  // indices in `out`
@@ -407,8 +411,14 @@ void evaluate_against_baseline(const Rule& r, const RunData& run, const std::str
   std::vector<double> p_values;
   for (const auto& t : tests) p_values.push_back(t.testable ? t.p_value : kNaN);
   const auto discoveries = benjamini_hochberg(p_values, alpha);
-  for (std::size_t i = 0; i < tests.size(); ++i)
-    judge_against_baseline(out[tested[i]], tests[i], discoveries[i], r.tolerance, alpha);
+  for (std::size_t i = 0; i < tests.size(); ++i) {
+    if (comparable.withheld.empty()) {
+      judge_against_baseline(out[tested[i]], tests[i], discoveries[i], r.tolerance, alpha);
+      continue;
+    }
+    out[tested[i]].verdict = CheckVerdict::kInconclusive;
+    out[tested[i]].reason = "not judged: " + comparable.withheld;
+  }
 }
 
 }  // namespace

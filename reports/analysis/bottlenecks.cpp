@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "analysis/case_view.hpp"
+#include "analysis/host_load.hpp"
 #include "analysis/report.hpp"
 #include "harness/stats.hpp"
 #include "plugins/plugins.hpp"
@@ -197,6 +198,19 @@ void measurement_quality(const RunReport& r, std::vector<Finding>& out) {
                       few, total, fmt::join(minimums, ", "))},
          "Raise timing.min_iters or timing.budget so each size has enough samples.",
          static_cast<double>(few) / static_cast<double>(total),
+         false});
+  const auto load = run_host_load(*r.run);
+  if (load.measured() && load.contention() >= kContendedHostShare)
+    out.push_back(
+        {Stage::kMeasurement,
+         r.label,
+         "contended hosts: others took CPU while the run measured",
+         {fmt::format("others took {} of the hosts' CPU while the run measured (other "
+                      "machines on the hypervisor, other processes)",
+                      describe(load))},
+         "Rerun on idle hosts (a dedicated instance, no other jobs); compare it only with "
+         "runs whose hosts were as loaded.",
+         load.contention(),
          false});
   const auto names = r.run->environment.find("node_name");
   if (names != r.run->environment.end()) {

@@ -42,6 +42,16 @@ std::vector<EnvironmentChange> environment_changes(const RunData& a, const RunDa
   return changes;
 }
 
+// The hosts' load of the runs, when a baseline was left out for it: the usual cause of a shift
+// of every figure.
+void add_host_load(RegressionReport& report, const std::vector<const RunData*>& baselines,
+                   const ComparableRuns& comparable, const RunData& current) {
+  if (comparable.baselines.size() == baselines.size()) return;
+  for (const auto* b : baselines)
+    report.environment.push_back({fmt::format("host CPU others took ({})", b->path),
+                                  describe(run_host_load(*b)), describe(run_host_load(current))});
+}
+
 // The reference amount of work per point, from the first baseline run's first repetition: a
 // time-bounded read moves more or fewer bytes, not in more or less time, so every repetition's
 // time is scaled to the time that amount would take.
@@ -99,9 +109,15 @@ RegressionReport compare_runs(const std::vector<const RunData*>& baselines, cons
   RegressionReport report;
   if (baselines.empty()) return report;
   report.environment = environment_changes(*baselines.front(), current);
-  const auto refs = reference_work(*baselines.front());
+  const auto comparable = comparable_runs(baselines, current, options.max_host_contention_gap);
+  add_host_load(report, baselines, comparable, current);
+  report.withheld = comparable.withheld;
+  report.notes = comparable.notes;
+  // Judged against the quiet baselines; with none, against them all, only to show the figures.
+  const auto& judged = comparable.baselines.empty() ? baselines : comparable.baselines;
+  const auto refs = reference_work(*judged.front());
   std::vector<ReplicateIndex> history;
-  for (const auto* b : baselines) history.push_back(time_replicates(*b, refs));
+  for (const auto* b : judged) history.push_back(time_replicates(*b, refs));
   const auto now = time_replicates(current, refs);
   for (const auto& [key, c] : now) {
     for (const auto& [point_key, point] : c.points) {
@@ -129,6 +145,11 @@ RegressionReport compare_runs(const std::vector<const RunData*>& baselines, cons
   for (std::size_t i = 0; i < report.points.size(); ++i) {
     auto& p = report.points[i];
     p.discovery = discoveries[i];
+    if (!report.withheld.empty()) {
+      p.verdict = Verdict::kUndecided;
+      p.withheld = true;
+      continue;
+    }
     switch (judge_shift(p.test, p.discovery, options.min_change)) {
       case Shift::kHigher:
         p.verdict = Verdict::kSlower;
@@ -151,7 +172,7 @@ RegressionReport compare_runs(const std::vector<const RunData*>& baselines, cons
         const auto it = now.find(key);
         if (it == now.end() || !it->second.points.count(point_key))
           report.unmatched.push_back(
-              fmt::format("only in {}: {}, {}", baselines[b]->path, key, point.label));
+              fmt::format("only in {}: {}, {}", judged[b]->path, key, point.label));
       }
   std::sort(report.unmatched.begin(), report.unmatched.end());
   report.unmatched.erase(std::unique(report.unmatched.begin(), report.unmatched.end()),

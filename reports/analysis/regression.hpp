@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/host_load.hpp"
 #include "analysis/replicates.hpp"
 #include "reader/results_reader.hpp"
 
@@ -18,6 +19,9 @@ namespace preflight::report {
 struct RegressionOptions {
   double alpha = 0.01;       // false discovery rate over a comparison's sizes; interval level
   double min_change = 0.05;  // smaller changes are never flagged, however certain
+  // Runs whose hosts gave shares of their CPU to others this far apart are not compared
+  // (host_load.hpp).
+  double max_host_contention_gap = kMaxHostContentionGap;
 };
 
 // kSame: the change's interval lies within +-min_change (or it is certain and smaller).
@@ -33,6 +37,7 @@ struct PointComparison {
   // replicates per side and the p-value before the multiple-test control.
   ReplicateTest test;
   bool discovery = false;  // after Benjamini-Hochberg over the comparison's sizes
+  bool withheld = false;   // undecided: no baseline was measured in the current run's state
   std::size_t needed = 0;  // undecided: replicates per side that would bound min_change
   Verdict verdict = Verdict::kSame;
 };
@@ -43,6 +48,10 @@ struct EnvironmentChange {
 
 struct RegressionReport {
   std::vector<EnvironmentChange> environment;  // against the first baseline
+  // Why every verdict is withheld (no baseline's hosts were as loaded as the current run's);
+  // empty: judged.
+  std::string withheld;
+  std::vector<std::string> notes;  // baselines left out, and why
   std::vector<PointComparison> points;
   std::vector<std::string> unmatched;  // cases and sizes in only one of the runs
   std::size_t count(Verdict v) const;

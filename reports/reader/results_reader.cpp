@@ -231,6 +231,16 @@ void read_iteration_times(hid_t case_group, CaseData& c, const std::string& path
   }
 }
 
+// Optional: files written before the harness measured host load lack it (not measured).
+void read_host_load(hid_t group, CaseData& c) {
+  const auto read = [&](std::string_view name, double& out) {
+    if (h5::has_attribute(group, name)) out = h5::double_attribute(group, name);
+  };
+  read(s::kHostCpuStolenAttribute, c.host_cpu_stolen);
+  read(s::kHostCpuForeignAttribute, c.host_cpu_foreign);
+  read(s::kHostCpuSecondsAttribute, c.host_cpu_s);
+}
+
 CaseData read_case(hid_t cases, const std::string& group_name, const RunData& run) {
   const auto& path = run.path;
   h5::Handle g = h5::open_group(cases, group_name);
@@ -248,6 +258,7 @@ CaseData read_case(hid_t cases, const std::string& group_name, const RunData& ru
   c.family = h5::string_attribute(g.get(), "family");
   c.backend = h5::string_attribute(g.get(), "backend");
   c.status = h5::string_attribute(g.get(), "status");
+  read_host_load(g.get(), c);
   const int count = static_cast<int>(H5Aget_num_attrs(g.get()));
   for (int i = 0; i < count; ++i) {
     char name[256] = {};

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -56,7 +57,11 @@ struct CaseData {
   std::string group_name;  // "000012"
   std::string name, family, backend, status;
   std::map<std::string, std::string> params;  // every other string or number attribute, as text
-  std::map<std::string, Column> stats;        // empty for a case that timed out before a size ended
+  // The hosts' CPU others took while the case ran (SPEC "Host load"); NaN: not measured.
+  double host_cpu_stolen = std::numeric_limits<double>::quiet_NaN();
+  double host_cpu_foreign = std::numeric_limits<double>::quiet_NaN();
+  double host_cpu_s = 0;
+  std::map<std::string, Column> stats;  // empty for a case that timed out before a size ended
   Meaning meaning;
   // Per point (size): each timed iteration's time, the slowest rank's, from the raw samples.
   std::vector<std::vector<double>> iteration_times;

@@ -631,6 +631,9 @@ class Writer {
               e(c.what), e(c.baseline), e(c.current)));
         add("</table></div>\n");
       }
+      for (const auto& n : result.notes) add(fmt::format("<p>{}</p>\n", e(n)));
+      if (!result.withheld.empty())
+        add(fmt::format("<p><b>Verdicts withheld</b>: {}</p>\n", e(result.withheld)));
       add(fmt::format(
           "<p>{} size{} compared: <b>{} slower</b>, {} faster, {} same, {} undecided ({}).</p>\n",
           result.points.size(), result.points.size() == 1 ? "" : "s",

@@ -121,19 +121,32 @@ json regressions(const Report& r) {
                     {"current_replicates", p.test.current_n},
                     {"p_value", p.test.p_value},
                     {"discovery", p.discovery},
+                    {"withheld", p.withheld},
                     {"replicates_to_decide", p.needed},
                     {"verdict", name_of(p.verdict)}};
       if (p.verdict != Verdict::kSame) changed.push_back(point);
       points.push_back(std::move(point));
     }
-    json baselines = json::array();
+    json baselines = json::array(), host_load = json::array();
     for (const auto* b : s.baselines) baselines.push_back(b->path);
+    auto load_of = [](const RunData& run) {
+      const auto load = run_host_load(run);
+      return json{{"run", run.path},
+                  {"stolen", load.stolen},
+                  {"foreign", load.foreign},
+                  {"cases_measured", load.cases_measured}};
+    };
+    for (const auto* b : s.baselines) host_load.push_back(load_of(*b));
+    host_load.push_back(load_of(*s.current));
     out.push_back({{"baselines", baselines},
                    {"method", regression_method(r.regression_options)},
                    {"current", s.current->path},
                    {"alpha", r.regression_options.alpha},
                    {"min_change", r.regression_options.min_change},
                    {"environment_changes", env},
+                   {"withheld", s.result.withheld},
+                   {"host_load", host_load},
+                   {"notes", s.result.notes},
                    {"changed", changed},
                    {"points", points},
                    {"compared", s.result.points.size()},

@@ -147,6 +147,9 @@ void regressions(std::string& md, const Report& r) {
     for (const auto& e : s.result.environment)
       md += fmt::format("- environment changed: **{}**: {} → {}\n", cell(e.what),
                         cell(e.baseline.substr(0, 200)), cell(e.current.substr(0, 200)));
+    for (const auto& n : s.result.notes) md += fmt::format("- {}\n", cell(n));
+    if (!s.result.withheld.empty())
+      md += fmt::format("\n**Verdicts withheld**: {}\n", cell(s.result.withheld));
     md += fmt::format("\n{} sizes compared: {} slower, {} faster, {} same, {} undecided ({}).\n",
                       s.result.points.size(), s.result.count(Verdict::kSlower),
                       s.result.count(Verdict::kFaster), s.result.count(Verdict::kSame),

@@ -141,6 +141,8 @@ void print_regression(std::FILE* out, const RegressionSection& s,
   for (const auto& e : report.environment)
     fmt::print(out, "# environment changed: {}: {} -> {}\n", e.what, e.baseline.substr(0, 200),
                e.current.substr(0, 200));
+  for (const auto& n : report.notes) fmt::print(out, "# {}\n", n);
+  if (!report.withheld.empty()) fmt::print(out, "# verdicts withheld: {}\n", report.withheld);
   for (const auto& u : report.unmatched) fmt::print(out, "# {}\n", u);
   fmt::print(out, "\n{:<60} {:>10} {:>12} {:>12} {:>9}  {}\n", "case", "point", "base(us)",
              "now(us)", "verdict", "change [interval], run-to-run noise, replicates");

@@ -50,8 +50,12 @@ std::string regression_method(const RegressionOptions& options) {
       "each size's replicates are the repetitions of its case (one baseline run) or the runs "
       "(several baselines), never the iterations; t test on their log medians, false discovery "
       "rate {:g} over the sizes (Benjamini-Hochberg); flagged only at {:.0f}% or more; same when "
-      "the change's {:.0f}% interval lies within +-{:.0f}%, else undecided",
-      options.alpha, options.min_change * 100, (1 - options.alpha) * 100, options.min_change * 100);
+      "the change's {:.0f}% interval lies within +-{:.0f}%, else undecided; a baseline whose "
+      "hosts gave a share of their CPU to others (hypervisor steal, other processes) {:.0f} "
+      "points or more from the current run's is left out, and with none left every size is "
+      "withheld",
+      options.alpha, options.min_change * 100, (1 - options.alpha) * 100, options.min_change * 100,
+      options.max_host_contention_gap * 100);
 }
 
 std::string regression_evidence(const PointComparison& p) {
@@ -63,7 +67,10 @@ std::string regression_evidence(const PointComparison& p) {
                   p.test.ci_low * 100, p.test.ci_high * 100, p.test.noise * 100, p.test.current_n,
                   p.test.baseline_n, name_of(p.test.level));
   out += fmt::format(", p {:.2g}{}", p.test.p_value, p.discovery ? " (a discovery)" : "");
-  if (p.needed > 0) out += fmt::format("; about {} per side would decide", p.needed);
+  if (p.withheld)
+    out += "; withheld: no baseline was measured in the current run's host state";
+  else if (p.needed > 0)
+    out += fmt::format("; about {} per side would decide", p.needed);
   return out;
 }
 

@@ -6,7 +6,8 @@
 # "undecided" are allowed and counted. Prints a table per comparison and the totals.
 #   scripts/bench/regression-same-config.sh [CONFIG] [BUILD_DIR]   env: RUNS (10), NP (4),
 #     RANKS_PER_NODE (2: virtual nodes, so that the inter topology has two), SET (extra --set
-#     arguments for preflight run), KEEP (a folder to keep the results files in)
+#     arguments for preflight run), KEEP (a folder to keep the results files in), REUSE (1: keep
+#     the runs already in KEEP and only compare them again)
 # The default CONFIG is configs/regression.yaml made to fit a 2-core machine: sizes 8 B to
 # 4 MiB, shorter time budgets, a small storage data set in a temporary folder.
 set -euo pipefail
@@ -32,13 +33,14 @@ fi
 extra=(${SET:-})
 echo "# $runs runs of $config on $(nproc) cores, ${NP:-4} ranks as virtual nodes of ${RANKS_PER_NODE:-2}; started $(date -u +%H:%M:%S)"
 for ((i = 1; i <= runs; i++)); do
+  [[ ${REUSE:-} == 1 && -f $work/run$i.h5 ]] && continue
   start=$SECONDS
   mpirun -np "${NP:-4}" "$build/bench/preflight" run "$config" "${fit[@]}" "${extra[@]}" \
     --set campaign.ranks_per_node="${RANKS_PER_NODE:-2}" -o "$work/run$i.h5" >/dev/null
   echo "# run $i: $((SECONDS - start)) s"
 done
-printf "%-6s %-6s %5s %7s %7s %5s %10s %13s %5s\n" baseline current sizes slower faster same undecided "rules failed" exit
-totals=(0 0 0 0 0 0 0)
+printf "%-6s %-6s %5s %7s %7s %5s %10s %13s %5s  %s\n" baseline current sizes slower faster same undecided "rules failed" exit "hosts' CPU to others, baseline -> current"
+totals=(0 0 0 0 0 0 0) withheld=0
 for ((i = 1; i <= runs; i++)); do
   for ((j = i + 1; j <= runs; j++)); do
     set +e
@@ -47,16 +49,20 @@ for ((i = 1; i <= runs; i++)); do
       >"$work/cmp-$i-$j.txt" 2>&1
     rc=$?
     set -e
-    read -r sizes slower faster same undecided failed < <(/usr/bin/python3 - "$work/cmp-$i-$j.json" <<'PY'
+    read -r sizes slower faster same undecided failed held load < <(/usr/bin/python3 - "$work/cmp-$i-$j.json" <<'PY'
 import json, sys
 v = json.load(open(sys.argv[1]))
 r = v["regressions"][0]
 same = r["compared"] - r["slower"] - r["faster"] - r["undecided"]
 failed = sum(1 for c in v["checks"] if c["verdict"] == "fail")
-print(r["compared"], r["slower"], r["faster"], same, r["undecided"], failed)
+share = lambda h: "?" if h["stolen"] is None else f"{(h['stolen'] + h['foreign']) * 100:.1f}%"
+load = "->".join(share(h) for h in r["host_load"])
+print(r["compared"], r["slower"], r["faster"], same, r["undecided"], failed,
+      1 if r["withheld"] else 0, load + (" withheld" if r["withheld"] else ""))
 PY
 )
-    printf "%-6s %-6s %5s %7s %7s %5s %10s %13s %5s\n" "run$i" "run$j" "$sizes" "$slower" "$faster" "$same" "$undecided" "$failed" "$rc"
+    withheld=$((withheld + held))
+    printf "%-6s %-6s %5s %7s %7s %5s %10s %13s %5s  %s\n" "run$i" "run$j" "$sizes" "$slower" "$faster" "$same" "$undecided" "$failed" "$rc" "$load"
     for k in 0 1 2 3 4 5; do
       v=($sizes $slower $faster $same $undecided $failed)
       totals[k]=$((totals[k] + v[k]))
@@ -65,4 +71,4 @@ PY
   done
 done
 n=$((runs * (runs - 1) / 2))
-echo "# $n comparisons: ${totals[0]} sizes compared in all, ${totals[1]} slower, ${totals[2]} faster, ${totals[3]} same, ${totals[4]} undecided, ${totals[5]} baseline rules failed; comparisons with any false alarm: ${totals[6]} of $n"
+echo "# $n comparisons: ${totals[0]} sizes compared in all, ${totals[1]} slower, ${totals[2]} faster, ${totals[3]} same, ${totals[4]} undecided, ${totals[5]} baseline rules failed; comparisons with any false alarm: ${totals[6]} of $n; withheld (the hosts' CPU to others 4 points or more apart): $withheld of $n"

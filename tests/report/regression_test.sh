@@ -6,7 +6,10 @@
 #   - the repetitions made steady (1% apart), one size 20% slower in every repetition: that size
 #     slower with its evidence, nothing else, exit 1, the environment change shown first;
 #   - the same 20% in one repetition only: not flagged (a shift between repetitions is noise);
-#   - three steady baselines given: the 20% is judged at the level of runs and still flagged.
+#   - three steady baselines given: the 20% is judged at the level of runs and still flagged;
+#   - the same 20% in a run whose hosts gave 9% of their CPU to others (the host-load
+#     attributes planted): not flagged but withheld, the hosts' load named as what changed, exit
+#     3; with a baseline as loaded, judged and flagged again.
 # regression_test.sh PREFLIGHT PREFLIGHT_REPORT WORKDIR
 set -uo pipefail
 bin=$1 report=$2 work=$3
@@ -57,6 +60,16 @@ variant steady2 "$work/steady.h5" 'for c in f["cases"]:
 variant steady3 "$work/steady.h5" 'for c in f["cases"]:
     for p in f["cases"][c]["points"]:
         scale(c, p, 0.995)'
+# The 20% of slow.h5 in a run measured while the hypervisor took 9% of the hosts' CPU, and a
+# steady baseline measured so too.
+load() {  # load STOLEN: python setting every case's planted host load
+  echo "for c in f['cases']:
+    f['cases'][c].attrs['host_cpu_stolen'] = $1
+    f['cases'][c].attrs['host_cpu_foreign'] = 0.0"
+}
+variant busy_slow "$work/slow.h5" "$(load 0.09)"
+variant busy_steady "$work/steady.h5" "$(load 0.09)"
+variant quiet_steady "$work/steady.h5" "$(load 0.0)"
 # The same 20% in the second repetition only.
 variant one_rep "$work/steady.h5" 'scale(cases_of("allgather")[1], "0001", 1.2)'
 
@@ -92,6 +105,19 @@ slower = [c for c in r['changed'] if c['verdict'] == 'slower']
 assert slower and all(c['replicate_level'] == 'runs' and c['baseline_replicates'] == 3 for c in slower), r['changed']
 " "$work/history.json" && pass "three baselines: the 20% judged at the level of runs (3 runs)" ||
   { fail "history"; cat "$work/history.out"; }
+
+"$report" "$work/busy_slow.h5" --baseline "$work/quiet_steady.h5" >"$work/busy.out" 2>&1
+rc=$?
+[[ $rc -eq 3 ]] && grep -q "4 size(s) compared: 0 slower, 0 faster, 0 same, 4 undecided" "$work/busy.out" &&
+  grep -q "^# verdicts withheld: others took 9.0% " "$work/busy.out" &&
+  grep -q "^# environment changed: host CPU others took .*-> 9.0% (hypervisor 9.0%" "$work/busy.out" &&
+  pass "the 20% on hosts 9 points busier: withheld, the hosts' load named, exit 3" ||
+  { fail "busier hosts: exit $rc"; cat "$work/busy.out"; }
+"$report" "$work/busy_slow.h5" --baseline "$work/busy_steady.h5" >"$work/busy2.out" 2>&1
+rc=$?
+[[ $rc -eq 1 ]] && grep -q "1 slower, 0 faster, 3 same" "$work/busy2.out" &&
+  pass "against a baseline as loaded: judged, the 20% flagged, exit 1" ||
+  { fail "as loaded: exit $rc"; cat "$work/busy2.out"; }
 
 "$report" "$base" --baseline "$work/missing.h5" >/dev/null 2>&1
 [[ $? -eq 2 ]] && pass "missing baseline: exit 2" || fail "missing baseline: expected exit 2"

@@ -624,6 +624,7 @@ def main():
             where = case.name
             check_declaration(case, where, spec, world_nodes)
             check_family_meaning(case, where, spec)
+            check_host_load(case, where, spec)
             if text(case.attrs.get("status", "")) == "timeout":
                 check_timeout_case(case, where, args)
                 continue
@@ -664,6 +665,18 @@ def main():
         if args.timeout_case is not None and f"{args.timeout_case:06d}" not in f["cases"]:
             problem(f"case {args.timeout_case} is not in the file")
     return report()
+
+
+def check_host_load(case, where, spec):
+    rows = spec["Host load (on `/cases/<NNNNNN>`)"][0]["rows"]
+    check_attributes(case, rows, where)
+    for row in rows:
+        value = float(case.attrs.get(row["name"], float("nan")))
+        if row["units"] == "s":
+            if not (value >= 0) and not np.isnan(value):
+                problem(f"{where}@{row['name']}: {value}, expected seconds >= 0")
+        elif not np.isnan(value) and not 0 <= value <= 1:
+            problem(f"{where}@{row['name']}: {value}, expected a share in [0, 1] or NaN")
 
 
 def check_timeout_case(case, where, args):

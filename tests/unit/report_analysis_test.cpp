@@ -387,6 +387,75 @@ TEST(Regression, PointsAreMatchedBySizeNotPosition) {
   ASSERT_EQ(r.unmatched.size(), 2u);  // 4 KiB only now, 1 MiB only before
 }
 
+// Every case of the run as the harness measured its hosts' load: shares others took.
+RunData with_host_load(RunData run, double stolen, double foreign) {
+  for (auto& c : run.cases) {
+    c.host_cpu_stolen = stolen;
+    c.host_cpu_foreign = foreign;
+    c.host_cpu_s = 10;
+  }
+  return run;
+}
+
+TEST(HostLoad, PooledOverTheCasesByTheirCpuTime) {
+  auto run = with_host_load(repetitions_run({1.0, 1.0}), 0.01, 0.0);
+  run.cases[1].host_cpu_stolen = 0.04;
+  run.cases[1].host_cpu_foreign = 0.02;
+  run.cases[1].host_cpu_s = 30;
+  const auto load = run_host_load(run);
+  EXPECT_EQ(load.cases_measured, 2u);
+  EXPECT_DOUBLE_EQ(load.stolen, (0.01 * 10 + 0.04 * 30) / 40);
+  EXPECT_DOUBLE_EQ(load.foreign, 0.02 * 30 / 40);
+  EXPECT_NE(describe(load).find("hypervisor 3.2%"), std::string::npos) << describe(load);
+  EXPECT_FALSE(run_host_load(repetitions_run({1.0})).measured()) << "a file from before";
+  EXPECT_EQ(describe(run_host_load(repetitions_run({1.0}))), "not measured");
+}
+
+// A run measured while a neighbour took the hosts' CPU is slower in every repetition, and its
+// repetitions agree with each other: only the hosts' load tells it from a regression.
+TEST(Regression, ARunOnBusierHostsIsWithheldNotFlagged) {
+  const auto base = with_host_load(repetitions_run({1.0, 1.01, 0.99}), 0.002, 0.001);
+  const auto busy = with_host_load(repetitions_run({1.3, 1.31, 1.29}), 0.07, 0.01);
+  const auto r = compare_runs({&base}, busy, RegressionOptions{});
+  ASSERT_EQ(r.points.size(), 1u);
+  EXPECT_EQ(r.points[0].verdict, Verdict::kUndecided);
+  EXPECT_TRUE(r.points[0].withheld);
+  EXPECT_NE(r.withheld.find("no baseline"), std::string::npos) << r.withheld;
+  ASSERT_EQ(r.environment.size(), 1u) << "the hosts' load is named as what changed";
+  EXPECT_NE(r.environment[0].current.find("8.0%"), std::string::npos) << r.environment[0].current;
+  // The same shift on hosts as quiet as the baseline's, or unmeasured, is flagged.
+  const auto quiet = with_host_load(repetitions_run({1.3, 1.31, 1.29}), 0.004, 0.0);
+  EXPECT_EQ(compare_runs({&base}, quiet, {}).points[0].verdict, Verdict::kSlower);
+  EXPECT_TRUE(compare_runs({&base}, quiet, {}).withheld.empty());
+  const auto unmeasured = repetitions_run({1.3, 1.31, 1.29});
+  EXPECT_EQ(compare_runs({&base}, unmeasured, {}).points[0].verdict, Verdict::kSlower);
+  // Equally busy hosts on both sides are the same state: judged.
+  const auto busy_base = with_host_load(repetitions_run({1.0, 1.01, 0.99}), 0.07, 0.0);
+  EXPECT_EQ(compare_runs({&busy_base}, busy, {}).points[0].verdict, Verdict::kSlower);
+  // In a history, the baseline measured on busier hosts is left out and the others judge.
+  const auto base2 = with_host_load(repetitions_run({1.02, 1.03, 1.01}), 0.003, 0.0),
+             base3 = with_host_load(repetitions_run({0.99, 1.0, 0.98}), 0.001, 0.0);
+  const auto history = compare_runs({&base, &busy_base, &base2, &base3}, quiet, {});
+  ASSERT_EQ(history.notes.size(), 1u);
+  EXPECT_NE(history.notes[0].find("left out"), std::string::npos);
+  EXPECT_EQ(history.points[0].test.baseline_n, 3u);
+  EXPECT_EQ(history.points[0].verdict, Verdict::kSlower);
+}
+
+TEST(Acceptance, BaselineRulesAreNotJudgedAgainstABusierHost) {
+  const auto path = write_temp("rules:\n  - {metric: busbw, baseline: true, tolerance: 5%}\n");
+  const auto rules = read_rules(path);
+  std::remove(path.c_str());
+  const auto base = with_host_load(repetitions_run({1.0, 1.01, 0.99}), 0.002, 0.0);
+  const auto busy = with_host_load(repetitions_run({1.25, 1.26, 1.24}), 0.06, 0.0);
+  const auto checks = evaluate(rules, busy, "now", {&base}, 0.01);
+  ASSERT_EQ(checks.size(), 1u);
+  EXPECT_EQ(checks[0].verdict, CheckVerdict::kInconclusive);
+  EXPECT_NE(checks[0].reason.find("not judged"), std::string::npos) << checks[0].reason;
+  const auto quiet = with_host_load(repetitions_run({1.25, 1.26, 1.24}), 0.002, 0.0);
+  EXPECT_EQ(evaluate(rules, quiet, "now", {&base}, 0.01)[0].verdict, CheckVerdict::kFail);
+}
+
 // A rule relative to the baseline judges a case's repetitions against the baseline's.
 TEST(Acceptance, BaselineRulesJudgeRepetitions) {
   const char* rule = "rules:\n  - {metric: busbw, baseline: true, tolerance: 5%}\n";

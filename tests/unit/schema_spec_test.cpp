@@ -109,6 +109,9 @@ TEST(SchemaSpec, EnvironmentColumns) {
 TEST(SchemaSpec, CaseAttributes) {
   expect_documented(kCaseAttributes, "Case attributes");
 }
+TEST(SchemaSpec, CaseHostLoadAttributes) {
+  expect_documented(kCaseHostLoadAttributes, "Host load");
+}
 TEST(SchemaSpec, CaseMeaningAttributes) {
   expect_documented(kCaseMeaningAttributes, "Case meaning");
 }

@@ -1,0 +1,139 @@
+#include "harness/host_load.hpp"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace preflight {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// What a rank sends rank 0 at the end of a window.
+// What a rank sends rank 0 at the end of a window; doubles only, so it travels as MPI_DOUBLE.
+struct WindowReport {
+  double own_user_s = 0;  // this rank's user-mode CPU seconds (all its threads)
+  double host_read = 0;   // 1: host_delta holds the host's /proc/stat times over the window
+  CpuTimes host_delta;
+};
+static_assert(sizeof(WindowReport) == 10 * sizeof(double));
+
+// This rank's user-mode CPU seconds, all its threads.
+double own_user_seconds() {
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return kNaN;
+  return static_cast<double>(usage.ru_utime.tv_sec) +
+         static_cast<double>(usage.ru_utime.tv_usec) * 1e-6;
+}
+
+std::optional<CpuTimes> read_host_cpu() {
+  std::ifstream in("/proc/stat");
+  std::string line;
+  if (!std::getline(in, line)) return std::nullopt;
+  return parse_cpu_line(line, static_cast<double>(sysconf(_SC_CLK_TCK)));
+}
+
+// The kernel's boot id; the host name where it cannot be read.
+std::string kernel_identity(const RankContext& ctx) {
+  std::ifstream in("/proc/sys/kernel/random/boot_id");
+  std::string id;
+  return std::getline(in, id) && !id.empty() ? id : "host " + ctx.host;
+}
+
+}  // namespace
+
+std::optional<CpuTimes> parse_cpu_line(std::string_view line, double ticks_per_second) {
+  if (!line.starts_with("cpu ") || !(ticks_per_second > 0)) return std::nullopt;
+  std::array<double, 8> fields{};
+  const char* p = line.data() + 4;
+  const char* end = line.data() + line.size();
+  for (double& field : fields) {
+    while (p < end && *p == ' ') ++p;
+    unsigned long long ticks = 0;
+    const auto [next, error] = std::from_chars(p, end, ticks);
+    if (error != std::errc()) return std::nullopt;  // a kernel too old to report steal
+    field = static_cast<double>(ticks) / ticks_per_second;
+    p = next;
+  }
+  const auto [user, nice, system, idle, iowait, irq, softirq, steal] = fields;
+  return CpuTimes{user, nice, system, idle, iowait, irq, softirq, steal};
+}
+
+HostLoad host_load(const CpuTimes& before, const CpuTimes& after, double own_user_s) {
+  HostLoad load;
+  load.cpu_s = after.total() - before.total();
+  if (!(load.cpu_s > 0)) return {kNaN, kNaN, 0};
+  load.stolen = std::max(0.0, after.steal - before.steal) / load.cpu_s;
+  // User time only: the kernel's own work for preflight (io_uring workers, block I/O, page
+  // cache eviction, network stacks) runs in kernel threads outside the ranks' accounting and
+  // is no competitor. /proc/stat counts in ticks and getrusage in microseconds: a short
+  // window can show a few ticks fewer than the ranks used, never less than nothing for others.
+  const double others = after.user_mode() - before.user_mode() - own_user_s;
+  load.foreign = std::max(0.0, others) / load.cpu_s;
+  return load;
+}
+
+KernelGroups kernel_groups(const RankContext& ctx) {
+  constexpr int kWidth = 64;  // a boot id is 36 characters; a host name is cut to fit
+  std::string mine = kernel_identity(ctx);
+  mine.resize(kWidth, '\0');
+  std::string all(static_cast<std::size_t>(kWidth * ctx.size), '\0');
+  MPI_Allgather(mine.data(), kWidth, MPI_CHAR, all.data(), kWidth, MPI_CHAR, ctx.world);
+  KernelGroups groups;
+  std::vector<std::string> seen;
+  for (int r = 0; r < ctx.size; ++r) {
+    const auto id = all.substr(static_cast<std::size_t>(r * kWidth), kWidth);
+    auto it = std::find(seen.begin(), seen.end(), id);
+    const bool first = it == seen.end();
+    if (first) it = seen.insert(seen.end(), id);
+    if (r == ctx.rank) groups.reads_stat = first;
+    groups.kernel_of_rank.push_back(static_cast<int>(it - seen.begin()));
+  }
+  return groups;
+}
+
+HostLoadMeter::HostLoadMeter(const KernelGroups& groups)
+    : groups_(groups), own_before_(own_user_seconds()) {
+  if (groups_.reads_stat) host_before_ = read_host_cpu();
+}
+
+HostLoad HostLoadMeter::finish(const RankContext& ctx) const {
+  WindowReport mine;
+  mine.own_user_s = own_user_seconds() - own_before_;
+  if (groups_.reads_stat)
+    if (const auto after = read_host_cpu(); after && host_before_) {
+      mine.host_read = 1;
+      const CpuTimes& b = *host_before_;
+      mine.host_delta = {after->user - b.user,       after->nice - b.nice,
+                         after->system - b.system,   after->idle - b.idle,
+                         after->iowait - b.iowait,   after->irq - b.irq,
+                         after->softirq - b.softirq, after->steal - b.steal};
+    }
+  constexpr int kFields = sizeof(WindowReport) / sizeof(double);
+  std::vector<WindowReport> all(ctx.is_root() ? static_cast<std::size_t>(ctx.size) : 0);
+  MPI_Gather(&mine, kFields, MPI_DOUBLE, all.data(), kFields, MPI_DOUBLE, 0, ctx.world);
+  if (!ctx.is_root()) return {};
+  HostLoad worst{kNaN, kNaN, 0};
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    if (all[r].host_read == 0) continue;
+    double own = 0;
+    for (std::size_t q = 0; q < all.size(); ++q)
+      if (groups_.kernel_of_rank[q] == groups_.kernel_of_rank[r]) own += all[q].own_user_s;
+    const HostLoad one = host_load(CpuTimes{}, all[r].host_delta, own);
+    if (std::isnan(one.stolen)) continue;
+    worst.stolen = std::isnan(worst.stolen) ? one.stolen : std::max(worst.stolen, one.stolen);
+    worst.foreign = std::isnan(worst.foreign) ? one.foreign : std::max(worst.foreign, one.foreign);
+    worst.cpu_s = std::max(worst.cpu_s, one.cpu_s);
+  }
+  return worst;
+}
+
+}  // namespace preflight
