@@ -17,7 +17,6 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// What a rank sends rank 0 at the end of a window.
 // What a rank sends rank 0 at the end of a window; doubles only, so it travels as MPI_DOUBLE.
 struct WindowReport {
   double own_user_s = 0;  // this rank's user-mode CPU seconds (all its threads)
@@ -41,11 +40,11 @@ std::optional<CpuTimes> read_host_cpu() {
   return parse_cpu_line(line, static_cast<double>(sysconf(_SC_CLK_TCK)));
 }
 
-// The kernel's boot id; the host name where it cannot be read.
-std::string kernel_identity(const RankContext& ctx) {
+// The kernel's boot id; empty where it cannot be read.
+std::string kernel_identity() {
   std::ifstream in("/proc/sys/kernel/random/boot_id");
   std::string id;
-  return std::getline(in, id) && !id.empty() ? id : "host " + ctx.host;
+  return std::getline(in, id) ? id : std::string();
 }
 
 }  // namespace
@@ -70,20 +69,22 @@ std::optional<CpuTimes> parse_cpu_line(std::string_view line, double ticks_per_s
 HostLoad host_load(const CpuTimes& before, const CpuTimes& after, double own_user_s) {
   HostLoad load;
   load.cpu_s = after.total() - before.total();
-  if (!(load.cpu_s > 0)) return {kNaN, kNaN, 0};
+  if (!(load.cpu_s >= kMinWindowCpuSeconds)) return {kNaN, kNaN, std::max(0.0, load.cpu_s)};
   load.stolen = std::max(0.0, after.steal - before.steal) / load.cpu_s;
   // User time only: the kernel's own work for preflight (io_uring workers, block I/O, page
   // cache eviction, network stacks) runs in kernel threads outside the ranks' accounting and
-  // is no competitor. /proc/stat counts in ticks and getrusage in microseconds: a short
-  // window can show a few ticks fewer than the ranks used, never less than nothing for others.
-  const double others = after.user_mode() - before.user_mode() - own_user_s;
-  load.foreign = std::max(0.0, others) / load.cpu_s;
+  // is no competitor. /proc/stat counts in ticks and getrusage in microseconds, so a short
+  // window's share is off by a tick or two either way, below zero too: kept signed, so that
+  // the errors cancel when a run's cases are pooled instead of adding up.
+  load.foreign = std::isfinite(own_user_s)
+                     ? (after.user_mode() - before.user_mode() - own_user_s) / load.cpu_s
+                     : kNaN;
   return load;
 }
 
 KernelGroups kernel_groups(const RankContext& ctx) {
-  constexpr int kWidth = 64;  // a boot id is 36 characters; a host name is cut to fit
-  std::string mine = kernel_identity(ctx);
+  constexpr int kWidth = 64;  // a boot id is 36 characters
+  std::string mine = kernel_identity();
   mine.resize(kWidth, '\0');
   std::string all(static_cast<std::size_t>(kWidth * ctx.size), '\0');
   MPI_Allgather(mine.data(), kWidth, MPI_CHAR, all.data(), kWidth, MPI_CHAR, ctx.world);
@@ -91,6 +92,8 @@ KernelGroups kernel_groups(const RankContext& ctx) {
   std::vector<std::string> seen;
   for (int r = 0; r < ctx.size; ++r) {
     const auto id = all.substr(static_cast<std::size_t>(r * kWidth), kWidth);
+    // Without every rank's kernel, a rank's peers on its kernel would count as others.
+    if (id.front() == '\0') return KernelGroups{};
     auto it = std::find(seen.begin(), seen.end(), id);
     const bool first = it == seen.end();
     if (first) it = seen.insert(seen.end(), id);
@@ -100,12 +103,16 @@ KernelGroups kernel_groups(const RankContext& ctx) {
   return groups;
 }
 
-HostLoadMeter::HostLoadMeter(const KernelGroups& groups)
-    : groups_(groups), own_before_(own_user_seconds()) {
+HostLoadMeter::HostLoadMeter(const RankContext& ctx, const KernelGroups& groups) : groups_(groups) {
+  if (!groups_.measured()) return;
+  MPI_Barrier(ctx.world);  // every host's window starts and ends with the case's ranks
+  own_before_ = own_user_seconds();
   if (groups_.reads_stat) host_before_ = read_host_cpu();
 }
 
 HostLoad HostLoadMeter::finish(const RankContext& ctx) const {
+  if (!groups_.measured()) return {kNaN, kNaN, 0};
+  MPI_Barrier(ctx.world);
   WindowReport mine;
   mine.own_user_s = own_user_seconds() - own_before_;
   if (groups_.reads_stat)
@@ -120,18 +127,18 @@ HostLoad HostLoadMeter::finish(const RankContext& ctx) const {
   constexpr int kFields = sizeof(WindowReport) / sizeof(double);
   std::vector<WindowReport> all(ctx.is_root() ? static_cast<std::size_t>(ctx.size) : 0);
   MPI_Gather(&mine, kFields, MPI_DOUBLE, all.data(), kFields, MPI_DOUBLE, 0, ctx.world);
-  if (!ctx.is_root()) return {};
   HostLoad worst{kNaN, kNaN, 0};
+  if (!ctx.is_root()) return worst;
   for (std::size_t r = 0; r < all.size(); ++r) {
     if (all[r].host_read == 0) continue;
     double own = 0;
     for (std::size_t q = 0; q < all.size(); ++q)
       if (groups_.kernel_of_rank[q] == groups_.kernel_of_rank[r]) own += all[q].own_user_s;
     const HostLoad one = host_load(CpuTimes{}, all[r].host_delta, own);
-    if (std::isnan(one.stolen)) continue;
-    worst.stolen = std::isnan(worst.stolen) ? one.stolen : std::max(worst.stolen, one.stolen);
-    worst.foreign = std::isnan(worst.foreign) ? one.foreign : std::max(worst.foreign, one.foreign);
-    worst.cpu_s = std::max(worst.cpu_s, one.cpu_s);
+    if (std::isnan(one.stolen) || std::isnan(one.foreign)) continue;
+    // The host others took the most from, both its shares together.
+    if (std::isnan(worst.stolen) || one.stolen + one.foreign > worst.stolen + worst.foreign)
+      worst = one;
   }
   return worst;
 }

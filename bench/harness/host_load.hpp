@@ -25,30 +25,35 @@ std::optional<CpuTimes> parse_cpu_line(std::string_view line, double ticks_per_s
 
 // Shares of one host's CPU time over a window, from /proc/stat before and after it and the
 // user-mode CPU seconds preflight's own ranks on that host used in it. NaN when the window holds
-// no time.
+// less than kMinWindowCpuSeconds of the host's CPU time: /proc/stat counts in ticks (10 ms), so
+// a shorter window's shares are mostly rounding.
+inline constexpr double kMinWindowCpuSeconds = 0.5;
 struct HostLoad {
-  double stolen = 0;   // share the hypervisor gave to other machines
-  double foreign = 0;  // share used in user mode by processes other than preflight's ranks
-  double cpu_s = 0;    // the host's CPU time in the window (cores x wall), the shares' weight
+  double stolen = 0;  // share the hypervisor gave to other machines
+  // Share used in user mode by processes other than preflight's ranks; a short window's can be
+  // a little below zero (ticks against microseconds), which pooling over a run cancels.
+  double foreign = 0;
+  double cpu_s = 0;  // the host's CPU time in the window (cores x wall), the shares' weight
 };
 HostLoad host_load(const CpuTimes& before, const CpuTimes& after, double own_user_s);
 
 // Which ranks share a kernel, and so one /proc/stat: by the kernel's boot id, which emulated
-// hosts (network and UTS namespaces of one machine) share although their host names differ; by
-// host name where it cannot be read. Collective over ctx.world; computed once per run.
+// hosts (network and UTS namespaces of one machine) share although their host names differ.
+// Where a rank cannot read it, nothing is measured. Collective over ctx.world; once per run.
 struct KernelGroups {
-  std::vector<int> kernel_of_rank;  // world rank -> index of its kernel
+  std::vector<int> kernel_of_rank;  // world rank -> index of its kernel; empty: not measured
   bool reads_stat = false;          // this rank is the lowest on its kernel: it reads /proc/stat
+  bool measured() const { return !kernel_of_rank.empty(); }
 };
 KernelGroups kernel_groups(const RankContext& ctx);
 
 // Measures every kernel's host over a window: construct on every rank at its start, finish() on
-// every rank at its end (collective over ctx.world). Rank 0 gets the most contended host's
-// shares (the largest of each share over the hosts); NaN shares where /proc/stat could not be
-// read.
+// every rank at its end (both collective over ctx.world, each after a barrier, outside every
+// timed region). Rank 0 gets the shares of the host others took the most from (stolen and
+// foreign together); NaN shares where /proc/stat or a boot id could not be read.
 class HostLoadMeter {
  public:
-  explicit HostLoadMeter(const KernelGroups& groups);
+  HostLoadMeter(const RankContext& ctx, const KernelGroups& groups);
   HostLoad finish(const RankContext& ctx) const;
 
  private:

@@ -462,7 +462,7 @@ int run_campaign(std::vector<PlannedCase>& plan, const RankContext& ctx,
       progress.active = true;
       for (auto* sink : sinks) sink->case_started(heading);
     }
-    const HostLoadMeter host_load(kernels);
+    const HostLoadMeter host_load(ctx, kernels);
     run_case(planned, heading, ctx, controls, sinks, watchdog, progress);
     const HostLoad load = host_load.finish(ctx);
     // Rank 0 alone knows the wrong counts of all ranks; every rank must return the same code.

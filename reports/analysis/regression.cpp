@@ -108,13 +108,14 @@ RegressionReport compare_runs(const std::vector<const RunData*>& baselines, cons
                               const RegressionOptions& options) {
   RegressionReport report;
   if (baselines.empty()) return report;
-  report.environment = environment_changes(*baselines.front(), current);
   const auto comparable = comparable_runs(baselines, current, options.max_host_contention_gap);
-  add_host_load(report, baselines, comparable, current);
   report.withheld = comparable.withheld;
   report.notes = comparable.notes;
-  // Judged against the quiet baselines; with none, against them all, only to show the figures.
+  // Judged against the baselines in the current run's host state; with none, against them all,
+  // only to show the figures.
   const auto& judged = comparable.baselines.empty() ? baselines : comparable.baselines;
+  report.environment = environment_changes(*judged.front(), current);
+  add_host_load(report, baselines, comparable, current);
   const auto refs = reference_work(*judged.front());
   std::vector<ReplicateIndex> history;
   for (const auto* b : judged) history.push_back(time_replicates(*b, refs));

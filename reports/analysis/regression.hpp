@@ -47,7 +47,7 @@ struct EnvironmentChange {
 };
 
 struct RegressionReport {
-  std::vector<EnvironmentChange> environment;  // against the first baseline
+  std::vector<EnvironmentChange> environment;  // against the first baseline judged
   // Why every verdict is withheld (no baseline's hosts were as loaded as the current run's);
   // empty: judged.
   std::string withheld;

@@ -7,7 +7,8 @@
 #   scripts/bench/regression-same-config.sh [CONFIG] [BUILD_DIR]   env: RUNS (10), NP (4),
 #     RANKS_PER_NODE (2: virtual nodes, so that the inter topology has two), SET (extra --set
 #     arguments for preflight run), KEEP (a folder to keep the results files in), REUSE (1: keep
-#     the runs already in KEEP and only compare them again)
+#     the runs already in KEEP and only compare them again), MPIRUN_ARGS (extra mpirun options,
+#     e.g. "--map-by core --bind-to core:overload-allowed" to pin each rank to a core)
 # The default CONFIG is configs/regression.yaml made to fit a 2-core machine: sizes 8 B to
 # 4 MiB, shorter time budgets, a small storage data set in a temporary folder.
 set -euo pipefail
@@ -31,11 +32,12 @@ else
 fi
 # shellcheck disable=SC2206
 extra=(${SET:-})
-echo "# $runs runs of $config on $(nproc) cores, ${NP:-4} ranks as virtual nodes of ${RANKS_PER_NODE:-2}; started $(date -u +%H:%M:%S)"
+echo "# $runs runs of $config on $(nproc) cores, ${NP:-4} ranks as virtual nodes of ${RANKS_PER_NODE:-2}${MPIRUN_ARGS:+, mpirun $MPIRUN_ARGS}; started $(date -u +%H:%M:%S)"
 for ((i = 1; i <= runs; i++)); do
   [[ ${REUSE:-} == 1 && -f $work/run$i.h5 ]] && continue
   start=$SECONDS
-  mpirun -np "${NP:-4}" "$build/bench/preflight" run "$config" "${fit[@]}" "${extra[@]}" \
+  # shellcheck disable=SC2086
+  mpirun -np "${NP:-4}" ${MPIRUN_ARGS:-} "$build/bench/preflight" run "$config" "${fit[@]}" "${extra[@]}" \
     --set campaign.ranks_per_node="${RANKS_PER_NODE:-2}" -o "$work/run$i.h5" >/dev/null
   echo "# run $i: $((SECONDS - start)) s"
 done
@@ -71,4 +73,4 @@ PY
   done
 done
 n=$((runs * (runs - 1) / 2))
-echo "# $n comparisons: ${totals[0]} sizes compared in all, ${totals[1]} slower, ${totals[2]} faster, ${totals[3]} same, ${totals[4]} undecided, ${totals[5]} baseline rules failed; comparisons with any false alarm: ${totals[6]} of $n; withheld (the hosts' CPU to others 4 points or more apart): $withheld of $n"
+echo "# $n comparisons: ${totals[0]} sizes compared in all, ${totals[1]} slower, ${totals[2]} faster, ${totals[3]} same, ${totals[4]} undecided, ${totals[5]} baseline rules failed; comparisons with any false alarm: ${totals[6]} of $n; withheld (no baseline in the current run's host state): $withheld of $n"

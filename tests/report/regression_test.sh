@@ -65,7 +65,8 @@ variant steady3 "$work/steady.h5" 'for c in f["cases"]:
 load() {  # load STOLEN: python setting every case's planted host load
   echo "for c in f['cases']:
     f['cases'][c].attrs['host_cpu_stolen'] = $1
-    f['cases'][c].attrs['host_cpu_foreign'] = 0.0"
+    f['cases'][c].attrs['host_cpu_foreign'] = 0.0
+    f['cases'][c].attrs['host_cpu_s'] = 1.0"
 }
 variant busy_slow "$work/slow.h5" "$(load 0.09)"
 variant busy_steady "$work/steady.h5" "$(load 0.09)"

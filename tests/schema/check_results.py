@@ -675,8 +675,12 @@ def check_host_load(case, where, spec):
         if row["units"] == "s":
             if not (value >= 0) and not np.isnan(value):
                 problem(f"{where}@{row['name']}: {value}, expected seconds >= 0")
-        elif not np.isnan(value) and not 0 <= value <= 1:
-            problem(f"{where}@{row['name']}: {value}, expected a share in [0, 1] or NaN")
+        elif not np.isnan(value):
+            # Foreign user time is /proc/stat ticks less getrusage microseconds: a short case's
+            # share can be a little below zero (SPEC.md).
+            low = -1 if row["name"] == "host_cpu_foreign" else 0
+            if not low <= value <= 1:
+                problem(f"{where}@{row['name']}: {value}, expected a share in [{low}, 1] or NaN")
 
 
 def check_timeout_case(case, where, args):

@@ -129,7 +129,7 @@ PLANTS = [
     ("no_host_cpu_stolen", without(C0, "host_cpu_stolen"),
      r"/cases/000000: missing attribute 'host_cpu_stolen'"),
     ("host_cpu_foreign_above_one", with_attribute(C0, "host_cpu_foreign", np.float64(1.5)),
-     r"host_cpu_foreign: 1.5, expected a share in \[0, 1\] or NaN"),
+     r"host_cpu_foreign: 1.5, expected a share in \[-1, 1\] or NaN"),
     ("wrong_schema_version", with_attribute("/", "schema_version", np.int64(VERSION - 1)),
      rf"schema_version {VERSION - 1}, expected {VERSION}"),
 ]

@@ -31,10 +31,18 @@ TEST(HostLoad, SharesOfTheWindowTakenByOthers) {
   EXPECT_DOUBLE_EQ(load.cpu_s, 200);
   EXPECT_DOUBLE_EQ(load.stolen, 0.1);
   EXPECT_DOUBLE_EQ(load.foreign, 0.05) << "system time is the kernel's, not a competitor's";
-  EXPECT_DOUBLE_EQ(host_load(before, after, 70).foreign, 0) << "tick rounding is not negative";
+  EXPECT_DOUBLE_EQ(host_load(before, after, 70).foreign, -0.05)
+      << "tick rounding stays signed, so that pooling cancels it";
+  EXPECT_TRUE(std::isnan(host_load(before, after, std::nan("")).foreign)) << "no getrusage";
   const auto empty = host_load(before, before, 0);
   EXPECT_TRUE(std::isnan(empty.stolen));
   EXPECT_TRUE(std::isnan(empty.foreign));
+  CpuTimes brief = before;  // 30 ticks in all: mostly rounding, not measured
+  brief.user += 0.1, brief.idle += 0.2;
+  const auto short_window = host_load(before, brief, 0.1);
+  EXPECT_TRUE(std::isnan(short_window.stolen));
+  EXPECT_TRUE(std::isnan(short_window.foreign));
+  EXPECT_NEAR(short_window.cpu_s, 0.3, 1e-9);
 }
 
 }  // namespace

@@ -141,22 +141,22 @@ inline constexpr std::array kCaseAttributes = {
 };
 
 // How much of the hosts' CPU went to others while the case ran (bench/harness/host_load.hpp),
-// written by the harness on every case; NaN where /proc/stat could not be read or the case
-// timed out. Files written before it was measured lack them: the report reads that as not
-// measured, so they are not required of a file.
+// written by the harness on every case; NaN where /proc/stat or a rank's boot id could not be
+// read, or the case timed out. Files written before it was measured lack them: the report reads
+// that as not measured, so they are not required of a file.
 inline constexpr std::string_view kHostCpuStolenAttribute = "host_cpu_stolen";
 inline constexpr std::string_view kHostCpuForeignAttribute = "host_cpu_foreign";
 inline constexpr std::string_view kHostCpuSecondsAttribute = "host_cpu_s";
 inline constexpr std::array kCaseHostLoadAttributes = {
     Item{kHostCpuStolenAttribute, Type::kFloat64, "",
-         "largest share, over the case's hosts, of the CPU time the hypervisor gave to other "
-         "machines while the case ran"},
+         "on the host others took the most from while the case ran: the share of its CPU time "
+         "the hypervisor gave to other machines"},
     Item{kHostCpuForeignAttribute, Type::kFloat64, "",
-         "largest share, over the hosts, of the CPU time processes other than preflight's ranks "
-         "used in user mode while the case ran"},
+         "on that host: the share of its CPU time processes other than preflight's ranks used "
+         "in user mode; a short case's can be a little below zero (ticks against microseconds)"},
     Item{kHostCpuSecondsAttribute, Type::kFloat64, "s",
-         "the largest host CPU time over the case (cores x wall): the shares' weight when a "
-         "run's cases are pooled"},
+         "that host's CPU time over the case (cores x wall): the shares' weight when a run's "
+         "cases are pooled"},
 };
 
 // Columns of cases/<id>/stats every family writes: one row per point and group.
