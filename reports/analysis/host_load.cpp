@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace preflight::report {
@@ -20,7 +21,9 @@ RunHostLoad run_host_load(const RunData& run) {
   }
   if (load.measured()) {
     load.stolen = stolen / weight;
-    load.foreign = foreign / weight;
+    // Signed per case (tick rounding); pooled it can still be a little below zero, since the
+    // kernel splits a task's time into user and system by sampling: none is none.
+    load.foreign = std::max(0.0, foreign / weight);
   }
   return load;
 }

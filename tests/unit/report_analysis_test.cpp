@@ -407,6 +407,8 @@ TEST(HostLoad, PooledOverTheCasesByTheirCpuTime) {
   EXPECT_DOUBLE_EQ(load.stolen, (0.01 * 10 + 0.04 * 30) / 40);
   EXPECT_DOUBLE_EQ(load.foreign, 0.02 * 30 / 40);
   EXPECT_NE(describe(load).find("hypervisor 3.2%"), std::string::npos) << describe(load);
+  run.cases[0].host_cpu_foreign = -0.1;  // tick rounding beyond what the other case used
+  EXPECT_DOUBLE_EQ(run_host_load(run).foreign, 0) << "pooled below zero is none";
   EXPECT_FALSE(run_host_load(repetitions_run({1.0})).measured()) << "a file from before";
   EXPECT_EQ(describe(run_host_load(repetitions_run({1.0}))), "not measured");
 }
