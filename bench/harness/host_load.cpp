@@ -66,10 +66,15 @@ std::optional<CpuTimes> parse_cpu_line(std::string_view line, double ticks_per_s
   return CpuTimes{user, nice, system, idle, iowait, irq, softirq, steal};
 }
 
+CpuTimes operator-(const CpuTimes& a, const CpuTimes& b) {
+  return {a.user - b.user,     a.nice - b.nice, a.system - b.system,   a.idle - b.idle,
+          a.iowait - b.iowait, a.irq - b.irq,   a.softirq - b.softirq, a.steal - b.steal};
+}
+
 HostLoad host_load(const CpuTimes& before, const CpuTimes& after, double own_user_s) {
   HostLoad load;
-  load.cpu_s = after.total() - before.total();
-  if (!(load.cpu_s >= kMinWindowCpuSeconds)) return {kNaN, kNaN, std::max(0.0, load.cpu_s)};
+  load.cpu_s = std::max(0.0, after.total() - before.total());
+  if (!(load.cpu_s >= kMinWindowCpuSeconds)) return load;
   load.stolen = std::max(0.0, after.steal - before.steal) / load.cpu_s;
   // User time only: the kernel's own work for preflight (io_uring workers, block I/O, page
   // cache eviction, network stacks) runs in kernel threads outside the ranks' accounting and
@@ -111,23 +116,19 @@ HostLoadMeter::HostLoadMeter(const RankContext& ctx, const KernelGroups& groups)
 }
 
 HostLoad HostLoadMeter::finish(const RankContext& ctx) const {
-  if (!groups_.measured()) return {kNaN, kNaN, 0};
+  if (!groups_.measured()) return {};
   MPI_Barrier(ctx.world);
   WindowReport mine;
   mine.own_user_s = own_user_seconds() - own_before_;
   if (groups_.reads_stat)
     if (const auto after = read_host_cpu(); after && host_before_) {
       mine.host_read = 1;
-      const CpuTimes& b = *host_before_;
-      mine.host_delta = {after->user - b.user,       after->nice - b.nice,
-                         after->system - b.system,   after->idle - b.idle,
-                         after->iowait - b.iowait,   after->irq - b.irq,
-                         after->softirq - b.softirq, after->steal - b.steal};
+      mine.host_delta = *after - *host_before_;
     }
   constexpr int kFields = sizeof(WindowReport) / sizeof(double);
   std::vector<WindowReport> all(ctx.is_root() ? static_cast<std::size_t>(ctx.size) : 0);
   MPI_Gather(&mine, kFields, MPI_DOUBLE, all.data(), kFields, MPI_DOUBLE, 0, ctx.world);
-  HostLoad worst{kNaN, kNaN, 0};
+  HostLoad worst;
   if (!ctx.is_root()) return worst;
   for (std::size_t r = 0; r < all.size(); ++r) {
     if (all[r].host_read == 0) continue;
@@ -135,10 +136,14 @@ HostLoad HostLoadMeter::finish(const RankContext& ctx) const {
     for (std::size_t q = 0; q < all.size(); ++q)
       if (groups_.kernel_of_rank[q] == groups_.kernel_of_rank[r]) own += all[q].own_user_s;
     const HostLoad one = host_load(CpuTimes{}, all[r].host_delta, own);
-    if (std::isnan(one.stolen) || std::isnan(one.foreign)) continue;
-    // The host others took the most from, both its shares together.
-    if (std::isnan(worst.stolen) || one.stolen + one.foreign > worst.stolen + worst.foreign)
+    const bool measured = !std::isnan(one.stolen) && !std::isnan(one.foreign);
+    // The host others took the most from, both its shares together; a window too short for
+    // shares still says how much CPU time it held.
+    if (measured &&
+        (std::isnan(worst.stolen) || one.stolen + one.foreign > worst.stolen + worst.foreign))
       worst = one;
+    else if (std::isnan(worst.stolen))
+      worst.cpu_s = std::max(worst.cpu_s, one.cpu_s);
   }
   return worst;
 }

@@ -5,6 +5,7 @@
 // Linux only (/proc/stat); where it cannot be read the shares are NaN: not measured.
 #pragma once
 
+#include <limits>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -19,6 +20,8 @@ struct CpuTimes {
   double total() const { return user + nice + system + idle + iowait + irq + softirq + steal; }
   double user_mode() const { return user + nice; }  // tasks' time outside the kernel
 };
+// The times spent between two readings, field by field.
+CpuTimes operator-(const CpuTimes& after, const CpuTimes& before);
 
 // `line`: the "cpu ..." line of /proc/stat; ticks_per_second: sysconf(_SC_CLK_TCK).
 std::optional<CpuTimes> parse_cpu_line(std::string_view line, double ticks_per_second);
@@ -29,10 +32,11 @@ std::optional<CpuTimes> parse_cpu_line(std::string_view line, double ticks_per_s
 // a shorter window's shares are mostly rounding.
 inline constexpr double kMinWindowCpuSeconds = 0.5;
 struct HostLoad {
-  double stolen = 0;  // share the hypervisor gave to other machines
+  // Share the hypervisor gave to other machines; NaN: not measured.
+  double stolen = std::numeric_limits<double>::quiet_NaN();
   // Share used in user mode by processes other than preflight's ranks; a short window's can be
   // a little below zero (ticks against microseconds), which pooling over a run cancels.
-  double foreign = 0;
+  double foreign = std::numeric_limits<double>::quiet_NaN();
   double cpu_s = 0;  // the host's CPU time in the window (cores x wall), the shares' weight
 };
 HostLoad host_load(const CpuTimes& before, const CpuTimes& after, double own_user_s);

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <cstdint>
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -53,8 +52,7 @@ struct CaseRecord {
   std::uint64_t wrong_elements = 0;
   double timeout_s = 0;
   // The hosts' CPU others took while the case ran; NaN shares: not measured (a timed-out case).
-  HostLoad host_load{std::numeric_limits<double>::quiet_NaN(),
-                     std::numeric_limits<double>::quiet_NaN(), 0};
+  HostLoad host_load;
   std::vector<PointResult> points;
 };
 

@@ -27,6 +27,10 @@ TEST(HostLoad, SharesOfTheWindowTakenByOthers) {
   before.user = 100, before.system = 50, before.idle = 800, before.steal = 10;
   after = before;
   after.user += 60, after.system += 20, after.idle += 100, after.steal += 20;  // 200 s in all
+  const CpuTimes window = after - before;  // what rank 0 receives from each host
+  EXPECT_DOUBLE_EQ(window.steal, 20);
+  EXPECT_DOUBLE_EQ(window.total(), 200);
+  EXPECT_DOUBLE_EQ(host_load(CpuTimes{}, window, 50).foreign, 0.05);
   const auto load = host_load(before, after, 50);  // the ranks' own user time: 50 of the 60
   EXPECT_DOUBLE_EQ(load.cpu_s, 200);
   EXPECT_DOUBLE_EQ(load.stolen, 0.1);
