@@ -251,7 +251,7 @@ std::string better_of(const Rule& r, const Column& column) {
 }
 
 void judge_against_baseline(Check& k, const ReplicateTest& t, bool discovery, double tolerance,
-                            double alpha) {
+                            double alpha, std::size_t tested) {
   const bool higher_better = k.better != "lower";
   const double worse = higher_better ? -t.change : t.change;   // > 0: worse than the baseline
   const double worst = higher_better ? -t.ci_low : t.ci_high;  // the interval's worse end
@@ -272,7 +272,7 @@ void judge_against_baseline(Check& k, const ReplicateTest& t, bool discovery, do
                            worse > 0 ? "a change" : "no change", tolerance * 100, evidence);
   } else {
     k.verdict = CheckVerdict::kInconclusive;
-    const std::size_t needed = replicates_to_decide(t, tolerance, alpha);
+    const std::size_t needed = replicates_to_decide(t, tolerance, alpha, tested);
     k.reason = !t.testable
                    ? fmt::format(
                          "{} repetition(s) against {}: at least 2 on each side are needed "
@@ -411,9 +411,12 @@ void evaluate_against_baseline(const Rule& r, const RunData& run, const std::str
   std::vector<double> p_values;
   for (const auto& t : tests) p_values.push_back(t.testable ? t.p_value : kNaN);
   const auto discoveries = benjamini_hochberg(p_values, alpha);
+  const auto testable = static_cast<std::size_t>(
+      std::count_if(p_values.begin(), p_values.end(), [](double p) { return !std::isnan(p); }));
   for (std::size_t i = 0; i < tests.size(); ++i) {
     if (comparable.withheld.empty()) {
-      judge_against_baseline(out[tested[i]], tests[i], discoveries[i], r.tolerance, alpha);
+      judge_against_baseline(out[tested[i]], tests[i], discoveries[i], r.tolerance, alpha,
+                             testable);
       continue;
     }
     out[tested[i]].verdict = CheckVerdict::kInconclusive;

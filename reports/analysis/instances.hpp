@@ -33,7 +33,7 @@ Catalogue read_catalogue(const std::string& path);
 struct InstanceCell {
   double value = 0;       // the mean of its repetitions' values, NaN when the run lacks it
   double per_dollar = 0;  // value / price per hour
-  double p_value = 1;     // the winner's against the runner-up (t test on the repetitions)
+  double p_value = 1;     // the winner's against the runner-up (rank test of the repetitions)
 };
 
 struct InstanceRow {

@@ -143,6 +143,8 @@ RegressionReport compare_runs(const std::vector<const RunData*>& baselines, cons
   for (const auto& p : report.points)
     p_values.push_back(p.test.testable ? p.test.p_value : std::numeric_limits<double>::quiet_NaN());
   const auto discoveries = benjamini_hochberg(p_values, options.alpha);
+  const auto testable = static_cast<std::size_t>(
+      std::count_if(p_values.begin(), p_values.end(), [](double p) { return !std::isnan(p); }));
   for (std::size_t i = 0; i < report.points.size(); ++i) {
     auto& p = report.points[i];
     p.discovery = discoveries[i];
@@ -163,7 +165,7 @@ RegressionReport compare_runs(const std::vector<const RunData*>& baselines, cons
         break;
       case Shift::kUndecided:
         p.verdict = Verdict::kUndecided;
-        p.needed = replicates_to_decide(p.test, options.min_change, options.alpha);
+        p.needed = replicates_to_decide(p.test, options.min_change, options.alpha, testable);
         break;
     }
   }

@@ -79,7 +79,67 @@ std::vector<double> replicates(const std::vector<std::vector<double>>& runs, Rep
   return out;
 }
 
+// How many of the C(m + n, m) interleavings of two samples give each value of the rank-sum
+// statistic U (0 .. m n): the coefficients of the Gaussian binomial [m + n choose m] in q, built
+// as the product over i = 1 .. m of (1 - q^(n + i)) / (1 - q^i), a polynomial after every step.
+std::vector<double> rank_sum_counts(std::size_t m, std::size_t n) {
+  std::vector<double> c{1.0};
+  c.resize(m * n + m + 1, 0.0);
+  std::size_t degree = 0;
+  for (std::size_t i = 1; i <= m; ++i) {
+    const std::size_t shift = n + i, top = degree + shift;
+    for (std::size_t k = top; k >= shift; --k) c[k] -= c[k - shift];  // times (1 - q^(n + i))
+    for (std::size_t k = i; k <= top; ++k) c[k] += c[k - i];          // over (1 - q^i)
+    degree += n;
+  }
+  c.resize(m * n + 1);
+  return c;
+}
+
+// The normal approximation of the rank-sum test, with the ties' correction of the variance and
+// a continuity correction, for samples too large to count.
+double rank_sum_normal_p(const std::vector<double>& a, const std::vector<double>& b, double u) {
+  const double m = static_cast<double>(a.size()), n = static_cast<double>(b.size()), total = m + n;
+  std::vector<double> all(a);
+  all.insert(all.end(), b.begin(), b.end());
+  std::sort(all.begin(), all.end());
+  double ties = 0;
+  for (std::size_t i = 0; i < all.size();) {
+    std::size_t j = i;
+    while (j < all.size() && all[j] == all[i]) ++j;
+    const double t = static_cast<double>(j - i);
+    ties += t * t * t - t;
+    i = j;
+  }
+  const double variance = m * n / 12 * ((total + 1) - ties / (total * (total - 1)));
+  if (!(variance > 0)) return 1;
+  const double z = std::max(0.0, std::abs(u - m * n / 2) - 0.5) / std::sqrt(variance);
+  return std::min(1.0, std::erfc(z / std::sqrt(2.0)));
+}
+
 }  // namespace
+
+double rank_sum_two_sided_p(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.empty() || b.empty()) return kNaN;
+  double u = 0;
+  for (double x : a)
+    for (double y : b) u += y > x ? 1 : y == x ? 0.5 : 0;
+  if (a.size() * b.size() > 2500) return rank_sum_normal_p(a, b, u);
+  const auto counts = rank_sum_counts(a.size(), b.size());
+  const double total = std::accumulate(counts.begin(), counts.end(), 0.0);
+  const auto low = static_cast<std::size_t>(std::floor(u)),
+             high = static_cast<std::size_t>(std::ceil(u));
+  const double at_most = std::accumulate(counts.begin(), counts.begin() + low + 1, 0.0),
+               at_least = std::accumulate(counts.begin() + high, counts.end(), 0.0);
+  return std::min(1.0, 2 * std::min(at_most, at_least) / total);
+}
+
+double smallest_rank_sum_p(std::size_t m, std::size_t n) {
+  if (m == 0 || n == 0) return 1;
+  const double x = static_cast<double>(m), y = static_cast<double>(n);
+  return std::min(1.0,
+                  2 * std::exp(std::lgamma(x + 1) + std::lgamma(y + 1) - std::lgamma(x + y + 1)));
+}
 
 const char* name_of(ReplicateLevel level) {
   return level == ReplicateLevel::kRuns ? "runs" : "repetitions";
@@ -136,20 +196,28 @@ ReplicateTest compare_replicates(const RunReplicates& baseline, const RunReplica
   if (se == 0) {
     t.p_value = d == 0 ? 1 : 0;
     t.ci_low = t.ci_high = t.change;
-    return t;
+  } else {
+    t.p_value = student_t_two_sided_p(d / se, t.df);
+    const double half = student_t_quantile(1 - alpha / 2, t.df) * se;
+    t.ci_low = std::exp(d - half) - 1;
+    t.ci_high = std::exp(d + half) - 1;
   }
-  t.p_value = student_t_two_sided_p(d / se, t.df);
-  const double half = student_t_quantile(1 - alpha / 2, t.df) * se;
-  t.ci_low = std::exp(d - half) - 1;
-  t.ci_high = std::exp(d + half) - 1;
+  // Repetitions of one launch each side: evidence no stronger than their order allows (above).
+  if (t.level == ReplicateLevel::kRepetitions) t.p_value = rank_sum_two_sided_p(a, b);
   return t;
 }
 
-std::size_t replicates_to_decide(const ReplicateTest& t, double change, double alpha) {
+std::size_t replicates_to_decide(const ReplicateTest& t, double change, double alpha,
+                                 std::size_t tests) {
   if (!t.testable || !(t.noise > 0)) return 0;
   const double target = std::abs(std::log1p(change));
   if (!(target > 0)) return 0;
-  for (std::size_t n = 2; n <= 100000; n = n < 64 ? n + 1 : n * 5 / 4) {
+  // The rank test's floor: fewer repetitions than this can never reach alpha / tests.
+  std::size_t least = 2;
+  const double level = alpha / static_cast<double>(std::max<std::size_t>(tests, 1));
+  if (t.level == ReplicateLevel::kRepetitions)
+    while (least < 1000 && smallest_rank_sum_p(least, least) > level) ++least;
+  for (std::size_t n = least; n <= 100000; n = n < 64 ? n + 1 : n * 5 / 4) {
     const double df = 2.0 * static_cast<double>(n) - 2;
     const double half =
         student_t_quantile(1 - alpha / 2, df) * t.noise * std::sqrt(2.0 / static_cast<double>(n));

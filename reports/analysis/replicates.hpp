@@ -4,7 +4,13 @@
 // makes any shift between runs look certain. Each replicate is one repetition's (or one run's)
 // typical value; the comparison is on their logarithms, so a change reads as a ratio.
 //   - One run per side: the replicates are the runs' repetitions (interleaved in the campaign),
-//     and the noise is their spread within each run.
+//     and the noise is their spread within each run. The p-value is the exact rank-sum
+//     (Mann-Whitney) test's: it depends only on how the two runs' repetitions interleave, so it
+//     can never be smaller than 2 / C(m + n, m), complete separation. Repetitions of one launch
+//     share what that launch got (placement, memory layout, a neighbour's load), and two launches
+//     can differ at one size by more than their repetitions spread; a t test would call such a
+//     shift certain the tighter the repetitions are, the rank test only as certain as the
+//     number of repetitions allows (5 v 5: 0.0079, 7 v 7: 0.00058).
 //   - Several baseline runs (a history of known-good runs): the replicates are the runs, each
 //     the mean of its repetitions, and the noise is the spread between runs, which includes
 //     whatever differs from one launch to the next; the current run is judged against it.
@@ -29,9 +35,11 @@ struct ReplicateTest {
   double baseline = 0, current = 0;           // geometric means of the replicates
   double change = 0;                          // current / baseline - 1
   double ci_low = 0, ci_high = 0;             // the change's (1 - alpha) interval
-  double noise = 0;       // spread of one replicate: the SD of its logarithm (about its CV)
-  double df = 0;          // degrees of freedom of that estimate
-  double p_value = 1;     // two-sided t test on the logarithms, before any multiple-test control
+  double noise = 0;  // spread of one replicate: the SD of its logarithm (about its CV)
+  double df = 0;     // degrees of freedom of that estimate
+  // Two-sided, before any multiple-test control: the exact rank-sum test of the repetitions
+  // (one run per side), or the t test on the runs' logarithms (several baseline runs).
+  double p_value = 1;
   bool testable = false;  // enough replicates to estimate the noise (df >= 1)
 };
 
@@ -40,8 +48,11 @@ ReplicateTest compare_replicates(const RunReplicates& baseline, const RunReplica
                                  double alpha);
 
 // Replicates per side (at the test's level) with which a change of `change` would be told from
-// no change at `alpha`, the noise being what it was; 0 when the noise is unknown.
-std::size_t replicates_to_decide(const ReplicateTest& t, double change, double alpha);
+// no change at `alpha`, the noise being what it was, when it is one of `tests` tested together:
+// at the level of repetitions also enough for the rank test to reach alpha / tests at all.
+// 0 when the noise is unknown.
+std::size_t replicates_to_decide(const ReplicateTest& t, double change, double alpha,
+                                 std::size_t tests = 1);
 
 // What a comparison concludes about one figure, once its test and the multiple-test decision
 // (`discovery`) are known; shared by the regression, the baseline rules and the instance
@@ -55,6 +66,14 @@ Shift judge_shift(const ReplicateTest& t, bool discovery, double min_change);
 // held at `q`. When no effect is real it also holds the chance of any false alarm at q, so 80
 // sizes compared at once do not give one false alarm per run.
 std::vector<bool> benjamini_hochberg(const std::vector<double>& p_values, double q);
+
+// The exact two-sided p of the rank-sum (Mann-Whitney) test of two samples: how unusual the
+// count of pairs in which b's value exceeds a's (ties count half) is when every interleaving of
+// the two is equally likely, counted exactly up to 50 x 50 values; past that a normal
+// approximation (with the ties' correction).
+double rank_sum_two_sided_p(const std::vector<double>& a, const std::vector<double>& b);
+// Its smallest value with m and n values: 2 / C(m + n, m), at most 1.
+double smallest_rank_sum_p(std::size_t m, std::size_t n);
 
 // Student's t: two-sided p of |T| >= t with df degrees of freedom, and the quantile.
 double student_t_two_sided_p(double t, double df);

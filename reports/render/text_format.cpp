@@ -48,12 +48,14 @@ std::string baseline_paths(const RegressionSection& s) {
 std::string regression_method(const RegressionOptions& options) {
   return fmt::format(
       "each size's replicates are the repetitions of its case (one baseline run) or the runs "
-      "(several baselines), never the iterations; t test on their log medians, false discovery "
-      "rate {:g} over the sizes (Benjamini-Hochberg); flagged only at {:.0f}% or more; same when "
-      "the change's {:.0f}% interval lies within +-{:.0f}%, else undecided; a baseline whose "
-      "hosts gave a share of their CPU to others (hypervisor steal, other processes) {:.0f} "
-      "points or more from the current run's is left out, and with none left every size is "
-      "withheld",
+      "(several baselines), never the iterations; one baseline run: exact rank-sum test of the "
+      "repetitions, its p never below 2/C(2n,n) for n a side, since two launches can differ at "
+      "one size by more than their repetitions spread; several: t test on the runs' log means; "
+      "false discovery rate {:g} over the sizes (Benjamini-Hochberg); flagged only at {:.0f}% or "
+      "more; same when the change's {:.0f}% interval lies within +-{:.0f}%, else undecided; a "
+      "baseline whose hosts gave a share of their CPU to others (hypervisor steal, other "
+      "processes) {:.0f} points or more from the current run's is left out, and with none left "
+      "every size is withheld",
       options.alpha, options.min_change * 100, (1 - options.alpha) * 100, options.min_change * 100,
       options.max_host_contention_gap * 100);
 }

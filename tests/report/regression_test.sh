@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # preflight-report --baseline judges each size by its case's repetitions, not by pooled
-# iterations. From one real run of three repetitions, copies made with h5py (so the test does not
-# depend on this machine's run-to-run noise):
+# iterations. From one real run of seven repetitions, copies made with h5py (so the test does not
+# depend on this machine's run-to-run noise). Seven: one run against one baseline is judged by
+# the rank test of their repetitions, whose p is at least 2 / C(14, 7) = 0.00058, and a lone
+# size of the four must reach 0.01 / 4 (Benjamini-Hochberg); five a side could not (0.0079).
 #   - 2% noise on every sample: nothing slower or faster, exit 0 or 3 (undecided is allowed);
-#   - the repetitions made steady (1% apart), one size 20% slower in every repetition: that size
+#   - the repetitions made steady (1% apart each), one size 20% slower in every repetition: that size
 #     slower with its evidence, nothing else, exit 1, the environment change shown first;
 #   - the same 20% in one repetition only: not flagged (a shift between repetitions is noise);
 #   - three steady baselines given: the 20% is judged at the level of runs and still flagged;
@@ -17,7 +19,7 @@ source "$(dirname "$0")/../faults/common.sh"
 rm -rf "$work" && mkdir -p "$work"
 base=$work/base.h5
 cat >"$work/campaign.yaml" <<'YAML'
-campaign: {name: regression-test, repetitions: 3}
+campaign: {name: regression-test, repetitions: 7}
 timing: {warmup: 5, min_iters: 100, max_iters: 100, budget: 1h, batch_blocks: 5}
 benchmarks:
   - {name: collectives, family: comm, backend: mpi, ops: [allreduce, allgather], topologies: [world], sizes: "8,64K"}
@@ -82,7 +84,7 @@ rc=$?
 "$report" "$work/slow.h5" --baseline "$work/steady.h5" >"$work/slow.out" 2>&1
 rc=$?
 line=$(grep "allgather float32 out-of-place world" "$work/slow.out" | grep " slower ")
-[[ $rc -eq 1 && $line =~ slower\ +\+20\.0%\ \[\+[0-9.]+%,\ \+[0-9.]+%\],\ noise\ [0-9.]+%,\ 3\ v\ 3\ repetitions ]] &&
+[[ $rc -eq 1 && $line =~ slower\ +\+20\.0%\ \[\+[0-9.]+%,\ \+[0-9.]+%\],\ noise\ [0-9.]+%,\ 7\ v\ 7\ repetitions ]] &&
   pass "20% slower allgather 64 KiB flagged with its interval, noise and replicates, exit 1" ||
   { fail "20% slower: exit $rc"; cat "$work/slow.out"; }
 grep -q "4 size(s) compared: 1 slower, 0 faster, 3 same, 0 undecided" "$work/slow.out" &&
@@ -94,7 +96,7 @@ grep -q "^# environment changed: mpi_library: Open MPI v4.* -> Open MPI v9.9" "$
 
 "$report" "$work/one_rep.h5" --baseline "$work/steady.h5" >"$work/one_rep.out" 2>&1
 grep -q "0 slower, 0 faster" "$work/one_rep.out" &&
-  pass "20% in one repetition of three: not flagged" || { fail "one repetition flagged"; cat "$work/one_rep.out"; }
+  pass "20% in one repetition of seven: not flagged" || { fail "one repetition flagged"; cat "$work/one_rep.out"; }
 
 "$report" "$work/slow.h5" --baseline "$work/steady.h5" --baseline "$work/steady2.h5" \
   --baseline "$work/steady3.h5" --json "$work/history.json" >"$work/history.out" 2>&1

@@ -1,5 +1,6 @@
 // The run-to-run comparison with constructed data: the replicate is the repetition (or the run),
-// never the iteration; Student's t and Benjamini-Hochberg against known values.
+// never the iteration; Student's t, the rank-sum test and Benjamini-Hochberg against known
+// values.
 #include "analysis/replicates.hpp"
 
 #include <gtest/gtest.h>
@@ -21,6 +22,38 @@ TEST(StudentT, KnownValues) {
   EXPECT_NEAR(student_t_two_sided_p(3.169, 10), 0.01, 1e-4);
   EXPECT_NEAR(student_t_two_sided_p(0, 7), 1, 1e-12);
   EXPECT_LT(student_t_two_sided_p(50, 3), 1e-4);
+}
+
+TEST(RankSum, KnownValues) {
+  // R: wilcox.test(1:5, 6:10)$p.value = 0.007937, wilcox.test(c(1,3,5,7,9), c(2,4,6,8,10)) =
+  // 0.6905, wilcox.test(1:3, 4:6) = 0.1.
+  EXPECT_NEAR(rank_sum_two_sided_p({1, 2, 3, 4, 5}, {6, 7, 8, 9, 10}), 0.0079365, 1e-6);
+  EXPECT_NEAR(rank_sum_two_sided_p({6, 7, 8, 9, 10}, {1, 2, 3, 4, 5}), 0.0079365, 1e-6);
+  EXPECT_NEAR(rank_sum_two_sided_p({1, 3, 5, 7, 9}, {2, 4, 6, 8, 10}), 0.690476, 1e-6);
+  EXPECT_NEAR(rank_sum_two_sided_p({1, 2, 3}, {4, 5, 6}), 0.1, 1e-12);
+  EXPECT_NEAR(rank_sum_two_sided_p({1, 2, 3}, {1, 2, 3}), 1, 1e-12);
+  // Unequal sizes: 1 v 4 separated is 2 / 5; ties count half (U = 10 of 12 here).
+  EXPECT_NEAR(rank_sum_two_sided_p({1}, {2, 3, 4, 5}), 0.4, 1e-12);
+  EXPECT_NEAR(rank_sum_two_sided_p({1, 2, 2, 3}, {2, 4, 5}), 8.0 / 35, 1e-12);
+  EXPECT_NEAR(smallest_rank_sum_p(5, 5), 2.0 / 252, 1e-12);
+  EXPECT_NEAR(smallest_rank_sum_p(7, 7), 2.0 / 3432, 1e-12);
+  EXPECT_NEAR(smallest_rank_sum_p(1, 1), 1, 1e-12);
+  // Large samples go to the normal approximation: no change, and a large one.
+  std::vector<double> a, b, c;
+  for (int i = 0; i < 120; ++i) {
+    a.push_back(i);
+    b.push_back(i + 0.5);
+    c.push_back(i + 200);
+  }
+  EXPECT_GT(rank_sum_two_sided_p(a, b), 0.9);
+  EXPECT_LT(rank_sum_two_sided_p(a, c), 1e-30);
+  // Counted up to 50 x 50 (the count in doubles is exact there to 1e-14): 0.0028083, as counted
+  // in integers. Past it (51 x 50) the normal approximation gives 0.00202 for the exact 0.00182.
+  std::vector<double> x(a.begin(), a.begin() + 50), y;
+  for (int i = 0; i < 50; ++i) y.push_back(i + 9.5);
+  EXPECT_NEAR(rank_sum_two_sided_p(x, y), 0.0028083166, 1e-9);
+  y.push_back(59.5);
+  EXPECT_NEAR(rank_sum_two_sided_p(x, y), 0.0018152, 0.0003);
 }
 
 TEST(BenjaminiHochberg, StepUp) {
@@ -53,11 +86,16 @@ TEST(CompareReplicates, RepetitionsAreTheUnit) {
   EXPECT_NEAR(t.noise, 0.025, 0.01);  // about the repetitions' CV
 }
 
+// A shift in every repetition: as certain as five a side can be (complete separation, 2 / 252),
+// which is below 0.01, however much tighter the repetitions were.
 TEST(CompareReplicates, ShiftInEveryRepetitionIsSignificant) {
   const RunReplicates base = {{100, 101, 99, 100, 100}}, now = {{120, 121, 119, 120, 121}};
   const auto t = compare_replicates(base, now, 0.01);
   EXPECT_NEAR(t.change, 0.20, 0.01);
-  EXPECT_LT(t.p_value, 1e-6);
+  EXPECT_NEAR(t.p_value, 2.0 / 252, 1e-12);
+  EXPECT_LT(t.p_value, 0.01);
+  const RunReplicates tighter = {{100, 100.01, 99.99, 100, 100}};
+  EXPECT_NEAR(compare_replicates(tighter, now, 0.01).p_value, 2.0 / 252, 1e-12);
   EXPECT_GT(t.ci_low, 0.15);
   EXPECT_LT(t.ci_high, 0.25);
 }
@@ -91,9 +129,11 @@ TEST(CompareReplicates, SeveralBaselineRunsJudgeAtTheLevelOfRuns) {
   EXPECT_EQ(t.baseline_n, 4u);
   EXPECT_EQ(t.current_n, 1u);
   EXPECT_GT(t.p_value, 0.05);  // within the launches' spread
-  // The same run against the first baseline run alone looks certain: its repetitions are tight.
+  // The same run against the first baseline run alone: its repetitions separate completely, as
+  // certain as three a side can be.
   const auto alone = compare_replicates({history[0]}, now, 0.01);
-  EXPECT_LT(alone.p_value, 1e-4);
+  EXPECT_EQ(alone.level, ReplicateLevel::kRepetitions);
+  EXPECT_NEAR(alone.p_value, 0.1, 1e-12);
 }
 
 TEST(CompareReplicates, NaNsAndZerosAreDropped) {
@@ -111,9 +151,14 @@ TEST(ReplicatesToDecide, MoreReplicatesForSmallerChangesAndMoreNoise) {
   // With that many, the interval's half-width would be under the change.
   const double n = static_cast<double>(for_5);
   EXPECT_LT(student_t_quantile(0.995, 2 * n - 2) * t.noise * std::sqrt(2 / n), std::log(1.05));
+  // However small the noise, never fewer than the rank test needs to reach alpha / tests.
+  const auto steady = compare_replicates({{100, 100.1, 99.9}}, {{130, 130.1, 129.9}}, 0.01);
+  EXPECT_EQ(replicates_to_decide(steady, 0.05, 0.01), 5u);      // 2 / C(10, 5) < 0.01
+  EXPECT_EQ(replicates_to_decide(steady, 0.05, 0.01, 36), 8u);  // 2 / C(16, 8) < 0.01 / 36
 }
 
-// Many constructed clean comparisons: the false-alarm rate of the test at alpha holds.
+// Many constructed clean comparisons: the false-alarm rate of the test at alpha holds. Six a
+// side, where the exact test's level is 8 / 924 = 0.87%.
 TEST(CompareReplicates, FalseAlarmRateHoldsOnCleanData) {
   std::mt19937 rng(7);
   std::lognormal_distribution<double> noise(std::log(100.0), 0.05);
@@ -121,13 +166,14 @@ TEST(CompareReplicates, FalseAlarmRateHoldsOnCleanData) {
   const int trials = 4000;
   for (int i = 0; i < trials; ++i) {
     RunReplicates a(1), b(1);
-    for (int r = 0; r < 3; ++r) {
+    for (int r = 0; r < 6; ++r) {
       a[0].push_back(noise(rng));
       b[0].push_back(noise(rng));
     }
     alarms += compare_replicates(a, b, 0.01).p_value < 0.01;
   }
-  EXPECT_LT(alarms, trials * 0.02);  // 1% expected; 2% is four standard errors above
+  EXPECT_LT(alarms, trials * 0.02);  // 0.87% expected; 2% is eight standard errors above
+  EXPECT_GT(alarms, trials * 0.003) << "the test does reach alpha on clean data, at its level";
 }
 
 }  // namespace

@@ -246,10 +246,15 @@ RunData repetitions_run(const std::vector<double>& times, double size = 1e6, int
   return make_run(cases);
 }
 
+// Five repetitions around `level`, 1% apart: the fewest with which the rank test of one run
+// against another can reach p < 0.01 (2 / C(10, 5) = 0.0079) at a lone size.
+RunData steady_run(double level, double size = 1e6) {
+  return repetitions_run({level, level * 1.01, level * 0.99, level * 1.005, level * 0.995}, size);
+}
+
 TEST(Instances, WinnerPerDollar) {
-  // Three repetitions each: 10 GB/s for 2/h against 8 GB/s for 1/h, 1% apart between repetitions.
-  const auto a = repetitions_run({0.1, 0.101, 0.099}, 1e9),
-             b = repetitions_run({0.125, 0.126, 0.124}, 1e9);
+  // Five repetitions each: 10 GB/s for 2/h against 8 GB/s for 1/h, 1% apart between repetitions.
+  const auto a = steady_run(0.1, 1e9), b = steady_run(0.125, 1e9);
   Catalogue cat;
   cat.path = "prices.yaml";
   cat.instances = {{"fast", {"fast", 2.0, ""}}, {"cheap", {"cheap", 1.0, ""}}};
@@ -277,22 +282,25 @@ TEST(Instances, ANoisyWinIsNoClearWin) {
 }
 
 // Repetitions that disagree with each other while every one is internally steady: pooled, the
-// 900 iterations of each run would make any shift of their median look certain (a rank test on
-// them gives p < 1e-30); judged by their repetitions, nothing is flagged.
+// 1800 iterations of each run would make any shift of their median look certain (a rank test on
+// them gives p < 1e-30); judged by their repetitions (six a side, enough for p 0.0022 had they
+// separated), nothing is flagged.
 TEST(Regression, ShiftsBetweenRepetitionsAloneFlagNothing) {
-  const auto base = repetitions_run({1.0, 1.1, 0.95}), now = repetitions_run({1.1, 0.96, 1.12});
+  const auto base = repetitions_run({1.0, 1.1, 0.95, 1.08, 0.97, 1.12}),
+             now = repetitions_run({1.1, 0.96, 1.12, 0.99, 1.09, 0.95});
   const auto r = compare_runs({&base}, now, RegressionOptions{});
   ASSERT_EQ(r.points.size(), 1u);
   EXPECT_NE(r.points[0].verdict, Verdict::kSlower);
   EXPECT_NE(r.points[0].verdict, Verdict::kFaster);
-  EXPECT_EQ(r.points[0].test.baseline_n, 3u);
-  EXPECT_EQ(r.points[0].test.current_n, 3u);
+  EXPECT_GT(r.points[0].test.p_value, 0.5);
+  EXPECT_EQ(r.points[0].test.baseline_n, 6u);
+  EXPECT_EQ(r.points[0].test.current_n, 6u);
   EXPECT_EQ(r.points[0].test.level, ReplicateLevel::kRepetitions);
   EXPECT_GT(r.points[0].test.noise, 0.05);
 }
 
 TEST(Regression, AShiftInEveryRepetitionIsFlagged) {
-  const auto base = repetitions_run({1.0, 1.01, 0.99}), now = repetitions_run({1.2, 1.21, 1.19});
+  const auto base = steady_run(1.0), now = steady_run(1.2);
   const auto r = compare_runs({&base}, now, RegressionOptions{});
   ASSERT_EQ(r.points.size(), 1u);
   EXPECT_EQ(r.points[0].verdict, Verdict::kSlower);
@@ -301,8 +309,7 @@ TEST(Regression, AShiftInEveryRepetitionIsFlagged) {
   const auto faster = compare_runs({&now}, base, RegressionOptions{});
   EXPECT_EQ(faster.points[0].verdict, Verdict::kFaster);
   // The same shift smaller than min_change is not flagged, however certain.
-  const auto steady = repetitions_run({1.0, 1.001, 0.999}),
-             small = repetitions_run({1.03, 1.031, 1.029});
+  const auto steady = steady_run(1.0), small = steady_run(1.03);
   const auto r3 = compare_runs({&steady}, small, RegressionOptions{});
   EXPECT_TRUE(r3.points[0].discovery);
   EXPECT_EQ(r3.points[0].verdict, Verdict::kSame);
@@ -322,14 +329,64 @@ TEST(Regression, TooFewRepetitionsAreUndecidedWithTheCountNeeded) {
   const auto two = compare_runs({&a}, b, RegressionOptions{});
   EXPECT_EQ(two.points[0].verdict, Verdict::kUndecided);
   EXPECT_GT(two.points[0].needed, 2u);
+  // Three steady repetitions a side, 20% apart: separated completely, and still only p 0.1, the
+  // most three a side can show; five would decide.
+  const auto three = repetitions_run({1.0, 1.01, 0.99}), later = repetitions_run({1.2, 1.21, 1.19});
+  const auto r3 = compare_runs({&three}, later, RegressionOptions{});
+  EXPECT_EQ(r3.points[0].verdict, Verdict::kUndecided);
+  EXPECT_NEAR(r3.points[0].test.p_value, 0.1, 1e-12);
+  EXPECT_EQ(r3.points[0].needed, 5u);
+}
+
+// Runs of many sizes, `repetitions` each, every size's repetitions spread by `spread` (log SD)
+// around its time; `shifted` sizes (the first ones) `by` slower in every repetition of `now`.
+std::pair<RunData, RunData> many_sizes(int sizes, int repetitions, double spread, int shifted,
+                                       double by, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::lognormal_distribution<double> noise(0, spread);
+  auto run = [&](double factor, int tight) {
+    std::vector<CaseData> cases;
+    for (int r = 0; r < repetitions; ++r) {
+      std::vector<PointSpec> points;
+      for (int s = 0; s < sizes; ++s) {
+        const double level = 1e-3 * (s + 1) * (s < shifted ? factor : 1);
+        // The shifted sizes as a launch can get them: steady, 0.1% apart.
+        const double t = s < tight ? level * (1 + 0.001 * (r % 3)) : level * noise(rng);
+        points.push_back({double(1 << 10) * (s + 1), t, 1, 0, 0, 50});
+      }
+      auto c = make_case(r, "allreduce", "world", 8, 0, points);
+      c.params["repetition"] = std::to_string(r);
+      cases.push_back(c);
+    }
+    return make_run(cases);
+  };
+  auto base = run(1, shifted);
+  return {std::move(base), run(1 + by, shifted)};
+}
+
+// What one launch can do to one size: 30% off, its repetitions tight. Two runs cannot tell that
+// from a change at that size (the t test gives p < 1e-20); among 36 sizes the rank test's 0.0079
+// is no discovery. The same 20% at eight sizes together is.
+TEST(Regression, OneSizeOffInOneLaunchIsNotFlaggedButAShiftAtManySizesIs) {
+  auto [base, now] = many_sizes(36, 5, 0.1, 1, 0.3, 11);
+  const auto lone = compare_runs({&base}, now, RegressionOptions{});
+  ASSERT_EQ(lone.points.size(), 36u);
+  EXPECT_EQ(lone.count(Verdict::kSlower), 0u);
+  EXPECT_NEAR(lone.points[0].test.p_value, 2.0 / 252, 1e-12);
+  EXPECT_FALSE(lone.points[0].discovery);
+  EXPECT_EQ(lone.points[0].verdict, Verdict::kUndecided);
+  EXPECT_GE(lone.points[0].needed, 8u) << "2 / C(16, 8) is the first below 0.01 / 36";
+  auto [base7, now7] = many_sizes(36, 7, 0.1, 8, 0.2, 12);
+  const auto band = compare_runs({&base7}, now7, RegressionOptions{});
+  EXPECT_EQ(band.count(Verdict::kSlower), 8u);
+  for (int s = 0; s < 8; ++s) EXPECT_EQ(band.points[s].verdict, Verdict::kSlower) << s;
 }
 
 // A history of baseline runs, each steady inside but apart from the others: the spread between
 // the runs is the noise a change must exceed.
 TEST(Regression, AHistoryOfBaselinesSetsTheNoise) {
-  const auto r1 = repetitions_run({1.0, 1.005, 0.995}), r2 = repetitions_run({1.1, 1.105, 1.095}),
-             r3 = repetitions_run({0.95, 0.955, 0.945});
-  const auto now = repetitions_run({1.12, 1.125, 1.115});
+  const auto r1 = steady_run(1.0), r2 = steady_run(1.1), r3 = steady_run(0.95);
+  const auto now = steady_run(1.12);
   const auto against_one = compare_runs({&r1}, now, RegressionOptions{});
   EXPECT_EQ(against_one.points[0].verdict, Verdict::kSlower);  // tight repetitions, 12% apart
   const auto against_history = compare_runs({&r1, &r2, &r3}, now, RegressionOptions{});
@@ -337,13 +394,14 @@ TEST(Regression, AHistoryOfBaselinesSetsTheNoise) {
   EXPECT_EQ(against_history.points[0].test.baseline_n, 3u);
   EXPECT_NE(against_history.points[0].verdict, Verdict::kSlower);
   // Far beyond the history's spread it is flagged again.
-  const auto much = repetitions_run({3.0, 3.01, 2.99});
+  const auto much = steady_run(3.0);
   EXPECT_EQ(compare_runs({&r1, &r2, &r3}, much, RegressionOptions{}).points[0].verdict,
             Verdict::kSlower);
 }
 
 // Eighty sizes compared at once, none changed, repetitions noisy: the false discovery rate over
-// all of them keeps a run from one false alarm per comparison.
+// all of them keeps a run from one false alarm per comparison. Ten repetitions, so that the
+// rank test could reach 0.01 / 80 at a lone size (2 / C(20, 10) = 1.1e-5).
 TEST(Regression, ManySizesAtOnceRaiseNoFalseAlarm) {
   std::mt19937 rng(3);
   std::lognormal_distribution<double> noise(0, 0.03);
@@ -351,7 +409,7 @@ TEST(Regression, ManySizesAtOnceRaiseNoFalseAlarm) {
   for (int trial = 0; trial < 50; ++trial) {
     auto run = [&] {
       std::vector<CaseData> cases;
-      for (int r = 0; r < 3; ++r) {
+      for (int r = 0; r < 10; ++r) {
         std::vector<PointSpec> points;
         for (int s = 0; s < 80; ++s) {
           const double t = 1e-3 * (s + 1) * noise(rng);
@@ -416,8 +474,8 @@ TEST(HostLoad, PooledOverTheCasesByTheirCpuTime) {
 // A run measured while a neighbour took the hosts' CPU is slower in every repetition, and its
 // repetitions agree with each other: only the hosts' load tells it from a regression.
 TEST(Regression, ARunOnBusierHostsIsWithheldNotFlagged) {
-  const auto base = with_host_load(repetitions_run({1.0, 1.01, 0.99}), 0.002, 0.001);
-  const auto busy = with_host_load(repetitions_run({1.3, 1.31, 1.29}), 0.07, 0.01);
+  const auto base = with_host_load(steady_run(1.0), 0.002, 0.001);
+  const auto busy = with_host_load(steady_run(1.3), 0.07, 0.01);
   const auto r = compare_runs({&base}, busy, RegressionOptions{});
   ASSERT_EQ(r.points.size(), 1u);
   EXPECT_EQ(r.points[0].verdict, Verdict::kUndecided);
@@ -426,17 +484,17 @@ TEST(Regression, ARunOnBusierHostsIsWithheldNotFlagged) {
   ASSERT_EQ(r.environment.size(), 1u) << "the hosts' load is named as what changed";
   EXPECT_NE(r.environment[0].current.find("8.0%"), std::string::npos) << r.environment[0].current;
   // The same shift on hosts as quiet as the baseline's, or unmeasured, is flagged.
-  const auto quiet = with_host_load(repetitions_run({1.3, 1.31, 1.29}), 0.004, 0.0);
+  const auto quiet = with_host_load(steady_run(1.3), 0.004, 0.0);
   EXPECT_EQ(compare_runs({&base}, quiet, {}).points[0].verdict, Verdict::kSlower);
   EXPECT_TRUE(compare_runs({&base}, quiet, {}).withheld.empty());
-  const auto unmeasured = repetitions_run({1.3, 1.31, 1.29});
+  const auto unmeasured = steady_run(1.3);
   EXPECT_EQ(compare_runs({&base}, unmeasured, {}).points[0].verdict, Verdict::kSlower);
   // Equally busy hosts on both sides are the same state: judged.
-  const auto busy_base = with_host_load(repetitions_run({1.0, 1.01, 0.99}), 0.07, 0.0);
+  const auto busy_base = with_host_load(steady_run(1.0), 0.07, 0.0);
   EXPECT_EQ(compare_runs({&busy_base}, busy, {}).points[0].verdict, Verdict::kSlower);
   // In a history, the baseline measured on busier hosts is left out and the others judge.
-  const auto base2 = with_host_load(repetitions_run({1.02, 1.03, 1.01}), 0.003, 0.0),
-             base3 = with_host_load(repetitions_run({0.99, 1.0, 0.98}), 0.001, 0.0);
+  const auto base2 = with_host_load(steady_run(1.02), 0.003, 0.0),
+             base3 = with_host_load(steady_run(0.99), 0.001, 0.0);
   const auto history = compare_runs({&base, &busy_base, &base2, &base3}, quiet, {});
   ASSERT_EQ(history.notes.size(), 1u);
   EXPECT_NE(history.notes[0].find("left out"), std::string::npos);
@@ -448,13 +506,13 @@ TEST(Acceptance, BaselineRulesAreNotJudgedAgainstABusierHost) {
   const auto path = write_temp("rules:\n  - {metric: busbw, baseline: true, tolerance: 5%}\n");
   const auto rules = read_rules(path);
   std::remove(path.c_str());
-  const auto base = with_host_load(repetitions_run({1.0, 1.01, 0.99}), 0.002, 0.0);
-  const auto busy = with_host_load(repetitions_run({1.25, 1.26, 1.24}), 0.06, 0.0);
+  const auto base = with_host_load(steady_run(1.0), 0.002, 0.0);
+  const auto busy = with_host_load(steady_run(1.25), 0.06, 0.0);
   const auto checks = evaluate(rules, busy, "now", {&base}, 0.01);
   ASSERT_EQ(checks.size(), 1u);
   EXPECT_EQ(checks[0].verdict, CheckVerdict::kInconclusive);
   EXPECT_NE(checks[0].reason.find("not judged"), std::string::npos) << checks[0].reason;
-  const auto quiet = with_host_load(repetitions_run({1.25, 1.26, 1.24}), 0.002, 0.0);
+  const auto quiet = with_host_load(steady_run(1.25), 0.002, 0.0);
   EXPECT_EQ(evaluate(rules, quiet, "now", {&base}, 0.01)[0].verdict, CheckVerdict::kFail);
 }
 
@@ -464,16 +522,23 @@ TEST(Acceptance, BaselineRulesJudgeRepetitions) {
   const auto path = write_temp(rule);
   const auto rules = read_rules(path);
   std::remove(path.c_str());
-  const auto base = repetitions_run({1.0, 1.01, 0.99});
+  const auto base = steady_run(1.0);
   auto verdict = [&](const RunData& now) {
     const auto checks = evaluate(rules, now, "now", {&base}, 0.01);
-    EXPECT_EQ(checks.size(), 1u) << "one check for the case's three repetitions";
+    EXPECT_EQ(checks.size(), 1u) << "one check for the case's five repetitions";
     return checks.empty() ? CheckVerdict::kInconclusive : checks[0].verdict;
   };
-  EXPECT_EQ(verdict(repetitions_run({1.25, 1.26, 1.24})), CheckVerdict::kFail);  // 20% less busbw
-  EXPECT_EQ(verdict(repetitions_run({1.0, 1.005, 0.995})), CheckVerdict::kPass);
-  EXPECT_EQ(verdict(repetitions_run({0.8, 0.81, 0.79})), CheckVerdict::kPass);  // better
-  EXPECT_EQ(verdict(repetitions_run({1.0, 1.3, 0.9})), CheckVerdict::kInconclusive);
+  EXPECT_EQ(verdict(steady_run(1.25)), CheckVerdict::kFail);  // 20% less busbw
+  EXPECT_EQ(verdict(repetitions_run({1.0, 1.005, 0.995, 1.002, 0.998})), CheckVerdict::kPass);
+  EXPECT_EQ(verdict(steady_run(0.8)), CheckVerdict::kPass);  // better
+  EXPECT_EQ(verdict(repetitions_run({1.0, 1.3, 0.9, 1.2, 0.95})), CheckVerdict::kInconclusive);
+  // Three repetitions a side cannot fail it: 20% less in every one is p 0.1 at best.
+  const auto three = repetitions_run({1.0, 1.01, 0.99});
+  const auto checks = evaluate(rules, repetitions_run({1.25, 1.26, 1.24}), "now", {&three}, 0.01);
+  ASSERT_EQ(checks.size(), 1u);
+  EXPECT_EQ(checks[0].verdict, CheckVerdict::kInconclusive);
+  EXPECT_NE(checks[0].reason.find("about 5 repetitions per side"), std::string::npos)
+      << checks[0].reason;
   EXPECT_THROW(evaluate(rules, base, "now", {}, 0.01), RulesError);
 }
 
