@@ -356,6 +356,31 @@ void evaluate_against_expectation(const Rule& r, const RunData& run, const std::
   }
 }
 
+// The p-values of the rule's metric at every other case and size the runs share, appended: a
+// rule's checks are tested together with the whole comparison, as the regression tests its
+// sizes, so that a rule picking 8 of 36 sizes does not call a failure what one launch's shift
+// at one size gives (analysis/replicates.hpp), and a change at many sizes still counts for all.
+void add_other_points(const Rule& r, const ReplicateIndex& now,
+                      const std::vector<ReplicateIndex>& history, double alpha,
+                      std::vector<double>& p_values) {
+  for (const auto& [key, c] : now) {
+    const CaseView v(*c.first);
+    for (std::size_t p = 0; p < v.points(); ++p) {
+      if (matches(r, v) && point_selected(r, v, p)) continue;  // the rule's own: tested
+      const auto it = c.points.find(v.point_key(p));
+      if (it == c.points.end()) continue;
+      RunReplicates before;
+      for (const auto& h : history)
+        if (const auto b = h.find(key); b != h.end())
+          if (const auto q = b->second.points.find(v.point_key(p)); q != b->second.points.end())
+            before.push_back(q->second.values);
+      if (before.empty()) continue;
+      const auto t = compare_replicates(before, {it->second.values}, alpha);
+      if (t.testable) p_values.push_back(t.p_value);
+    }
+  }
+}
+
 // Judges a rule relative to the baseline runs: per case (its repetitions together) and size, the
 // metric's repetitions against the baselines' (analysis/replicates.hpp).
 void evaluate_against_baseline(const Rule& r, const RunData& run, const std::string& label,
@@ -410,6 +435,7 @@ void evaluate_against_baseline(const Rule& r, const RunData& run, const std::str
   }
   std::vector<double> p_values;
   for (const auto& t : tests) p_values.push_back(t.testable ? t.p_value : kNaN);
+  add_other_points(r, now, history, alpha, p_values);
   const auto discoveries = benjamini_hochberg(p_values, alpha);
   const auto testable = static_cast<std::size_t>(
       std::count_if(p_values.begin(), p_values.end(), [](double p) { return !std::isnan(p); }));

@@ -51,7 +51,8 @@ Rules read_rules(const std::string& path);
 // relative to the baseline judges each case (its repetitions together) and size by the
 // run-to-run comparison of analysis/replicates.hpp, as the regression does: it fails when the
 // metric is worse by more than the tolerance beyond the noise (false discovery rate `alpha`
-// over the rule's checks), passes when a change worse than the tolerance is ruled out, and is
+// over the rule's checks and the metric at every other case and size the runs share), passes
+// when a change worse than the tolerance is ruled out, and is
 // inconclusive otherwise, with the repetitions that would decide it.
 std::vector<Check> evaluate(const Rules& rules, const RunData& run, const std::string& label,
                             const std::vector<const RunData*>& baselines, double alpha);

@@ -352,7 +352,8 @@ std::pair<RunData, RunData> many_sizes(int sizes, int repetitions, double spread
         const double level = 1e-3 * (s + 1) * (s < shifted ? factor : 1);
         // The shifted sizes as a launch can get them: steady, 0.1% apart.
         const double t = s < tight ? level * (1 + 0.001 * (r % 3)) : level * noise(rng);
-        points.push_back({double(1 << 10) * (s + 1), t, 1, 0, 0, 50});
+        const double size = double(1 << 10) * (s + 1);
+        points.push_back({size, t, size / t / 1e9, 0, 0, 50});
       }
       auto c = make_case(r, "allreduce", "world", 8, 0, points);
       c.params["repetition"] = std::to_string(r);
@@ -540,6 +541,23 @@ TEST(Acceptance, BaselineRulesJudgeRepetitions) {
   EXPECT_NE(checks[0].reason.find("about 5 repetitions per side"), std::string::npos)
       << checks[0].reason;
   EXPECT_THROW(evaluate(rules, base, "now", {}, 0.01), RulesError);
+}
+
+// A baseline rule is judged with the whole comparison, as the regression judges its sizes: one
+// launch's shift at the one size it picks is no failure among 36 (alone it would be), while a
+// change at eight sizes fails it.
+TEST(Acceptance, BaselineRulesAreJudgedWithTheWholeComparison) {
+  const auto path = write_temp("rules:\n  - {metric: busbw, baseline: true, sizes: [1K]}\n");
+  const auto rules = read_rules(path);
+  std::remove(path.c_str());
+  auto verdict = [&](const std::pair<RunData, RunData>& runs) {
+    const auto checks = evaluate(rules, runs.second, "now", {&runs.first}, 0.01);
+    EXPECT_EQ(checks.size(), 1u);
+    return checks.empty() ? CheckVerdict::kPass : checks[0].verdict;
+  };
+  EXPECT_EQ(verdict(many_sizes(36, 7, 0.1, 1, 0.3, 11)), CheckVerdict::kInconclusive);
+  EXPECT_EQ(verdict(many_sizes(1, 7, 0.1, 1, 0.3, 11)), CheckVerdict::kFail);
+  EXPECT_EQ(verdict(many_sizes(36, 7, 0.1, 8, 0.2, 12)), CheckVerdict::kFail);
 }
 
 // A storage case: agg_bw 1 GB/s from 10 iterations of 1 GB in 1 s, latency counters per iteration.
