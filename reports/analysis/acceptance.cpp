@@ -367,6 +367,9 @@ void add_other_points(const Rule& r, const ReplicateIndex& now,
     const CaseView v(*c.first);
     for (std::size_t p = 0; p < v.points(); ++p) {
       if (matches(r, v) && point_selected(r, v, p)) continue;  // the rule's own: tested
+      // What the rule's own checks leave out, left out here too.
+      if (c.first->meaning.peer_late && v.group_ranks(p) < 2) continue;
+      if (!plugins::quality_problem(v, p, r.where).empty()) continue;
       const auto it = c.points.find(v.point_key(p));
       if (it == c.points.end()) continue;
       RunReplicates before;

@@ -127,11 +127,15 @@ double rank_sum_two_sided_p(const std::vector<double>& a, const std::vector<doub
   if (a.size() * b.size() > 2500) return rank_sum_normal_p(a, b, u);
   const auto counts = rank_sum_counts(a.size(), b.size());
   const double total = std::accumulate(counts.begin(), counts.end(), 0.0);
+  // Both tails from the low end (the counts are symmetric, U <-> m n - U), where the counts are
+  // small and accurate.
+  const auto cumulative = [&](std::size_t upto) {
+    return std::accumulate(counts.begin(), counts.begin() + upto + 1, 0.0);
+  };
+  const std::size_t top = counts.size() - 1;
   const auto low = static_cast<std::size_t>(std::floor(u)),
              high = static_cast<std::size_t>(std::ceil(u));
-  const double at_most = std::accumulate(counts.begin(), counts.begin() + low + 1, 0.0),
-               at_least = std::accumulate(counts.begin() + high, counts.end(), 0.0);
-  return std::min(1.0, 2 * std::min(at_most, at_least) / total);
+  return std::min(1.0, 2 * std::min(cumulative(low), cumulative(top - high)) / total);
 }
 
 double smallest_rank_sum_p(std::size_t m, std::size_t n) {
@@ -209,7 +213,7 @@ ReplicateTest compare_replicates(const RunReplicates& baseline, const RunReplica
 
 std::size_t replicates_to_decide(const ReplicateTest& t, double change, double alpha,
                                  std::size_t tests) {
-  if (!t.testable || !(t.noise > 0)) return 0;
+  if (!t.testable || !(t.noise >= 0)) return 0;
   const double target = std::abs(std::log1p(change));
   if (!(target > 0)) return 0;
   // The rank test's floor: fewer repetitions than this can never reach alpha / tests.
@@ -217,6 +221,7 @@ std::size_t replicates_to_decide(const ReplicateTest& t, double change, double a
   const double level = alpha / static_cast<double>(std::max<std::size_t>(tests, 1));
   if (t.level == ReplicateLevel::kRepetitions)
     while (least < 1000 && smallest_rank_sum_p(least, least) > level) ++least;
+  if (t.noise == 0) return t.level == ReplicateLevel::kRepetitions ? least : 0;
   for (std::size_t n = least; n <= 100000; n = n < 64 ? n + 1 : n * 5 / 4) {
     const double df = 2.0 * static_cast<double>(n) - 2;
     const double half =

@@ -10,7 +10,12 @@
 //     share what that launch got (placement, memory layout, a neighbour's load), and two launches
 //     can differ at one size by more than their repetitions spread; a t test would call such a
 //     shift certain the tighter the repetitions are, the rank test only as certain as the
-//     number of repetitions allows (5 v 5: 0.0079, 7 v 7: 0.00058).
+//     number of repetitions allows (5 v 5: 0.0079, 7 v 7: 0.00058). It is a bound, not a model
+//     of the launch-to-launch spread: with Benjamini-Hochberg over m sizes a lone size can be
+//     flagged once 2 / C(2n, n) <= alpha / m (7 a side: m <= 17), and one launch's shift can
+//     then be a false alarm; several baseline runs measure that spread (below). The change's
+//     interval is the t interval on the logarithms, so it can hold 0 where the rank test finds
+//     a discovery, and the reverse.
 //   - Several baseline runs (a history of known-good runs): the replicates are the runs, each
 //     the mean of its repetitions, and the noise is the spread between runs, which includes
 //     whatever differs from one launch to the next; the current run is judged against it.
@@ -69,8 +74,9 @@ std::vector<bool> benjamini_hochberg(const std::vector<double>& p_values, double
 
 // The exact two-sided p of the rank-sum (Mann-Whitney) test of two samples: how unusual the
 // count of pairs in which b's value exceeds a's (ties count half) is when every interleaving of
-// the two is equally likely, counted exactly up to 50 x 50 values; past that a normal
-// approximation (with the ties' correction).
+// the two is equally likely, counted while a.size() * b.size() <= 2500 (e.g. 50 x 50); past
+// that a normal approximation (with the ties' correction). With ties the count is that of
+// untied samples at the half-counted U: conservative rather than exact.
 double rank_sum_two_sided_p(const std::vector<double>& a, const std::vector<double>& b);
 // Its smallest value with m and n values: 2 / C(m + n, m), at most 1.
 double smallest_rank_sum_p(std::size_t m, std::size_t n);

@@ -35,6 +35,8 @@ TEST(RankSum, KnownValues) {
   // Unequal sizes: 1 v 4 separated is 2 / 5; ties count half (U = 10 of 12 here).
   EXPECT_NEAR(rank_sum_two_sided_p({1}, {2, 3, 4, 5}), 0.4, 1e-12);
   EXPECT_NEAR(rank_sum_two_sided_p({1, 2, 2, 3}, {2, 4, 5}), 8.0 / 35, 1e-12);
+  // U = 3.5 of 4: P(U <= 3) = 5/6 and P(U >= 4) = 1/6, so p = 1/3.
+  EXPECT_NEAR(rank_sum_two_sided_p({1, 2}, {2, 3}), 1.0 / 3, 1e-12);
   EXPECT_NEAR(smallest_rank_sum_p(5, 5), 2.0 / 252, 1e-12);
   EXPECT_NEAR(smallest_rank_sum_p(7, 7), 2.0 / 3432, 1e-12);
   EXPECT_NEAR(smallest_rank_sum_p(1, 1), 1, 1e-12);
@@ -48,12 +50,19 @@ TEST(RankSum, KnownValues) {
   EXPECT_GT(rank_sum_two_sided_p(a, b), 0.9);
   EXPECT_LT(rank_sum_two_sided_p(a, c), 1e-30);
   // Counted up to 50 x 50 (the count in doubles is exact there to 1e-14): 0.0028083, as counted
-  // in integers. Past it (51 x 50) the normal approximation gives 0.00202 for the exact 0.00182.
+  // in integers. Past it (51 x 50) the normal approximation with its continuity correction
+  // gives 0.0020210 (0.00200 without) for the exact 0.00182.
   std::vector<double> x(a.begin(), a.begin() + 50), y;
   for (int i = 0; i < 50; ++i) y.push_back(i + 9.5);
   EXPECT_NEAR(rank_sum_two_sided_p(x, y), 0.0028083166, 1e-9);
   y.push_back(59.5);
-  EXPECT_NEAR(rank_sum_two_sided_p(x, y), 0.0018152, 0.0003);
+  EXPECT_NEAR(rank_sum_two_sided_p(x, y), 0.0020210, 1e-6);
+  // Ties in the approximation: 30 zeros and 30 ones against 18 and 42, U = 2160 of 3600; with
+  // the ties' correction of the variance p = 0.02617 (0.0592 without it).
+  std::vector<double> tied_a(30, 0.0), tied_b(18, 0.0);
+  tied_a.resize(60, 1.0);
+  tied_b.resize(60, 1.0);
+  EXPECT_NEAR(rank_sum_two_sided_p(tied_a, tied_b), 0.0261728, 1e-6);
 }
 
 TEST(BenjaminiHochberg, StepUp) {
@@ -104,7 +113,9 @@ TEST(CompareReplicates, ShiftInEveryRepetitionIsSignificant) {
 // the pooled median undecided: what varies between repetitions is noise, whatever 300 pooled
 // iterations would say.
 TEST(CompareReplicates, ShiftBetweenRepetitionsAloneIsNotSignificant) {
-  const RunReplicates base = {{100, 130, 95}}, now = {{128, 99, 131}};
+  // Seven a side, where complete separation would give 0.00058.
+  const RunReplicates base = {{100, 130, 95, 126, 98, 133, 97}},
+                      now = {{128, 99, 131, 96, 134, 101, 127}};
   const auto t = compare_replicates(base, now, 0.01);
   EXPECT_GT(t.p_value, 0.05);
   EXPECT_LT(t.ci_low, -0.05);

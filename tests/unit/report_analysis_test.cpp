@@ -271,8 +271,9 @@ TEST(Instances, WinnerPerDollar) {
 // An instance that wins on average but whose repetitions spread over the runner-up's does not
 // win clearly.
 TEST(Instances, ANoisyWinIsNoClearWin) {
-  const auto steady = repetitions_run({0.1, 0.1, 0.1}, 1e9);
-  const auto noisy = repetitions_run({0.07, 0.13, 0.085}, 1e9);
+  // Seven repetitions each, enough for a clear win had the noisy one's all been faster.
+  const auto steady = repetitions_run({0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1}, 1e9);
+  const auto noisy = repetitions_run({0.07, 0.13, 0.085, 0.095, 0.075, 0.12, 0.08}, 1e9);
   Catalogue cat;
   cat.instances = {{"steady", {"steady", 1.0, ""}}, {"noisy", {"noisy", 1.0, ""}}};
   const auto cmp = compare_instances({&steady, &noisy}, {"steady", "noisy"}, cat, 0.01, 0.05);
@@ -367,7 +368,8 @@ std::pair<RunData, RunData> many_sizes(int sizes, int repetitions, double spread
 
 // What one launch can do to one size: 30% off, its repetitions tight. Two runs cannot tell that
 // from a change at that size (the t test gives p < 1e-20); among 36 sizes the rank test's 0.0079
-// is no discovery. The same 20% at eight sizes together is.
+// (5 a side) is no discovery. 20% at eight sizes together, 7 a side (0.00058 each, under
+// 8 x 0.01 / 36), is.
 TEST(Regression, OneSizeOffInOneLaunchIsNotFlaggedButAShiftAtManySizesIs) {
   auto [base, now] = many_sizes(36, 5, 0.1, 1, 0.3, 11);
   const auto lone = compare_runs({&base}, now, RegressionOptions{});
