@@ -1,10 +1,14 @@
 #include "reader/results_reader.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 
 #include "harness/stats.hpp"
 #include "preflight/schema/h5.hpp"
@@ -303,6 +307,16 @@ CaseData read_case(hid_t cases, const std::string& group_name, const RunData& ru
   return c;
 }
 
+// Whether another process holds the file's lock for writing, as HDF5 does for as long as a run
+// writes its results file: such a file is in use, not damaged.
+bool locked_by_a_writer(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool locked = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  close(fd);  // releases the shared lock, if this took one
+  return locked;
+}
+
 }  // namespace
 
 std::size_t CaseData::rows() const {
@@ -311,8 +325,15 @@ std::size_t CaseData::rows() const {
 }
 
 RunData read_run(const std::string& path) {
+  if (access(path.c_str(), F_OK) != 0)
+    throw ReadError(fmt::format("{}: no such file (check the path)", path));
   if (access(path.c_str(), R_OK) != 0)
-    throw ReadError(fmt::format("{}: cannot read the file", path));
+    throw ReadError(fmt::format("{}: cannot read the file ({})", path, std::strerror(errno)));
+  if (locked_by_a_writer(path))
+    throw ReadError(fmt::format(
+        "{}: in use by another process (a preflight run still writing it holds its lock): read "
+        "it when that run has ended",
+        path));
   if (H5Fis_hdf5(path.c_str()) <= 0)
     throw ReadError(
         fmt::format("{}: not an HDF5 file (or truncated before its first block)", path));

@@ -51,9 +51,23 @@ $work/no_world_size.h5|attribute 'world_size' of the run is missing
 $work/truncated.h5|$work/truncated.h5: damaged or truncated results file (
 $work/half.h5|$work/half.h5: damaged or truncated results file (
 $work/text.h5|not an HDF5 file
-$work/missing.h5|cannot read the file
+$work/missing.h5|$work/missing.h5: no such file (check the path)
 $good $work/version.h5|version.h5: results schema version 99
 EOF2
+# A file another process holds locked, as HDF5 does while a run writes it: in use, not damaged.
+cp "$good" "$work/locked.h5"
+/usr/bin/python3 -c '
+import fcntl, subprocess, sys
+with open(sys.argv[1], "rb") as f:
+    fcntl.flock(f, fcntl.LOCK_EX)
+    r = subprocess.run([sys.argv[2], sys.argv[1]], capture_output=True, text=True)
+print(r.returncode, r.stderr.strip())' "$work/locked.h5" "$report" >"$work/out" 2>&1
+grep -q "^2 .*locked.h5: in use by another process" "$work/out" &&
+  pass "a file locked by its writer: exit 2, in use (not damaged)" ||
+  { fail "locked file: $(cat "$work/out")"; }
+"$report" "$work/locked.h5" >/dev/null 2>&1 && pass "the same file once unlocked: read" ||
+  fail "the file unlocked: not read"
+
 "$report" >"$work/out" 2>&1
 [[ $? -eq 2 ]] && pass "no file: exit 2" || fail "no file: expected exit 2"
 finish
