@@ -75,6 +75,12 @@ double tolerance(const std::string& path, const YAML::Node& node) {
     bad(path, node,
         fmt::format("'tolerance' must be a share such as 10% or 0.1, found '{}'",
                     node.as<std::string>()));
+  // A bare number is a fraction: 10 would be 1000%, which is never meant; say how to write it.
+  if (!percent && v >= 1)
+    bad(path, node,
+        fmt::format("'tolerance: {}' is a fraction of the expected value ({:g}%); write {}% for "
+                    "that many percent, or a fraction below 1 such as 0.1",
+                    text, v * 100, text));
   if (percent) v /= 100;
   if (v >= 1) bad(path, node, "'tolerance' must be below 100%");
   return v;

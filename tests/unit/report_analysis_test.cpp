@@ -227,6 +227,9 @@ TEST(Acceptance, BadRulesNameTheLineAndKey) {
   expect_error("rules:\n  - metric: busbw\n", "needs exactly one of 'expect");
   expect_error("rules:\n  - metric: busbw\n    expect: fast\n", "'expect' must be a number");
   expect_error("rules:\n  - metric: busbw\n    expect: 1\n    tolerance: 150%\n", "below 100%");
+  // A bare 10 is not read as 1000% and refused as such: the message says how to write it.
+  expect_error("rules:\n  - metric: busbw\n    expect: 1\n    tolerance: 10\n",
+               "'tolerance: 10' is a fraction of the expected value (1000%); write 10% for");
   expect_error("rules:\n  - metric: busbw\n    expect: 1\n    band: huge\n",
                "small, medium or large");
   expect_error("rules:\n  - metric: busbw\n    expect: 1\n    sizes: [1Q]\n", "unknown unit");
