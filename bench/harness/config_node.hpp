@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/closest_name.hpp"
+
 namespace preflight {
 
 class ConfigNode {
@@ -66,8 +68,5 @@ class ConfigNode {
 
 // How a YAML value reads in a message: its text, or its kind for maps and lists.
 std::string describe(const YAML::Node& node);
-
-// The key in `allowed` closest to `key`, for "did you mean" hints; empty when none is close.
-std::string closest_key(const std::string& key, const std::vector<std::string>& allowed);
 
 }  // namespace preflight

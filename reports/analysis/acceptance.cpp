@@ -16,6 +16,7 @@
 #include "analysis/replicates.hpp"
 #include "analysis/scaling.hpp"
 #include "analysis/yaml_input.hpp"
+#include "harness/closest_name.hpp"
 #include "harness/sizes.hpp"
 #include "harness/stats.hpp"
 #include "harness/usage_error.hpp"
@@ -502,6 +503,47 @@ Rules parse_rules(const std::string& path, const YAML::Node& root) {
   return rules;
 }
 
+// " (did you mean 'x'?)" for the name in `known` nearest to `name`, or "".
+std::string nearest_hint(const std::string& name, const std::set<std::string>& known) {
+  const auto hint = closest_key(name, {known.begin(), known.end()});
+  return hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint);
+}
+
+// A rule for families this run holds that names a metric or an attribute none of their cases
+// has is misspelt (bus_bw for busbw, colective for collective): refused, with the nearest name
+// they have. A rule for a family the run did not measure, or for every family, can rightly
+// match nothing here; its check says what no case has (no_match_reason).
+void refuse_unknown_names(const std::string& path, const Rule& r, const RunData& run) {
+  const auto family = r.where.find("family");
+  if (family == r.where.end()) return;
+  std::set<std::string> metrics, attributes = {"family", "backend", "name"};
+  for (const auto& c : run.cases) {
+    if (!family->second.count(c.family)) continue;
+    for (const auto& [name, column] : c.stats) metrics.insert(name);
+    for (const auto& [name, value] : c.params) attributes.insert(name);
+  }
+  if (metrics.empty()) return;  // none of the rule's families ran
+  const auto refuse = [&](const char* what, const std::string& name,
+                          const std::set<std::string>& known) {
+    std::string families;
+    for (const auto& f : family->second) families += (families.empty() ? "" : " or ") + f;
+    throw RulesError(fmt::format("{}: rule '{}': no {} case in {} has the {} '{}'{}", path, r.name,
+                                 families, run.path, what, name, nearest_hint(name, known)));
+  };
+  if (!metrics.count(r.metric)) refuse("metric", r.metric, metrics);
+  for (const auto& [key, values] : r.where)
+    if (!attributes.count(key)) refuse("attribute", key, attributes);
+}
+
+// Why a rule matched nothing, where a name it uses is in no case of the run at all.
+std::string no_match_reason(const Rule& r, const RunData& run) {
+  std::set<std::string> metrics;
+  for (const auto& c : run.cases)
+    for (const auto& [name, column] : c.stats) metrics.insert(name);
+  if (metrics.empty() || metrics.count(r.metric)) return "";
+  return fmt::format("; no case has the metric '{}'{}", r.metric, nearest_hint(r.metric, metrics));
+}
+
 }  // namespace
 
 std::vector<Check> evaluate(const Rules& rules, const RunData& run, const std::string& label,
@@ -524,9 +566,11 @@ std::vector<Check> evaluate(const Rules& rules, const RunData& run, const std::s
       evaluate_against_expectation(r, run, label, out);
     }
     if (out.size() == before) {
+      refuse_unknown_names(rules.path, r, run);
       out.push_back(make_check(r.name, label, "", "", r.metric));
       out.back().verdict = CheckVerdict::kInconclusive;
-      out.back().reason = "no case and size in this run matches the rule (nothing was judged)";
+      out.back().reason = "no case and size in this run matches the rule (nothing was judged)" +
+                          no_match_reason(r, run);
     }
   }
   return out;

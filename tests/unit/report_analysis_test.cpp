@@ -212,6 +212,42 @@ TEST(Acceptance, ARuleThatMatchesNothingIsNotAPass) {
   EXPECT_EQ(judge_with(rule, run_with_interval(9.5, 10.5)), CheckVerdict::kInconclusive);
 }
 
+// A rule for a family the run holds, naming a metric or an attribute none of its cases has, is
+// a typo: refused (exit 2) with the nearest name. For a family the run did not measure, or with
+// no family given, it matches nothing, and the check says what no case has.
+TEST(Acceptance, MisspeltNamesAreRefusedWithTheNearest) {
+  const auto run = run_with_interval(9.5, 10.5);
+  const auto evaluate_text = [&](const std::string& text) {
+    const auto path = write_temp(text);
+    const auto rules = read_rules(path);
+    std::remove(path.c_str());
+    return evaluate(rules, run, "r", {}, 0.01);
+  };
+  const auto refused = [&](const std::string& text, const std::string& needle) {
+    try {
+      evaluate_text(text);
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const RulesError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  refused("rules:\n  - {name: bw, where: {family: comm}, metric: bus_bw, expect: 1}\n",
+          "rule 'bw': no comm case in synthetic.h5 has the metric 'bus_bw' (did you mean "
+          "'busbw'?)");
+  refused("rules:\n  - {where: {family: comm, colective: allreduce}, metric: busbw, expect: 1}\n",
+          "the attribute 'colective' (did you mean 'collective'?)");
+  const auto other_family =
+      evaluate_text("rules:\n  - {where: {family: storage}, metric: agg_bw, expect: 1}\n");
+  ASSERT_EQ(other_family.size(), 1u);
+  EXPECT_EQ(other_family[0].verdict, CheckVerdict::kInconclusive);
+  const auto no_family = evaluate_text("rules:\n  - {metric: bus_bw, expect: 1}\n");
+  ASSERT_EQ(no_family.size(), 1u);
+  EXPECT_EQ(no_family[0].verdict, CheckVerdict::kInconclusive);
+  EXPECT_NE(no_family[0].reason.find("no case has the metric 'bus_bw' (did you mean 'busbw'?)"),
+            std::string::npos)
+      << no_family[0].reason;
+}
+
 TEST(Acceptance, BadRulesNameTheLineAndKey) {
   const auto expect_error = [](const std::string& text, const std::string& needle) {
     const auto path = write_temp(text);
