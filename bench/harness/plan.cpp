@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "harness/usage_error.hpp"
@@ -61,13 +63,59 @@ void print_plan(const std::vector<PlannedCase>& plan, const RankContext& ctx) {
              plan.size(), points, ctx.size, ctx.node_count);
 }
 
+namespace {
+
+constexpr std::size_t kDifferencesShown = 4;
+
+// Where two configs differ, as "key.path[i]: before -> now", the first kDifferencesShown.
+void config_differences(const nlohmann::json& before, const nlohmann::json& now,
+                        const std::string& path, std::vector<std::string>& out) {
+  if (out.size() >= kDifferencesShown || before == now) return;
+  if (before.is_object() && now.is_object()) {
+    std::set<std::string> keys;
+    for (const auto& [k, v] : before.items()) keys.insert(k);
+    for (const auto& [k, v] : now.items()) keys.insert(k);
+    for (const auto& k : keys)
+      config_differences(before.value(k, nlohmann::json()), now.value(k, nlohmann::json()),
+                         path.empty() ? k : path + "." + k, out);
+    return;
+  }
+  if (before.is_array() && now.is_array() && before.size() == now.size()) {
+    for (std::size_t i = 0; i < before.size(); ++i)
+      config_differences(before[i], now[i], fmt::format("{}[{}]", path, i), out);
+    return;
+  }
+  const auto text = [](const nlohmann::json& v) { return v.is_null() ? "(none)" : v.dump(); };
+  out.push_back(fmt::format("{}: {} -> {}", path, text(before), text(now)));
+}
+
+// What makes a campaign the same campaign: its config, less the time budget, which bounds how
+// long one job may run and not what the file holds (a run stopped by its budget is resumed
+// with a larger one).
+nlohmann::json campaign_identity(const std::string& config_json) {
+  auto config = nlohmann::json::parse(config_json, nullptr, false);
+  if (config.is_object() && config.contains("campaign") && config["campaign"].is_object())
+    config["campaign"].erase("time_budget");
+  return config;
+}
+
+}  // namespace
+
 std::string resume_mismatch(const std::string& path, const ExistingCases& existing,
                             const RunInfo& run, const std::vector<PlannedCase>& plan) {
-  if (existing.config != run.config_json)
+  const auto before = campaign_identity(existing.config), now = campaign_identity(run.config_json);
+  if (before.is_discarded() || now.is_discarded() ? existing.config != run.config_json
+                                                  : before != now) {
+    std::vector<std::string> differences;
+    if (!before.is_discarded() && !now.is_discarded())
+      config_differences(before, now, "", differences);
+    std::string listed;
+    for (const auto& d : differences) listed += (listed.empty() ? "" : "; ") + d;
     return fmt::format(
-        "--resume: '{}' was written by a different campaign (config, --set values or "
-        "flags differ); resume with exactly the same ones",
-        path);
+        "--resume: '{}' was written by a different campaign ({}); resume with exactly the same "
+        "config, --set values and flags (only campaign.time_budget may differ)",
+        path, listed.empty() ? "config, --set values or flags differ" : listed);
+  }
   if (existing.world_size != run.world_size || existing.node_count != run.node_count)
     return fmt::format(
         "--resume: '{}' was written by {} ranks on {} nodes, this job has {} on {}; "

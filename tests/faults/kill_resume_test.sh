@@ -111,12 +111,20 @@ got=$(h5 "$out" 'import json; print(len(f["cases"]), f.attrs["status"], len(json
 before=$(sha256sum <"$work/rank0.h5")
 mpirun -np 4 "$bin" run "$config" --set comm.sizes=8 --resume "$work/rank0.h5" >"$work/wrong.log" 2>&1
 rc=$?
-[[ $rc -eq 2 ]] && grep -q "different campaign" "$work/wrong.log" && pass "--resume with another config: exit 2" ||
-  fail "--resume with another config: exit $rc"
+[[ $rc -eq 2 ]] && grep -q "different campaign (.*sizes.*-> .*8" "$work/wrong.log" &&
+  pass "--resume with another config: exit 2, naming what differs: $(grep -o 'different campaign ([^;)]*' "$work/wrong.log" | head -1)" ||
+  { fail "--resume with another config: exit $rc"; tail -3 "$work/wrong.log"; }
 mpirun -np 2 "$bin" run "$config" --resume "$work/rank0.h5" >"$work/layout.log" 2>&1
 rc=$?
 [[ $rc -eq 2 ]] && grep -q "written by 4 ranks on 2 nodes, this job has 2" "$work/layout.log" &&
   pass "--resume with 2 ranks instead of 4: exit 2" || { fail "--resume with another layout: exit $rc"; tail -3 "$work/layout.log"; }
 [[ $(sha256sum <"$work/rank0.h5") == "$before" ]] && pass "refused resumes left the file unchanged" ||
   fail "a refused resume changed the file"
+# The time budget bounds one job, not what the file holds: a larger one resumes the campaign.
+mpirun -np 4 "$bin" run "$config" --set campaign.time_budget=2h --resume "$work/rank0.h5" \
+  >"$work/budget.log" 2>&1
+rc=$?
+got=$(h5 "$work/rank0.h5" 'print(len(f["cases"]), f.attrs["status"])')
+[[ $rc -eq 0 && $got == "$total complete" ]] && pass "--resume with another time_budget: completed ($got)" ||
+  { fail "--resume with another time_budget: exit $rc, $got"; tail -3 "$work/budget.log"; }
 finish
