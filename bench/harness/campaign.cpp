@@ -10,8 +10,8 @@
 namespace preflight {
 namespace {
 
-const std::vector<std::string> kTopKeys = {"campaign", "timing", "variants", "benchmarks"};
-const std::vector<std::string> kCampaignKeys = {"name", "time_budget", "ranks_per_node",
+const std::vector<std::string> kTopKeys = {kCampaignSection, "timing", "variants", "benchmarks"};
+const std::vector<std::string> kCampaignKeys = {"name", kTimeBudgetKey, "ranks_per_node",
                                                 "repetitions"};
 const std::vector<std::string> kVariantKeys = {"name", "env"};
 const std::vector<std::string> kEntryKeys = {"name", "family", "timing"};
@@ -141,13 +141,13 @@ Campaign read_campaign(const YAML::Node& yaml, const std::string& file, FamilyMa
   const ConfigNode root(yaml, file, "", flags);
   root.expect_map(kTopKeys);
   Campaign c;
-  if (root.has("campaign")) {
-    const ConfigNode meta = root.child("campaign");
+  if (root.has(kCampaignSection)) {
+    const ConfigNode meta = root.child(kCampaignSection);
     meta.expect_map(kCampaignKeys);
     c.name = meta.string("name", "");
-    c.time_budget_s = meta.duration("time_budget", 0);
+    c.time_budget_s = meta.duration(kTimeBudgetKey, 0);
     if (c.time_budget_s > 365.0 * 24 * 3600)
-      meta.fail("time_budget", "at most a year (or none)", meta.string("time_budget", ""));
+      meta.fail(kTimeBudgetKey, "at most a year (or none)", meta.string(kTimeBudgetKey, ""));
     c.ranks_per_node = static_cast<int>(meta.integer("ranks_per_node", 0, 0, 1 << 20));
     c.repetitions = static_cast<int>(meta.integer("repetitions", 1, 1, 10000));
   }

@@ -26,6 +26,11 @@ struct Benchmark {
   TimingOptions timing;
 };
 
+// The config's campaign section and its time budget key: read by the campaign, and left out of
+// the campaign's identity when a file is resumed (plan.cpp).
+inline constexpr const char* kCampaignSection = "campaign";
+inline constexpr const char* kTimeBudgetKey = "time_budget";
+
 struct Campaign {
   std::string name;
   double time_budget_s = 0;  // 0: none

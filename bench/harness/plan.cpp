@@ -94,8 +94,9 @@ void config_differences(const nlohmann::json& before, const nlohmann::json& now,
 // with a larger one).
 nlohmann::json campaign_identity(const std::string& config_json) {
   auto config = nlohmann::json::parse(config_json, nullptr, false);
-  if (config.is_object() && config.contains("campaign") && config["campaign"].is_object())
-    config["campaign"].erase("time_budget");
+  if (config.is_object() && config.contains(kCampaignSection) &&
+      config[kCampaignSection].is_object())
+    config[kCampaignSection].erase(kTimeBudgetKey);
   return config;
 }
 
@@ -113,8 +114,9 @@ std::string resume_mismatch(const std::string& path, const ExistingCases& existi
     for (const auto& d : differences) listed += (listed.empty() ? "" : "; ") + d;
     return fmt::format(
         "--resume: '{}' was written by a different campaign ({}); resume with exactly the same "
-        "config, --set values and flags (only campaign.time_budget may differ)",
-        path, listed.empty() ? "config, --set values or flags differ" : listed);
+        "config, --set values and flags (only {}.{} may differ)",
+        path, listed.empty() ? "config, --set values or flags differ" : listed, kCampaignSection,
+        kTimeBudgetKey);
   }
   if (existing.world_size != run.world_size || existing.node_count != run.node_count)
     return fmt::format(

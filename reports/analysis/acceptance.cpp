@@ -164,12 +164,14 @@ Rule read_rule(const std::string& path, const YAML::Node& node, const Rule& defa
   return r;
 }
 
+// The `where` keys read from a case's own fields; every other key is one of its attributes.
+const std::map<std::string, std::string CaseData::*> kCaseFields = {
+    {"family", &CaseData::family}, {"backend", &CaseData::backend}, {"name", &CaseData::name}};
+
 bool matches(const Rule& r, const CaseView& v) {
   for (const auto& [key, values] : r.where) {
-    const auto actual = key == "family"    ? v.c.family
-                        : key == "backend" ? v.c.backend
-                        : key == "name"    ? v.c.name
-                                           : v.param(key);
+    const auto field = kCaseFields.find(key);
+    const auto actual = field != kCaseFields.end() ? v.c.*(field->second) : v.param(key);
     if (!values.count(actual)) return false;
   }
   return true;
@@ -379,11 +381,7 @@ void add_other_points(const Rule& r, const ReplicateIndex& now,
       if (!plugins::quality_problem(v, p, r.where).empty()) continue;
       const auto it = c.points.find(v.point_key(p));
       if (it == c.points.end()) continue;
-      RunReplicates before;
-      for (const auto& h : history)
-        if (const auto b = h.find(key); b != h.end())
-          if (const auto q = b->second.points.find(v.point_key(p)); q != b->second.points.end())
-            before.push_back(q->second.values);
+      const auto before = replicates_at(history, key, v.point_key(p));
       if (before.empty()) continue;
       const auto t = compare_replicates(before, {it->second.values}, alpha);
       if (t.testable) p_values.push_back(t.p_value);
@@ -418,11 +416,7 @@ void evaluate_against_baseline(const Rule& r, const RunData& run, const std::str
                           v.point_label(p), r.metric);
       k.unit = column->second.unit;
       k.better = better_of(r, column->second);
-      RunReplicates before;
-      for (const auto& h : history)
-        if (const auto it = h.find(key); it != h.end())
-          if (const auto q = it->second.points.find(v.point_key(p)); q != it->second.points.end())
-            before.push_back(q->second.values);
+      const auto before = replicates_at(history, key, v.point_key(p));
       const auto quality = plugins::quality_problem(v, p, r.where);
       if (before.empty() || !quality.empty()) {
         k.expected = k.threshold = kNaN;
@@ -516,7 +510,8 @@ std::string nearest_hint(const std::string& name, const std::set<std::string>& k
 void refuse_unknown_names(const std::string& path, const Rule& r, const RunData& run) {
   const auto family = r.where.find("family");
   if (family == r.where.end()) return;
-  std::set<std::string> metrics, attributes = {"family", "backend", "name"};
+  std::set<std::string> metrics, attributes;
+  for (const auto& [key, field] : kCaseFields) attributes.insert(key);
   for (const auto& c : run.cases) {
     if (!family->second.count(c.family)) continue;
     for (const auto& [name, column] : c.stats) metrics.insert(name);

@@ -122,11 +122,7 @@ RegressionReport compare_runs(const std::vector<const RunData*>& baselines, cons
   const auto now = time_replicates(current, refs);
   for (const auto& [key, c] : now) {
     for (const auto& [point_key, point] : c.points) {
-      RunReplicates before;
-      for (const auto& run : history)
-        if (const auto it = run.find(key); it != run.end())
-          if (const auto q = it->second.points.find(point_key); q != it->second.points.end())
-            before.push_back(q->second.values);
+      const auto before = replicates_at(history, key, point_key);
       if (before.empty()) {
         report.unmatched.push_back(
             fmt::format("only in {}: {}, {}", current.path, key, point.label));

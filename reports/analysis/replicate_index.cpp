@@ -21,4 +21,14 @@ ReplicateIndex index_replicates(const RunData& run, const ReplicateValue& value)
   return index;
 }
 
+RunReplicates replicates_at(const std::vector<ReplicateIndex>& history, const std::string& key,
+                            double point_key) {
+  RunReplicates out;
+  for (const auto& run : history)
+    if (const auto c = run.find(key); c != run.end())
+      if (const auto p = c->second.points.find(point_key); p != c->second.points.end())
+        out.push_back(p->second.values);
+  return out;
+}
+
 }  // namespace preflight::report

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/case_view.hpp"
+#include "analysis/replicates.hpp"
 #include "reader/results_reader.hpp"
 
 namespace preflight::report {
@@ -31,5 +32,10 @@ using ReplicateIndex = std::map<std::string, ReplicateCase>;
 using ReplicateValue = std::function<double(const CaseView&, std::size_t point)>;
 
 ReplicateIndex index_replicates(const RunData& run, const ReplicateValue& value);
+
+// The baseline runs' values of one case (replicate identity) at one point: one entry per run
+// that has it, oldest first; empty when none has.
+RunReplicates replicates_at(const std::vector<ReplicateIndex>& history, const std::string& key,
+                            double point_key);
 
 }  // namespace preflight::report
