@@ -11,9 +11,9 @@ namespace preflight {
 namespace {
 
 const std::vector<std::pair<std::string, std::string>> kTimingFlags = {
-    {"warmup", "-w,--warmup"}, {"min_iters", "--min-iters"}, {"max_iters", "-n,--iters"},
-    {"budget", "--budget"},    {"precision", "--precision"}, {"batch_blocks", "--batch-blocks"},
-    {"timeout", "--timeout"}};
+    {"warmup", "-w,--warmup"}, {"min_iters", "--min-iters"},    {"max_iters", "-n,--iters"},
+    {"budget", "--budget"},    {"precision", "--precision"},    {"batch_blocks", "--batch-blocks"},
+    {"timeout", "--timeout"},  {"case_budget", "--case-budget"}};
 
 // Help for the timing flags, with the defaults TimingOptions actually has.
 std::string timing_help(const std::string& key) {
@@ -33,7 +33,13 @@ std::string timing_help(const std::string& key) {
         d.precision);
   if (key == "batch_blocks")
     return fmt::format("Back-to-back timed blocks per size ({})", d.batch_blocks);
-  return fmt::format("Watchdog limit for one case, e.g. 60s, 10m ({:g}s)", d.timeout_s);
+  if (key == "case_budget")
+    return fmt::format(
+        "Longest a case may run while still making progress, e.g. 30m; 0 is no limit ({:g}s)",
+        d.case_budget_s);
+  return fmt::format(
+      "Watchdog: longest a case may go without any operation completing, e.g. 60s, 10m ({:g}s)",
+      d.timeout_s);
 }
 
 std::string long_flag(const std::string& flags) {

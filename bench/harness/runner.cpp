@@ -446,7 +446,8 @@ int run_campaign(std::vector<PlannedCase>& plan, const RankContext& ctx,
     PlannedCase& planned = plan[k];
     // Armed from before the budget check to after the last broadcast: no gap between cases.
     if (watchdog != nullptr)
-      watchdog->arm(static_cast<std::int64_t>(k), planned.c->name(), planned.timing.timeout_s);
+      watchdog->arm(static_cast<std::int64_t>(k), planned.c->name(), planned.timing.timeout_s,
+                    planned.timing.case_budget_s);
     if (!within_budget(controls, start, ctx)) {
       stopped_early = true;
       break;

@@ -22,6 +22,7 @@ TimingOptions read_timing(const ConfigNode& node, const TimingOptions& defaults)
   o.precision = node.number("precision", defaults.precision, 0, 1);
   o.batch_blocks = static_cast<int>(node.integer("batch_blocks", defaults.batch_blocks, 1, 100000));
   o.timeout_s = node.duration("timeout", defaults.timeout_s);
+  o.case_budget_s = node.duration("case_budget", defaults.case_budget_s);
   if (o.max_iterations < o.min_iterations)
     node.fail("max_iters", fmt::format("at least min_iters ({})", o.min_iterations),
               fmt::format("{}", o.max_iterations));
@@ -30,6 +31,9 @@ TimingOptions read_timing(const ConfigNode& node, const TimingOptions& defaults)
   constexpr double kWeek = 7 * 24 * 3600;
   if (!(o.timeout_s >= 1) || o.timeout_s > kWeek)
     node.fail("timeout", "from 1s to 7 days (168h)", node.string("timeout", "0"));
+  if (o.case_budget_s != 0 && (!(o.case_budget_s >= 1) || o.case_budget_s > kWeek))
+    node.fail("case_budget", "0 (no limit) or from 1s to 7 days (168h)",
+              node.string("case_budget", "0"));
   return o;
 }
 

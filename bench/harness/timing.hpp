@@ -15,12 +15,14 @@ struct TimingOptions {
   double budget_s = 0.2;     // time for the per-iteration phase of one point
   double precision = 0;      // stop once the median's 95% CI is within +-this (0.01 = 1%); 0: off
   int batch_blocks = 5;      // back-to-back blocks after the per-iteration phase
-  double timeout_s = 300;    // the watchdog's limit for one case
+  double timeout_s = 300;    // the watchdog's limit on a case making no progress
+  double case_budget_s = 0;  // the longest one case may run while progressing; 0: no limit
 };
 
 // The keys of a `timing:` map.
-inline const std::vector<std::string> kTimingKeys = {
-    "warmup", "min_iters", "max_iters", "budget", "precision", "batch_blocks", "timeout"};
+inline const std::vector<std::string> kTimingKeys = {"warmup",  "min_iters",  "max_iters",
+                                                     "budget",  "precision",  "batch_blocks",
+                                                     "timeout", "case_budget"};
 
 // Reads a `timing:` map over `defaults`; throws UsageError at the key's position.
 TimingOptions read_timing(const ConfigNode& node, const TimingOptions& defaults);

@@ -584,6 +584,8 @@ def main():
     parser.add_argument("--sizes", help="comma list of the requested sizes in bytes, to check size_bytes")
     parser.add_argument("--storage-matrix", action="store_true",
                         help="every storage engine x direct/buffered x access x file layout must appear")
+    parser.add_argument("--timeout-reason", choices=("no_progress", "case_budget"),
+                        help="the timed-out case's timeout_reason")
     parser.add_argument("--cache-states", help="comma list of storage cache states that must appear")
     parser.add_argument("--slowest-rank", type=int,
                         help="this rank was planted slow: its median time is the largest at each case's last point")
@@ -687,9 +689,16 @@ def check_timeout_case(case, where, args):
     if args.timeout_case is None or int(case.attrs["index"]) != args.timeout_case:
         problem(f"{where}: status timeout, but no timeout was expected here")
         return
-    for name in ("timeout_message", "timeout_s"):
+    for name in ("timeout_message", "timeout_s", "timeout_reason"):
         if name not in case.attrs:
             problem(f"{where}: timeout case without '{name}'")
+    reason = text(case.attrs.get("timeout_reason", ""))
+    if reason not in ("no_progress", "case_budget"):
+        problem(f"{where}: timeout_reason '{reason}', expected no_progress or case_budget")
+    if reason == "case_budget" and "case_budget_s" not in case.attrs:
+        problem(f"{where}: timeout_reason case_budget without case_budget_s")
+    if args.timeout_reason and reason != args.timeout_reason:
+        problem(f"{where}: timeout_reason '{reason}', expected {args.timeout_reason}")
     finished = len(case["points"]) if "points" in case else 0
     if args.timeout_points is not None and finished != args.timeout_points:
         problem(f"{where}: {finished} sizes kept from before the hang, expected {args.timeout_points}")

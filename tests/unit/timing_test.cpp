@@ -28,7 +28,7 @@ TimingOptions timing_from(const std::string& yaml) {
 TEST(ReadTiming, ReadsEveryKey) {
   const TimingOptions o = timing_from(
       "{warmup: 2, min_iters: 3, max_iters: 40, budget: 50ms, precision: 0.02, batch_blocks: 4, "
-      "timeout: 2m}");
+      "timeout: 2m, case_budget: 1h}");
   EXPECT_EQ(o.warmup, 2);
   EXPECT_EQ(o.min_iterations, 3);
   EXPECT_EQ(o.max_iterations, 40);
@@ -36,6 +36,8 @@ TEST(ReadTiming, ReadsEveryKey) {
   EXPECT_DOUBLE_EQ(o.precision, 0.02);
   EXPECT_EQ(o.batch_blocks, 4);
   EXPECT_DOUBLE_EQ(o.timeout_s, 120);
+  EXPECT_DOUBLE_EQ(o.case_budget_s, 3600);
+  EXPECT_DOUBLE_EQ(timing_from("{}").case_budget_s, 0);  // no limit unless asked
 }
 
 TEST(ReadTiming, NamesTheKeyAndItsLine) {
@@ -50,6 +52,7 @@ TEST(ReadTiming, NamesTheKeyAndItsLine) {
   EXPECT_THROW(timing_from("{budget: 0s}"), UsageError);
   EXPECT_THROW(timing_from("{warmpu: 3}"), UsageError);
   EXPECT_THROW(timing_from("{precision: 2}"), UsageError);
+  EXPECT_THROW(timing_from("{case_budget: 100ms}"), UsageError);
 }
 
 TEST(MedianInterval, BracketsTheMedian) {

@@ -82,6 +82,12 @@ inline constexpr std::string_view kOk = "ok";
 inline constexpr std::string_view kFailed = "failed";
 inline constexpr std::string_view kTimeout = "timeout";
 }  // namespace case_status
+// On a case with status timeout: why the watchdog stopped it (attribute timeout_reason).
+inline constexpr std::string_view kTimeoutReasonAttribute = "timeout_reason";
+namespace timeout_reason {
+inline constexpr std::string_view kNoProgress = "no_progress";  // no operation completed
+inline constexpr std::string_view kCaseBudget = "case_budget";  // progressing, past its budget
+}  // namespace timeout_reason
 // Why a point's per-iteration phase ended (the stats column stop_reason).
 namespace stop_reason {
 inline constexpr std::string_view kMaxIterations = "max_iterations";  // reached max_iters
@@ -137,7 +143,18 @@ inline constexpr std::array kCaseAttributes = {
     Item{"benchmark", Type::kString, "", "name of the campaign's benchmark entry"},
     Item{"variant", Type::kString, "", "name of the variant (environment) it ran under"},
     Item{"repetition", Type::kInt64, "", "repetition of the campaign, 0-based"},
-    Item{"timeout_s", Type::kFloat64, "s", "the watchdog's limit for this case"},
+    Item{"timeout_s", Type::kFloat64, "s",
+         "the watchdog's limit on this case making no progress (no operation completing)"},
+};
+
+// Further attributes of a case with status timeout (case_budget_s only with case_budget).
+inline constexpr std::string_view kCaseBudgetAttribute = "case_budget_s";
+inline constexpr std::array kTimeoutCaseAttributes = {
+    Item{"timeout_message", Type::kString, "",
+         "what the watchdog found: which ranks on which hosts did not arrive, what each was doing"},
+    Item{kTimeoutReasonAttribute, Type::kString, "", "no_progress or case_budget"},
+    Item{kCaseBudgetAttribute, Type::kFloat64, "s",
+         "the longest the case could run while making progress"},
 };
 
 // How much of the hosts' CPU went to others while the case ran (bench/harness/host_load.hpp),
