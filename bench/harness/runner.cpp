@@ -49,12 +49,16 @@ void set_phase(Watchdog* w, Phase p) {
 // else with the host clock around the launches and the wait. Returns the time per operation.
 // This is the harness's hot path: between the two clock reads (or the device marks) there is
 // nothing but the operation's own calls, and outside them only relaxed stores of the
-// watchdog's phase.
+// watchdog's phase. `allowance_s`: how long the block may go without a phase change beyond the
+// watchdog's timeout (a block of many operations changes phase once).
 double timed_ops(Operation* op, DeviceTimer* timer, int ops, MPI_Comm world, Watchdog* w,
-                 double slow) {
+                 double slow, double allowance_s = 0) {
   set_phase(w, Phase::kBarrier);
   MPI_Barrier(world);
-  set_phase(w, Phase::kOperation);
+  if (allowance_s > 0 && w != nullptr)
+    w->set_phase_allowing(Phase::kOperation, allowance_s);
+  else
+    set_phase(w, Phase::kOperation);
   if (op == nullptr) return kNaN;
   double elapsed = 0;
   if (timer == nullptr) [[likely]] {
@@ -73,6 +77,13 @@ double timed_ops(Operation* op, DeviceTimer* timer, int ops, MPI_Comm world, Wat
   if (slow > 0) [[unlikely]]
     elapsed = plant_slowness(elapsed, slow);
   return elapsed / ops;
+}
+
+double slowest_sample(const std::vector<double>& samples) {
+  double slowest = 0;
+  for (double x : samples)
+    if (!std::isnan(x)) slowest = std::max(slowest, x);
+  return slowest;
 }
 
 // One timed iteration. The operation's untimed set-up (before_iteration) comes before the
@@ -412,8 +423,12 @@ PointResult run_point(Case& c, std::size_t point, const RankContext& ctx,
   p.batch_ops = back_to_back ? std::max(1, p.iterations / timing.batch_blocks) : 0;
   std::vector<double> batched;
   batched.reserve(static_cast<std::size_t>(p.batch_blocks));
+  // A block is batch_ops operations with no phase change between them: the watchdog allows
+  // twice what they took one at a time, at the slowest this rank saw.
+  const double block_allowance_s = 2 * p.batch_ops * slowest_sample(samples);
   for (int b = 0; b < p.batch_blocks; ++b)
-    batched.push_back(timed_ops(op.get(), timer, p.batch_ops, ctx.world, w, slow));
+    batched.push_back(
+        timed_ops(op.get(), timer, p.batch_ops, ctx.world, w, slow, block_allowance_s));
 
   set_phase(w, Phase::kBarrier);
   p.samples = gather_matrix(samples, ctx);

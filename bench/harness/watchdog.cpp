@@ -167,8 +167,7 @@ TimeoutVerdict judge(std::int64_t case_index, double timeout_s,
       details += fmt::format(
           "; rank {} ({}) was stopped or frozen for {:.1f} s (its own watchdog did not run) in "
           "case {:06d} {}",
-          r, ctx.host_of_rank[static_cast<std::size_t>(r)], report.frozen_s, report.case_index,
-          at);
+          r, ctx.host_of_rank[static_cast<std::size_t>(r)], report.frozen_s, report.case_index, at);
       continue;
     }
     details +=
@@ -290,10 +289,13 @@ void Watchdog::observe_phase() {
     frozen_until_ns_ = now;
   }
   last_poll_ns_ = now;
-  const std::uint64_t word = phase_.load(std::memory_order_relaxed);
+  const std::uint64_t word = phase_.load(std::memory_order_acquire);
   if (word == seen_phase_) return;
   seen_phase_ = word;
   seen_since_ns_ = now;
+  seen_allowance_s_ = allowance_word_.load(std::memory_order_acquire) == word
+                          ? allowance_s_.load(std::memory_order_relaxed)
+                          : 0;
 }
 
 // Time in the phase as the thread saw it: short by up to one poll (kPollMs).
@@ -320,7 +322,7 @@ void Watchdog::run() {
     if (armed_at == 0) continue;
     const std::int64_t now = now_ns();
     const WatchdogAction action = watchdog_action(
-        static_cast<double>(now - seen_since_ns_) / 1e9,
+        static_cast<double>(now - seen_since_ns_) / 1e9 - seen_allowance_s_,
         static_cast<double>(now - armed_at) / 1e9, timeout_s_.load(), case_budget_s_.load());
     if (action == WatchdogAction::kNone) continue;
     if (ctx_.is_root()) collect_and_judge(action, false);

@@ -105,6 +105,16 @@ class Watchdog {
     phase_changes_ += kPhaseStep;
     phase_.store(phase_changes_ | static_cast<std::uint64_t>(phase), std::memory_order_relaxed);
   }
+  // The same, for a step expected to take a while without any phase change (a block of
+  // back-to-back operations): its deadline is the timeout plus `allowance_s`. Not on the hot
+  // path between clock reads. Main thread only.
+  void set_phase_allowing(Phase phase, double allowance_s) {
+    const std::uint64_t next = (phase_changes_ + kPhaseStep) | static_cast<std::uint64_t>(phase);
+    allowance_s_.store(allowance_s, std::memory_order_relaxed);
+    allowance_word_.store(next, std::memory_order_release);
+    phase_changes_ += kPhaseStep;
+    phase_.store(next, std::memory_order_release);
+  }
   void set_point(std::int64_t point) { point_.store(point, std::memory_order_relaxed); }
 
  private:
@@ -128,12 +138,15 @@ class Watchdog {
   std::uint64_t phase_changes_ = 0;               // the main thread's
   // Its own cache line: the thread's polls of armed_at_ns_ do not take it from the main thread.
   alignas(64) std::atomic<std::uint64_t> phase_{0};
+  std::atomic<std::uint64_t> allowance_word_{~std::uint64_t{0}};  // the phase word it is for
+  std::atomic<double> allowance_s_{0};
   // The watchdog thread's: the phase word it saw last and when it first saw it.
   alignas(64) std::uint64_t seen_phase_ = ~std::uint64_t{0};
   std::int64_t seen_since_ns_ = 0;
+  double seen_allowance_s_ = 0;  // the seen phase's allowance
   std::int64_t last_poll_ns_ = 0;
-  double frozen_gap_s_ = 0;           // the last gap between polls of at least kFrozenGapS
-  std::int64_t frozen_until_ns_ = 0;  // when that gap ended
+  double frozen_gap_s_ = 0;                   // the last gap between polls of at least kFrozenGapS
+  std::int64_t frozen_until_ns_ = 0;          // when that gap ended
   std::atomic<std::int64_t> armed_at_ns_{0};  // 0: disarmed
   std::atomic<double> timeout_s_{0};
   std::atomic<double> case_budget_s_{0};

@@ -38,8 +38,7 @@ TEST(WatchdogJudge, ARankAwayFromMpiIsNamedWithItsHostAndTheLackOfProgressSaid) 
   const TimeoutVerdict v = judge(7, 5, reports, ctx, "all-reduce");
   EXPECT_EQ(v.reason, TimeoutReason::kNoProgress);
   EXPECT_EQ(v.not_arrived, std::vector<int>{2});
-  EXPECT_NE(v.message.find("made no progress for its 5 s timeout"), std::string::npos)
-      << v.message;
+  EXPECT_NE(v.message.find("made no progress for its 5 s timeout"), std::string::npos) << v.message;
   EXPECT_NE(v.message.find("rank(s) 2 (hostB) did not arrive"), std::string::npos) << v.message;
   EXPECT_EQ(v.message.find("ran past"), std::string::npos) << v.message;
 }
