@@ -641,6 +641,8 @@ def main():
                                where + "/stats", True)
             if text(case.attrs.get("family", "")) == "comm":
                 check_columns(case["stats"], comm_tables[1]["rows"], where + "/stats", rows)
+                if REQUESTED_SIZES is not None and len(case["points"]) != len(REQUESTED_SIZES):
+                    problem(f"{where}: {len(case['points'])} points, {len(REQUESTED_SIZES)} sizes were asked for")
                 check_spec_meaning(case["stats"], comm_tables[1]["rows"], where + "/stats", True)
             if text(case.attrs.get("family", "")) == "storage":
                 check_storage_case(case, where, spec, world)
