@@ -61,6 +61,8 @@ void add_output_options(CLI::App& cmd, Request& r) {
   cmd.add_option("--test-internal-error-rank", r.controls.internal_error_rank, "")->group("");
   cmd.add_option("--test-slow-node", r.controls.slow_node, "")->group("");
   cmd.add_option("--test-slow-factor", r.controls.slow_factor, "")->group("");
+  cmd.add_option("--test-late-rank", r.controls.late_rank, "")->group("");
+  cmd.add_option("--test-late-seconds", r.controls.late_seconds, "")->group("");
 }
 
 std::string command_line(int argc, char** argv) {
@@ -84,9 +86,11 @@ int run_request(const Request& r, Campaign& campaign, const RankContext& ctx,
                 const std::string& line) {
   RunControls controls = r.controls;
   controls.time_budget_s = campaign.time_budget_s;
-  if (controls.corrupt_rank >= ctx.size || controls.hang_rank >= ctx.size)
-    throw UsageError(
-        fmt::format("--test-corrupt-rank/--test-hang-rank: expected a rank below {}", ctx.size));
+  if (controls.corrupt_rank >= ctx.size || controls.hang_rank >= ctx.size ||
+      controls.late_rank >= ctx.size)
+    throw UsageError(fmt::format(
+        "--test-corrupt-rank/--test-hang-rank/--test-late-rank: expected a rank below {}",
+        ctx.size));
   auto plan = plan_cases(campaign, ctx);
   if (r.dry_run) {
     if (ctx.is_root()) print_plan(plan, ctx);

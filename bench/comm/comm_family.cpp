@@ -67,10 +67,12 @@ const OptionTable<CommConfig>& options_table() {
                    .default_value = "out-of-place",
                    .record = "placements"},
                   &C::placements, kPlacementNames, "both"),
-      opt::sizes({.key = "sizes",
-                  .flags = "--sizes",
-                  .help = "Sizes: a sweep 8:1M:x2 or 0:64K:+8K, or a list 8,1K,1M"},
-                 &C::sizes),
+      opt::sizes(
+          {.key = "sizes",
+           .flags = "--sizes",
+           .help =
+               "Sizes: a sweep 8:1M:x2 or 0:64K:+8K, or a list 8,1K,1M (in YAML also [8, 1K, 1M])"},
+          &C::sizes),
       // Not recorded as themselves: they make `sizes`.
       opt::size({.key = "min_bytes",
                  .flags = "-b,--min-bytes",

@@ -66,6 +66,9 @@ struct SampleView {
   const std::vector<double>* times;  // iterations x ranks, seconds
   // One matrix per Case::counters() entry, iterations x ranks, in that order.
   const std::vector<std::vector<double>>* counters;
+  // Case::measures_span() only (else nullptr): iterations x ranks, when each rank started each
+  // timed iteration, seconds on rank 0's clock after the earliest start; NaN where it idled.
+  const std::vector<double>* starts = nullptr;
 };
 
 // Times an operation on the device that runs it (CUDA events on the operation's stream), for a
@@ -158,6 +161,11 @@ class Case {
   // True: before_iteration runs after a barrier too, when no rank is still in the previous
   // operation (ranks that share data must not refill what another just evicted).
   virtual bool quiet_setup() const { return false; }
+  // True: the case's figure spans its ranks, first start to last finish (storage and
+  // checkpoint bandwidth, as IOR), not the slowest rank's own time: the harness then records
+  // when each rank started each timed iteration, on rank 0's clock (points/<P>/starts), for
+  // sample_metrics (SampleView::starts; rank_span.hpp derives the spans).
+  virtual bool measures_span() const { return false; }
   // Per-iteration counters and per-rank series the operations report.
   virtual std::vector<CounterSpec> counters() const { return {}; }
   virtual std::vector<CounterSpec> series() const { return {}; }

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "harness/duration.hpp"
+#include "harness/sizes.hpp"
 #include "harness/usage_error.hpp"
 
 namespace preflight {
@@ -41,6 +42,16 @@ std::string ConfigNode::where(const std::string& key) const {
   const std::string path = join_path(path_, key);
   if (mark.is_null() || (flags_ && flags_->count(path))) return label_without_position(path);
   return fmt::format("{}:{}:{}: {}", file_, mark.line + 1, mark.column + 1, path);
+}
+
+// Element `index` of the list at `key`: "file:12:5: path.key[2]", or the flag's label with
+// "[2]" for a list given on the command line.
+std::string ConfigNode::element_where(const std::string& key, std::size_t index) const {
+  const std::string path = join_path(path_, key);
+  const YAML::Mark mark = node_[key][index].Mark();
+  if (mark.is_null() || (flags_ && flags_->count(path)))
+    return fmt::format("{}[{}]", label_without_position(path), index);
+  return fmt::format("{}:{}:{}: {}[{}]", file_, mark.line + 1, mark.column + 1, path, index);
 }
 
 void ConfigNode::fail(const std::string& key, const std::string& expected,
@@ -182,6 +193,30 @@ std::vector<std::string> ConfigNode::string_list(const std::string& key,
   }
   for (const auto& item : out)
     if (item.empty()) fail(key, "a list of names", "an empty name");
+  return out;
+}
+
+std::vector<std::uint64_t> ConfigNode::sizes(const std::string& key) const {
+  const YAML::Node v = node_[key];
+  if (v.IsScalar()) return parse_sweep(v.Scalar(), where(key));
+  const std::string expected = "sizes such as [8, 64K, 1M], 8,1K,1M or 8:1M:x2";
+  if (!v.IsSequence()) fail(key, expected, describe(v));
+  if (v.size() == 0) fail(key, expected, "an empty list");
+  std::vector<std::uint64_t> out;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const std::string at = element_where(key, i);
+    const YAML::Node item = v[i];
+    if (!item.IsScalar())
+      throw UsageError(
+          fmt::format("{}: expected a size such as 64K or 1M, found {}", at, describe(item)));
+    const std::string& text = item.Scalar();
+    if (text.find_first_of(":,") != std::string::npos)
+      throw UsageError(fmt::format(
+          "{}: expected one size such as 64K or 1M, found '{}' (a list holds one size per "
+          "element; write a sweep as one string, e.g. sizes: 8:1M:x2)",
+          at, text));
+    out.push_back(parse_size(text, at));
+  }
   return out;
 }
 

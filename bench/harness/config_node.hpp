@@ -50,6 +50,10 @@ class ConfigNode {
   std::vector<std::string> string_list(const std::string& key,
                                        const std::vector<std::string>& fallback) const;
   std::map<std::string, std::string> string_map(const std::string& key) const;
+  // Sizes in bytes (8, 64K, 1M): a YAML list of sizes, each an integer or a size with a unit
+  // ([8, 64K, 1M]), or one string: a sweep (8:1M:x2, 0:64K:+8K), a list (8,1K,1M) or one size.
+  // A bad element is named by its position (sizes[2]).
+  std::vector<std::uint64_t> sizes(const std::string& key) const;
 
   // "file:12:5: path.key" (1-based), or "--set path.key" for a value from the command line.
   std::string where(const std::string& key = "") const;
@@ -58,6 +62,7 @@ class ConfigNode {
 
  private:
   std::string label_without_position(const std::string& path) const;
+  std::string element_where(const std::string& key, std::size_t index) const;
   std::string scalar(const std::string& key, const std::string& expected) const;
 
   YAML::Node node_;

@@ -251,6 +251,11 @@ void write_points(hid_t case_group, const CaseRecord& r) {
         {"s", "back-to-back time per operation, block x rank; NaN where the rank idled"});
     h5::write_column(g.get(), s::kWrongPerRank, std::span<const std::uint64_t>(p.wrong_per_rank),
                      {"elements", "wrong result elements per rank"});
+    if (!p.starts.empty())
+      h5::write_matrix(g.get(), s::kStarts, static_cast<std::size_t>(p.iterations), ranks, p.starts,
+                       {"s",
+                        "start of each rank's timed iteration on rank 0's clock, after the "
+                        "first rank's, iteration x rank; NaN where the rank idled"});
     if (!p.counter_specs.empty()) {
       h5::Handle counters = h5::create_group(g.get(), s::kCountersGroup);
       for (std::size_t i = 0; i < p.counter_specs.size(); ++i) {

@@ -256,13 +256,11 @@ Option<C> size(const OptionDecl& d, std::uint64_t C::*field) {
   return o;
 }
 
-// Sizes: a sweep 8:1M:x2 or 0:64K:+8K, or a list 8,1K,1M.
+// Sizes: a sweep 8:1M:x2 or 0:64K:+8K, a list 8,1K,1M, or a YAML list [8, 64K, 1M].
 template <class C>
 Option<C> sizes(const OptionDecl& d, std::vector<std::uint64_t> C::*field) {
   auto o = option_detail::make<C>(d, d.help, false);
-  o.read = [=](const ConfigNode& e, C& c) {
-    c.*field = parse_sweep(e.string(d.key, ""), e.where(d.key));
-  };
+  o.read = [=](const ConfigNode& e, C& c) { c.*field = e.sizes(d.key); };
   o.write = [=](const C& c) { return nlohmann::json(c.*field); };
   return o;
 }

@@ -33,6 +33,9 @@ struct PointResult {
   int batch_ops = 0;
   std::vector<double> samples;  // iterations x world size, seconds; NaN for idle ranks
   std::vector<double> batched;  // batch_blocks x world size, seconds per operation
+  // Case::measures_span() only, else empty: iterations x world size, each rank's start of each
+  // timed iteration on rank 0's clock, seconds after the iteration's earliest; NaN for idle ranks.
+  std::vector<double> starts;
   std::vector<std::uint64_t> wrong_per_rank;
   // Case::counters(): one iterations x world matrix each; Case::series(): rows x world each.
   std::vector<CounterSpec> counter_specs, series_specs;

@@ -11,8 +11,10 @@
 #include <stdexcept>
 #include <thread>
 
+#include "harness/clock_sync.hpp"
 #include "harness/exit_codes.hpp"
 #include "harness/host_load.hpp"
+#include "harness/rank_span.hpp"
 #include "preflight/schema/layout.hpp"
 
 namespace preflight {
@@ -21,10 +23,28 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr int kPrecisionChunk = 10;  // iterations between collective precision checks
+constexpr int kClockRounds = 10;     // ping-pongs per rank that measure its clock's offset
 
 double seconds(Clock::time_point start, Clock::time_point end) {
   return std::chrono::duration<double>(end - start).count();
 }
+
+// A time stamp as seconds on this rank's clock (clock_sync.hpp's monotonic_seconds).
+double seconds_on_clock(Clock::time_point t) {
+  return std::chrono::duration<double>(t.time_since_epoch()).count();
+}
+
+// Test-only faults planted in this rank's timed operations; 0: none.
+struct Plants {
+  double slow_factor = 0;  // after each operation, wait this many times its duration
+  double late_s = 0;       // leave each starting barrier this much later than the others
+};
+
+// One timed region on this rank: when it started (this rank's clock) and its time per operation.
+struct TimedRegion {
+  double start_s = kNaN;
+  double seconds = kNaN;
+};
 
 void set_phase(Watchdog* w, Phase p) {
   if (w != nullptr) w->set_phase(p);
@@ -44,39 +64,51 @@ void set_phase(Watchdog* w, Phase p) {
   return elapsed + seconds(begin, now);
 }
 
+// Test-only: a planted late rank sleeps between the barrier's release and its start, as a rank
+// of an oversubscribed host descheduled as the barrier released would: its own time is then
+// shorter than the span from the first start to the last finish. Out of line, like the above.
+[[gnu::noinline]] void plant_lateness(double late_s) {
+  std::this_thread::sleep_for(std::chrono::duration<double>(late_s));
+}
+
 // `ops` operations launched right after a barrier and waited for once (ops == 1: one timed
 // iteration), timed on this rank alone: with the operation's device timer when it has one,
-// else with the host clock around the launches and the wait. Returns the time per operation.
+// else with the host clock around the launches and the wait. Returns the time per operation
+// and the host clock's reading at the start (with a device timer, right before its start mark).
 // This is the harness's hot path: between the two clock reads (or the device marks) there is
 // nothing but the operation's own calls, and outside them only relaxed stores of the
 // watchdog's phase. `allowance_s`: how long the block may go without a phase change beyond the
 // watchdog's timeout (a block of many operations changes phase once).
-double timed_ops(Operation* op, DeviceTimer* timer, int ops, MPI_Comm world, Watchdog* w,
-                 double slow, double allowance_s = 0) {
+TimedRegion timed_ops(Operation* op, DeviceTimer* timer, int ops, MPI_Comm world, Watchdog* w,
+                      const Plants& plants, double allowance_s = 0) {
   set_phase(w, Phase::kBarrier);
   MPI_Barrier(world);
   if (allowance_s > 0 && w != nullptr)
     w->set_phase_allowing(Phase::kOperation, allowance_s);
   else
     set_phase(w, Phase::kOperation);
-  if (op == nullptr) return kNaN;
+  if (op == nullptr) return {};
+  if (plants.late_s > 0) [[unlikely]]
+    plant_lateness(plants.late_s);
   double elapsed = 0;
+  Clock::time_point start;
   if (timer == nullptr) [[likely]] {
-    const auto start = Clock::now();
+    start = Clock::now();
     for (int i = 0; i < ops; ++i) op->launch();
     op->wait();
     const auto end = Clock::now();
     elapsed = seconds(start, end);
   } else {
+    start = Clock::now();
     timer->start();
     for (int i = 0; i < ops; ++i) op->launch();
     timer->stop();
     op->wait();
     elapsed = timer->seconds();
   }
-  if (slow > 0) [[unlikely]]
-    elapsed = plant_slowness(elapsed, slow);
-  return elapsed / ops;
+  if (plants.slow_factor > 0) [[unlikely]]
+    elapsed = plant_slowness(elapsed, plants.slow_factor);
+  return {seconds_on_clock(start), elapsed / ops};
 }
 
 double slowest_sample(const std::vector<double>& samples) {
@@ -89,15 +121,15 @@ double slowest_sample(const std::vector<double>& samples) {
 // One timed iteration. The operation's untimed set-up (before_iteration) comes before the
 // barrier; with `quiet` also after one, so that no rank is still in the previous operation
 // while another sets up.
-double timed_iteration(Operation* op, DeviceTimer* timer, MPI_Comm world, Watchdog* w, double slow,
-                       bool quiet) {
+TimedRegion timed_iteration(Operation* op, DeviceTimer* timer, MPI_Comm world, Watchdog* w,
+                            const Plants& plants, bool quiet) {
   if (quiet) {
     set_phase(w, Phase::kBarrier);
     MPI_Barrier(world);
     set_phase(w, Phase::kHarness);
   }
   if (op != nullptr) op->before_iteration();
-  return timed_ops(op, timer, 1, world, w, slow);
+  return timed_ops(op, timer, 1, world, w, plants);
 }
 
 // The correctness check: the operation waited for, then its result counted.
@@ -116,11 +148,11 @@ std::uint64_t check_result(Operation* op, const RankContext& ctx, const RunContr
 }
 
 double estimate_cost(Operation* op, DeviceTimer* timer, const RankContext& ctx, int warmup,
-                     Watchdog* w, double slow, bool quiet) {
+                     Watchdog* w, const Plants& plants, bool quiet) {
   std::vector<double> times;
   times.reserve(static_cast<std::size_t>(warmup));
   for (int i = 0; i < warmup; ++i)
-    times.push_back(timed_iteration(op, timer, ctx.world, w, slow, quiet));
+    times.push_back(timed_iteration(op, timer, ctx.world, w, plants, quiet).seconds);
   double local = 0;
   if (op != nullptr && !times.empty()) {
     std::sort(times.begin(), times.end());
@@ -159,16 +191,16 @@ class CounterColumns {
   std::vector<std::vector<double>> columns_;
 };
 
-std::vector<double> timed_iterations(Operation* op, DeviceTimer* timer, const RankContext& ctx,
-                                     const TimingOptions& t, int planned, StopReason& reason,
-                                     Watchdog* w, double slow, CounterColumns& counters,
-                                     bool quiet) {
-  std::vector<double> samples;
+std::vector<TimedRegion> timed_iterations(Operation* op, DeviceTimer* timer, const RankContext& ctx,
+                                          const TimingOptions& t, int planned, StopReason& reason,
+                                          Watchdog* w, const Plants& plants,
+                                          CounterColumns& counters, bool quiet) {
+  std::vector<TimedRegion> samples;
   samples.reserve(static_cast<std::size_t>(planned));
   reason = planned >= t.max_iterations ? StopReason::kMaxIterations : StopReason::kBudget;
   if (t.precision <= 0) {
     for (int i = 0; i < planned; ++i) {
-      samples.push_back(timed_iteration(op, timer, ctx.world, w, slow, quiet));
+      samples.push_back(timed_iteration(op, timer, ctx.world, w, plants, quiet));
       counters.take(op);
     }
     return samples;
@@ -178,10 +210,10 @@ std::vector<double> timed_iterations(Operation* op, DeviceTimer* timer, const Ra
     const int chunk = std::min(kPrecisionChunk, planned - static_cast<int>(samples.size()));
     std::vector<double> mine;
     for (int i = 0; i < chunk; ++i) {
-      mine.push_back(timed_iteration(op, timer, ctx.world, w, slow, quiet));
+      samples.push_back(timed_iteration(op, timer, ctx.world, w, plants, quiet));
+      mine.push_back(samples.back().seconds);
       counters.take(op);
     }
-    samples.insert(samples.end(), mine.begin(), mine.end());
     for (double& x : mine) x = std::isnan(x) ? 0 : x;  // idle ranks take no part in the maximum
     std::vector<double> chunk_slowest(mine.size());
     set_phase(w, Phase::kBarrier);
@@ -273,8 +305,8 @@ GroupResult group_result(Case& c, const PointResult& p, int group, const std::ve
   g.columns = c.point_columns(p.index, group);
   g.metrics = c.metrics(p.index, group, g.per_iteration.median);
   if (p.batch_blocks > 0) g.batched_metrics = c.metrics(p.index, group, g.batched.median);
-  const SampleView view{ranks, static_cast<std::size_t>(p.iterations), &members, &p.samples,
-                        &p.counters};
+  const SampleView view{ranks,       static_cast<std::size_t>(p.iterations), &members, &p.samples,
+                        &p.counters, c.measures_span() ? &p.starts : nullptr};
   for (auto& m : c.sample_metrics(p.index, group, view)) g.metrics.push_back(std::move(m));
   return g;
 }
@@ -311,7 +343,16 @@ std::int64_t span_nodes(const std::vector<int>& group_of_rank, const RankContext
   return std::unique(nodes.begin(), nodes.end()) - nodes.begin();
 }
 
-CaseRecord start_record(const PlannedCase& planned, std::size_t index, const RankContext& ctx) {
+// The most an active rank's start can be off rank 0's clock (clock_sync.hpp).
+double clock_error(const std::vector<int>& group_of_rank, const RankClocks& clocks) {
+  double worst = 0;
+  for (std::size_t r = 0; r < group_of_rank.size() && r < clocks.error_s.size(); ++r)
+    if (group_of_rank[r] >= 0) worst = std::max(worst, clocks.error_s[r]);
+  return worst;
+}
+
+CaseRecord start_record(const PlannedCase& planned, std::size_t index, const RankContext& ctx,
+                        const RankClocks& clocks) {
   const Case& c = *planned.c;
   CaseRecord r;
   r.index = index;
@@ -322,6 +363,11 @@ CaseRecord start_record(const PlannedCase& planned, std::size_t index, const Ran
               {"variant", planned.variant, "", false},
               {"repetition", std::int64_t{planned.repetition}, "", false}};
   for (auto& p : c.params()) r.params.push_back(std::move(p));
+  if (c.measures_span()) {
+    const auto& attribute = schema::kSpanCaseAttributes[schema::kClockError];
+    r.params.push_back({std::string(attribute.name), clock_error(c.group_of_rank(), clocks),
+                        std::string(attribute.unit), false});
+  }
   r.group_of_rank = c.group_of_rank();
   r.meaning = c.meaning();
   r.meaning.span_nodes = span_nodes(r.group_of_rank, ctx);
@@ -357,6 +403,21 @@ class VariantEnvironment {
   std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
 };
 
+// Every rank's clock against rank 0's, measured once per run when some case measures a span
+// (all ranks hold the same plan, so all take part or none); else none, offsets 0.
+RankClocks clocks_for(const std::vector<PlannedCase>& plan, const RankContext& ctx,
+                      const KernelGroups& kernels) {
+  if (std::none_of(plan.begin(), plan.end(),
+                   [](const PlannedCase& p) { return p.c->measures_span(); }))
+    return {};
+  std::vector<bool> shares_rank0_kernel;
+  for (int r = 0; r < ctx.size; ++r)
+    shares_rank0_kernel.push_back(kernels.measured() &&
+                                  kernels.kernel_of_rank[static_cast<std::size_t>(r)] ==
+                                      kernels.kernel_of_rank[0]);
+  return rank_clocks(measure_clock_offsets(ctx.world, kClockRounds), shares_rank0_kernel);
+}
+
 // Rank 0 decides whether the run's time budget allows another case; every rank follows.
 bool within_budget(const RunControls& controls, Clock::time_point start, const RankContext& ctx) {
   int go = controls.time_budget_s <= 0 || seconds(start, Clock::now()) < controls.time_budget_s;
@@ -366,8 +427,8 @@ bool within_budget(const RunControls& controls, Clock::time_point start, const R
 
 // Runs the points of one case into progress.record (rank 0's copy is the one that counts).
 void run_case(PlannedCase& planned, const CaseHeading& heading, const RankContext& ctx,
-              const RunControls& controls, const std::vector<ResultSink*>& sinks,
-              Watchdog* watchdog, InProgress& progress) {
+              const RunControls& controls, double clock_offset_s,
+              const std::vector<ResultSink*>& sinks, Watchdog* watchdog, InProgress& progress) {
   Case& c = *planned.c;
   const bool faulty_case = heading.index == controls.hang_case;
   if (ctx.rank == controls.internal_error_rank && faulty_case)
@@ -380,7 +441,7 @@ void run_case(PlannedCase& planned, const CaseHeading& heading, const RankContex
       set_phase(watchdog, Phase::kTestHang);
       std::this_thread::sleep_for(std::chrono::duration<double>(controls.hang_seconds));
     }
-    PointResult point = run_point(c, p, ctx, planned.timing, controls, watchdog);
+    PointResult point = run_point(c, p, ctx, planned.timing, controls, clock_offset_s, watchdog);
     if (!ctx.is_root()) continue;
     std::lock_guard lock(progress.mutex);
     progress.record.wrong_elements += point.groups.front().wrong;
@@ -392,9 +453,11 @@ void run_case(PlannedCase& planned, const CaseHeading& heading, const RankContex
 }  // namespace
 
 PointResult run_point(Case& c, std::size_t point, const RankContext& ctx,
-                      const TimingOptions& timing, const RunControls& controls, Watchdog* w) {
+                      const TimingOptions& timing, const RunControls& controls,
+                      double clock_offset_s, Watchdog* w) {
   set_phase(w, Phase::kHarness);
-  const double slow = ctx.node == controls.slow_node ? controls.slow_factor : 0;
+  const Plants plants{ctx.node == controls.slow_node ? controls.slow_factor : 0,
+                      ctx.rank == controls.late_rank ? controls.late_seconds : 0};
   auto op = c.make_operation(point);
   DeviceTimer* const timer = op != nullptr ? op->device_timer() : nullptr;
   const bool quiet = c.quiet_setup();
@@ -402,14 +465,18 @@ PointResult run_point(Case& c, std::size_t point, const RankContext& ctx,
   p.index = point;
   const std::uint64_t wrong = check_result(op.get(), ctx, controls, w);
 
-  const int planned =
-      decide_iterations(timing, estimate_cost(op.get(), timer, ctx, timing.warmup, w, slow, quiet));
+  const int planned = decide_iterations(
+      timing, estimate_cost(op.get(), timer, ctx, timing.warmup, w, plants, quiet));
   StopReason reason = StopReason::kMaxIterations;
   p.counter_specs = c.counters();
   p.series_specs = c.series();
   CounterColumns counters(p.counter_specs.size());
-  const std::vector<double> samples =
-      timed_iterations(op.get(), timer, ctx, timing, planned, reason, w, slow, counters, quiet);
+  std::vector<double> samples, starts;
+  for (const TimedRegion& t : timed_iterations(op.get(), timer, ctx, timing, planned, reason, w,
+                                               plants, counters, quiet)) {
+    samples.push_back(t.seconds);
+    starts.push_back(t.start_s - clock_offset_s);  // on rank 0's clock
+  }
   p.iterations = static_cast<int>(samples.size());
   p.stop_reason = name_of(reason);
   std::vector<std::vector<double>> series;
@@ -428,10 +495,14 @@ PointResult run_point(Case& c, std::size_t point, const RankContext& ctx,
   const double block_allowance_s = 2 * p.batch_ops * slowest_sample(samples);
   for (int b = 0; b < p.batch_blocks; ++b)
     batched.push_back(
-        timed_ops(op.get(), timer, p.batch_ops, ctx.world, w, slow, block_allowance_s));
+        timed_ops(op.get(), timer, p.batch_ops, ctx.world, w, plants, block_allowance_s).seconds);
 
   set_phase(w, Phase::kBarrier);
   p.samples = gather_matrix(samples, ctx);
+  if (c.measures_span()) {
+    p.starts = gather_matrix(starts, ctx);
+    relative_to_first(p.starts, static_cast<std::size_t>(ctx.size));
+  }
   p.batched = gather_matrix(batched, ctx);
   for (const auto& column : counters.columns()) p.counters.push_back(gather_matrix(column, ctx));
   for (const auto& one : series) {
@@ -455,6 +526,9 @@ int run_campaign(std::vector<PlannedCase>& plan, const RankContext& ctx,
   for (std::size_t k = 0; k < plan.size(); ++k) to_run += controls.skip.count(k) ? 0 : 1;
   VariantEnvironment environment;
   const KernelGroups kernels = kernel_groups(ctx);
+  const RankClocks clocks = clocks_for(plan, ctx, kernels);
+  const double clock_offset_s =
+      clocks.offset_s.empty() ? 0 : clocks.offset_s[static_cast<std::size_t>(ctx.rank)];
   bool stopped_early = false;
   for (std::size_t k = 0; k < plan.size(); ++k) {
     if (controls.skip.count(k)) continue;
@@ -474,12 +548,12 @@ int run_campaign(std::vector<PlannedCase>& plan, const RankContext& ctx,
     const CaseHeading heading{k, plan.size(), planned.c.get(), elapsed, left, done, to_run};
     {
       std::lock_guard lock(progress.mutex);
-      progress.record = start_record(planned, k, ctx);
+      progress.record = start_record(planned, k, ctx, clocks);
       progress.active = true;
       for (auto* sink : sinks) sink->case_started(heading);
     }
     const HostLoadMeter host_load(ctx, kernels);
-    run_case(planned, heading, ctx, controls, sinks, watchdog, progress);
+    run_case(planned, heading, ctx, controls, clock_offset_s, sinks, watchdog, progress);
     const HostLoad load = host_load.finish(ctx);
     // Rank 0 alone knows the wrong counts of all ranks; every rank must return the same code.
     std::uint64_t wrong = progress.record.wrong_elements;

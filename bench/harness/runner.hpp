@@ -42,6 +42,8 @@ struct RunControls {
   int slow_node = -1;        // this node's ranks take slow_factor longer per operation
   double slow_factor = 0.3;  // throws as preflight would on an internal error
   double hang_seconds = 3600;
+  int late_rank = -1;  // leaves every starting barrier late_seconds after the others
+  double late_seconds = 0.2;
 };
 
 // Rank 0's case in progress, shared with the watchdog so a timeout can record what finished.
@@ -54,8 +56,11 @@ struct InProgress {
 };
 
 // Collective over ctx.world. On rank 0 the result holds every rank's samples and statistics.
+// clock_offset_s: this rank's clock minus rank 0's (clock_sync.hpp), for the starts of a case
+// that measures_span().
 PointResult run_point(Case& c, std::size_t point, const RankContext& ctx,
-                      const TimingOptions& timing, const RunControls& controls, Watchdog* watchdog);
+                      const TimingOptions& timing, const RunControls& controls,
+                      double clock_offset_s, Watchdog* watchdog);
 
 // Runs the plan and returns preflight's exit code (every rank returns the same).
 int run_campaign(std::vector<PlannedCase>& plan, const RankContext& ctx,

@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "harness/rank_span.hpp"
 #include "harness/sizes.hpp"
 #include "preflight/schema/storage.hpp"
 #include "storage/engine.hpp"
@@ -405,15 +406,19 @@ std::vector<Metric> StorageCase::sample_metrics(std::size_t, int, const SampleVi
   auto at = [&](const std::vector<double>& m, std::size_t i, int r) {
     return m[i * v.ranks + static_cast<std::size_t>(r)];
   };
-  std::vector<double> agg, iops, lat50, lat99, lat999;
+  std::vector<double> agg, iops, lat50, lat99, lat999, spread;
   // NaN unless some rank's residency was measured: a 0 would claim a cold read never proven.
   double resident_max = kNaN, total = 0;
+  // Each iteration from the first rank's start to the last rank's finish, on one clock: when
+  // ranks leave the starting barrier apart, longer than the slowest rank's own time.
+  const std::vector<IterationSpan> spans = iteration_spans(v);
   for (std::size_t i = 0; i < v.iterations; ++i) {
-    double bytes = 0, ops = 0, slowest = 0;
+    double bytes = 0, ops = 0;
+    const double span = spans[i].span_s;
+    spread.push_back(spans[i].release_spread_s);
     for (int r : *v.members) {
       bytes += at(c[kBytes], i, r);
       ops += at(c[kOps], i, r);
-      slowest = std::max(slowest, at(times, i, r));
       lat50.push_back(at(c[kP50], i, r));
       lat99.push_back(at(c[kP99], i, r));
       lat999.push_back(at(c[kP999], i, r));
@@ -422,8 +427,8 @@ std::vector<Metric> StorageCase::sample_metrics(std::size_t, int, const SampleVi
         resident_max = std::isnan(resident_max) ? resident : std::max(resident_max, resident);
     }
     total += bytes;
-    agg.push_back(slowest > 0 ? bytes / slowest / 1e9 : kNaN);
-    iops.push_back(slowest > 0 ? ops / slowest : kNaN);
+    agg.push_back(span > 0 ? bytes / span / 1e9 : kNaN);
+    iops.push_back(span > 0 ? ops / span : kNaN);
   }
   std::vector<double> per_rank;
   for (int r : *v.members) {
@@ -447,6 +452,7 @@ std::vector<Metric> StorageCase::sample_metrics(std::size_t, int, const SampleVi
       metric(columns[s::kStorageLatP999Column], median_of(lat999)),
       metric(columns[s::kStorageResidentBeforeMax], resident_max),
       metric(columns[s::kStorageBytesTotal], total),  // a figure, not a metric: no direction
+      metric(columns[s::kStorageReleaseSpread], median_of(spread)),  // how the figure was taken
   };
 }
 

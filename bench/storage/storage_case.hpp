@@ -52,6 +52,8 @@ class StorageCase final : public Case {
   void start() override { dataset_->prepare(); }
   bool back_to_back() const override { return false; }
   bool quiet_setup() const override { return true; }
+  // Aggregate bandwidth is total bytes / (last finish - first start), as IOR's.
+  bool measures_span() const override { return true; }
   std::vector<CounterSpec> counters() const override;
   std::vector<CounterSpec> series() const override;
   std::vector<Metric> sample_metrics(std::size_t point, int group,

@@ -126,15 +126,18 @@ Rule read_rule(const std::string& path, const YAML::Node& node, const Rule& defa
     }
   }
   if (const auto s = node["sizes"]) {
-    try {
-      if (s.IsSequence())
-        for (const auto& v : s)
-          r.sizes.insert(static_cast<double>(parse_size(scalar(path, v, "sizes"), "sizes")));
-      else
-        r.sizes.insert(static_cast<double>(parse_size(scalar(path, s, "sizes"), "sizes")));
-    } catch (const UsageError& e) {
-      bad(path, s, e.what());
-    }
+    // A list's bad element is named by its position and points at its own line.
+    const auto add = [&](const YAML::Node& v, const std::string& field) {
+      try {
+        r.sizes.insert(static_cast<double>(parse_size(scalar(path, v, field), field)));
+      } catch (const UsageError& e) {
+        bad(path, v, e.what());
+      }
+    };
+    if (s.IsSequence())
+      for (std::size_t i = 0; i < s.size(); ++i) add(s[i], fmt::format("sizes[{}]", i));
+    else
+      add(s, "sizes");
   }
   if (const auto b = node["band"]) {
     r.band = scalar(path, b, "band");

@@ -24,6 +24,7 @@ import numpy as np
 
 TYPES = {"int64": np.integer, "uint64": np.unsignedinteger, "float64": np.floating, "string": str}
 REQUESTED_SIZES = None
+SHARED_CLOCK = False  # --shared-clock: every rank on one host, so clock_error_s must be 0
 STOP_REASONS = None  # from SPEC.md's stats table (stop_reasons)
 STATS_HEADING = "Stats columns (`/cases/<NNNNNN>/stats/<column>`)"
 ALL_COLLECTIVES = ["allreduce", "allgather", "reducescatter", "broadcast", "reduce", "alltoall", "sendrecv"]
@@ -202,10 +203,16 @@ def check_storage_row(case, stats, row, members, here):
     pg = case["points"][f"{int(stats['point'][row]):04d}"]
     times = pg["samples"][:][:, members]
     counters = {name: pg["counters"][name][:][:, members] for name in STORAGE_COUNTERS}
-    slowest = times.max(axis=1)
+    if "starts" not in pg:
+        problem(f"{here}: no points/{int(stats['point'][row]):04d}/starts: a span cannot be recomputed")
+        return
+    # SPEC, "Spans across ranks": last finish - first start, on rank 0's clock.
+    starts = pg["starts"][:][:, members]
+    span = (starts + times).max(axis=1) - starts.min(axis=1)
     expected = {
-        "agg_bw": median(counters["bytes"].sum(axis=1) / slowest / 1e9),
-        "iops": median(counters["ops"].sum(axis=1) / slowest),
+        "agg_bw": median(counters["bytes"].sum(axis=1) / span / 1e9),
+        "iops": median(counters["ops"].sum(axis=1) / span),
+        "release_spread": median(starts.max(axis=1) - starts.min(axis=1)),
         "lat_p50": median(counters["lat_p50"].ravel()),
         "lat_p99": median(counters["lat_p99"].ravel()),
         "lat_p999": median(counters["lat_p999"].ravel()),
@@ -403,6 +410,7 @@ def check_storage_case(case, where, spec, world):
             check_spec_meaning(case["points"][p]["counters"], tables[2]["rows"], f"{where} point {p}/counters", False)
         if "series" in case["points"][p]:
             check_spec_meaning(case["points"][p]["series"], tables[3]["rows"], f"{where} point {p}/series", False)
+    check_span_case(case, where, spec, world)
     state = text(case.attrs.get("cache_state", ""))
     if state not in STORAGE_CACHE_STATES:
         problem(f"{where}: cache_state '{state}' is not one of {sorted(STORAGE_CACHE_STATES)}")
@@ -448,6 +456,72 @@ def check_storage_case(case, where, spec, world):
                 if len(col) == 0 or col[:-1].sum() > read[k] * (1 + 1e-9) or col.sum() < read[k] * (1 - 1e-9):
                     problem(f"{where} point {p}: series/interval_bw of rank {r} does not add up to "
                             f"counters/bytes ({read[k]} B)")
+
+
+SPANS_HEADING = "Spans across ranks"
+
+
+def check_span_case(case, where, spec, world):
+    """A case whose figure spans its ranks has clock_error_s and, per point, starts (SPEC: Spans
+    across ranks): iteration x rank, seconds after the iteration's first start, NaN where idle."""
+    check_attributes(case, spec[SPANS_HEADING][0]["rows"], where)
+    error = float(case.attrs.get("clock_error_s", np.nan))
+    if not error >= 0:
+        problem(f"{where}: clock_error_s {error} is not a time of 0 or more")
+    if SHARED_CLOCK and error != 0:
+        problem(f"{where}: clock_error_s {error} on one host, where every rank shares rank 0's clock (expected 0)")
+    groups = case["group_of_rank"][:]
+    for p in case["points"]:
+        pg = case["points"][p]
+        if "starts" not in pg:
+            problem(f"{where} point {p}: missing starts")
+            continue
+        ds, iterations = pg["starts"], pg["samples"].shape[0]
+        if ds.shape != (iterations, world):
+            problem(f"{where} point {p}: starts shape {ds.shape}, expected {(iterations, world)}")
+            continue
+        if text(ds.attrs.get("units", "")) != "s":
+            problem(f"{where} point {p}: starts units '{text(ds.attrs.get('units', ''))}', SPEC says 's'")
+        starts = ds[:]
+        if not np.all(np.isnan(starts[:, groups < 0])):
+            problem(f"{where} point {p}: starts has values for idle ranks")
+        active = starts[:, groups >= 0]
+        if active.size and (not np.all(np.isfinite(active)) or np.any(active < 0)
+                            or not np.all(active.min(axis=1) == 0)):
+            problem(f"{where} point {p}: the active ranks' starts are not seconds after each iteration's first (min 0)")
+
+
+def check_late_rank(cases, rank, late_s):
+    """A rank planted to leave every starting barrier late_s late (--test-late-rank): in every
+    storage iteration it starts last, at least half late_s after the first; release_spread says so;
+    and the span, so agg_bw, includes it (the slowest rank's own time would not)."""
+    found = 0
+    for case in cases:
+        if text(case.attrs.get("family", "")) != "storage" or "stats" not in case:
+            continue
+        groups = case["group_of_rank"][:]
+        if groups[rank] < 0:
+            continue
+        found += 1
+        stats = case["stats"]
+        for row in range(stats["point"].shape[0]):
+            pg = case["points"][f"{int(stats['point'][row]):04d}"]
+            here = f"{case.name} point {int(stats['point'][row])} group {int(stats['group'][row])}"
+            if "starts" not in pg:
+                continue  # reported by check_span_case
+            starts, times = pg["starts"][:], pg["samples"][:]
+            active = np.flatnonzero(groups >= 0)
+            if not np.all(np.argmax(starts[:, active], axis=1) == list(active).index(rank)):
+                problem(f"{here}: the late rank {rank} did not start last in every iteration")
+            if not float(stats["release_spread"][row]) >= late_s / 2:
+                problem(f"{here}: release_spread {float(stats['release_spread'][row])} s with rank {rank} "
+                        f"planted {late_s} s late")
+            span = (starts + times)[:, active].max(axis=1) - starts[:, active].min(axis=1)
+            slowest = times[:, active].max(axis=1)
+            if not np.all(span >= slowest + late_s / 2):
+                problem(f"{here}: spans {span} do not include the late start (slowest own times {slowest})")
+    if found == 0:
+        problem(f"no storage case with rank {rank} active")
 
 
 def check_storage_matrix(cases):
@@ -582,6 +656,11 @@ def main():
     parser.add_argument("--stop-reason", help="at least one point stopped for this reason")
     parser.add_argument("--timeout-points", type=int, help="sizes the timed-out case finished")
     parser.add_argument("--sizes", help="comma list of the requested sizes in bytes, to check size_bytes")
+    parser.add_argument("--late-rank", type=int,
+                        help="this rank was planted late at every starting barrier (--test-late-rank)")
+    parser.add_argument("--late-seconds", type=float, default=0.2, help="by this much")
+    parser.add_argument("--shared-clock", action="store_true",
+                        help="every rank ran on one host: clock_error_s must be 0")
     parser.add_argument("--storage-matrix", action="store_true",
                         help="every storage engine x direct/buffered x access x file layout must appear")
     parser.add_argument("--timeout-reason", choices=("no_progress", "case_budget"),
@@ -594,7 +673,8 @@ def main():
     args = parser.parse_args()
     global COLD_LIMIT
     COLD_LIMIT = args.cold_limit
-    global REQUESTED_SIZES
+    global REQUESTED_SIZES, SHARED_CLOCK
+    SHARED_CLOCK = args.shared_clock
     REQUESTED_SIZES = [int(x) for x in args.sizes.split(",")] if args.sizes else None
 
     spec = parse_spec(args.spec)
@@ -643,9 +723,13 @@ def main():
                                where + "/stats", True)
             if text(case.attrs.get("family", "")) == "comm":
                 check_columns(case["stats"], comm_tables[1]["rows"], where + "/stats", rows)
+                if REQUESTED_SIZES is not None and len(case["points"]) != len(REQUESTED_SIZES):
+                    problem(f"{where}: {len(case['points'])} points, {len(REQUESTED_SIZES)} sizes were asked for")
                 check_spec_meaning(case["stats"], comm_tables[1]["rows"], where + "/stats", True)
             if text(case.attrs.get("family", "")) == "storage":
                 check_storage_case(case, where, spec, world)
+            elif "clock_error_s" in case.attrs:  # another family whose figure spans its ranks
+                check_span_case(case, where, spec, world)
             if case["group_of_rank"].shape != (world,):
                 problem(f"{where}/group_of_rank: shape {case['group_of_rank'].shape}, expected ({world},)")
                 continue
@@ -657,6 +741,8 @@ def main():
             check_slowest_rank(cases, args.slowest_rank)
         if args.storage_matrix:
             check_storage_matrix(cases)
+        if args.late_rank is not None:
+            check_late_rank(cases, args.late_rank, args.late_seconds)
         if args.cache_states:
             states = {text(c.attrs.get("cache_state", "")) for c in cases}
             for state in args.cache_states.split(","):

@@ -202,6 +202,74 @@ TEST(Options, RefusalsNameTheKeyAndTheAllowedValues) {
   EXPECT_NE(refusal("{flag: maybe}").find("b.flag: expected true or false"), std::string::npos);
 }
 
+// `sizes` and every other list of sizes: a YAML list of integers and sizes with units as well
+// as the string forms; a bad element is named by its position, at its own line and column.
+std::vector<std::uint64_t> sizes_of(const std::string& yaml) {
+  return ConfigNode(YAML::Load(yaml), "t.yaml", "benchmarks[0]").sizes("sizes");
+}
+std::string sizes_refusal(const std::string& yaml) {
+  try {
+    sizes_of(yaml);
+    return "";
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+}
+
+TEST(ConfigSizes, AcceptsYamlListsAndTheStringForms) {
+  using Sizes = std::vector<std::uint64_t>;
+  EXPECT_EQ(sizes_of("sizes: [8, 64K, 1M]"), (Sizes{8, 64 << 10, 1 << 20}));
+  EXPECT_EQ(sizes_of("sizes:\n  - 4096\n  - 2MiB\n"), (Sizes{4096, 2 << 20}));
+  EXPECT_EQ(sizes_of("sizes: [8]"), (Sizes{8}));
+  EXPECT_EQ(sizes_of("sizes: 8,1K"), (Sizes{8, 1024}));
+  EXPECT_EQ(sizes_of("sizes: 8:32:x2"), (Sizes{8, 16, 32}));
+  EXPECT_EQ(sizes_of("sizes: 64"), (Sizes{64}));
+}
+
+TEST(ConfigSizes, ABadElementIsNamedByItsPosition) {
+  EXPECT_NE(sizes_refusal("sizes: [8, 64K, 1Q]")
+                .find("t.yaml:1:17: benchmarks[0].sizes[2]: expected a size in bytes such as 8, "
+                      "64K, 1M or 2GiB, found '1Q'"),
+            std::string::npos)
+      << sizes_refusal("sizes: [8, 64K, 1Q]");
+  EXPECT_NE(sizes_refusal("sizes:\n  - 8\n  - lots\n").find("t.yaml:3:5: benchmarks[0].sizes[1]:"),
+            std::string::npos);
+  EXPECT_NE(sizes_refusal("sizes: [8, [16]]").find("benchmarks[0].sizes[1]: expected a size"),
+            std::string::npos);
+  EXPECT_NE(sizes_refusal("sizes: [8, 8:1M:x2]")
+                .find("benchmarks[0].sizes[1]: expected one size such as 64K or 1M, found "
+                      "'8:1M:x2'"),
+            std::string::npos);
+  EXPECT_NE(sizes_refusal("sizes: []").find("benchmarks[0].sizes: expected sizes such as"),
+            std::string::npos);
+  EXPECT_NE(sizes_refusal("sizes: {a: 1}").find("found a map"), std::string::npos);
+}
+
+// Through a family's option table and --set: both list-valued size keys (comm's sizes, storage's
+// block_sizes) take a YAML list, and a --set list names the element after the override.
+TEST(ConfigSizes, EveryFamilysSizeListTakesAYamlList) {
+  EXPECT_EQ(
+      verdict(parse_yaml("benchmarks:\n  - family: comm\n    sizes: [8, 64K, 1M]\n", "t.yaml"),
+              "t.yaml"),
+      "");
+  EXPECT_EQ(
+      verdict(parse_yaml("benchmarks:\n  - family: storage\n    block_sizes: [4K, 1M]\n", "t.yaml"),
+              "t.yaml"),
+      "");
+  EXPECT_NE(
+      verdict(parse_yaml("benchmarks:\n  - family: storage\n    block_sizes: [4K, 1Q]\n", "t.yaml"),
+              "t.yaml")
+          .find("t.yaml:3:23: benchmarks[0].block_sizes[1]: expected a size"),
+      std::string::npos);
+  YAML::Node root = parse_yaml("benchmarks:\n  - family: comm\n", "t.yaml");
+  std::map<std::string, std::string> labels;
+  apply_overrides(root, {"comm.sizes=[8, 1Q]"}, labels);
+  const auto message =
+      verdict(root, "t.yaml", std::make_shared<std::map<std::string, std::string>>(labels));
+  EXPECT_NE(message.find("--set comm.sizes[1]: expected a size in bytes"), std::string::npos)
+      << message;
+}
+
 TEST(NameTable, ParsesNamesAndLists) {
   constexpr NameTable<bool> table{kModes};
   EXPECT_EQ(table.parse("fast"), true);

@@ -269,6 +269,9 @@ TEST(Acceptance, BadRulesNameTheLineAndKey) {
   expect_error("rules:\n  - metric: busbw\n    expect: 1\n    band: huge\n",
                "small, medium or large");
   expect_error("rules:\n  - metric: busbw\n    expect: 1\n    sizes: [1Q]\n", "unknown unit");
+  // A list's bad element: its position in the list, at its own line and column.
+  expect_error("rules:\n  - metric: busbw\n    expect: 1\n    sizes: [8, 64K, 1Q]\n",
+               ":4:21: sizes[2]: expected a size in bytes such as 8, 64K, 1M or 2GiB, found '1Q'");
   expect_error("rules: [\n", "not valid YAML");
 }
 

@@ -121,6 +121,9 @@ TEST(SchemaSpec, ColumnMeaningAttributes) {
 TEST(SchemaSpec, StatsColumns) {
   expect_documented(kStatsColumns, "Stats columns");
 }
+TEST(SchemaSpec, SpanCaseAttributes) {
+  expect_documented(kSpanCaseAttributes, "Spans across ranks");
+}
 
 TEST(SchemaSpec, CommCaseAttributes) {
   expect_documented(kCommCaseAttributes, "The comm family", 0);

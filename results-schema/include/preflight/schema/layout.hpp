@@ -52,6 +52,9 @@ inline constexpr std::string_view kGroupOfRank = "group_of_rank";
 inline constexpr std::string_view kSamples = "samples";
 inline constexpr std::string_view kBatched = "batched";
 inline constexpr std::string_view kWrongPerRank = "wrong_per_rank";
+// points/<P>/starts: each rank's start of each timed iteration on rank 0's clock, of a case
+// whose figure spans its ranks (SPEC.md, "Spans across ranks").
+inline constexpr std::string_view kStarts = "starts";
 inline constexpr std::string_view kCountersGroup = "counters";        // points/<P>/counters/<name>
 inline constexpr std::string_view kSeriesGroup = "series";            // points/<P>/series/<name>
 inline constexpr std::string_view kIntervalAttribute = "interval_s";  // on a series dataset
@@ -175,6 +178,26 @@ inline constexpr std::array kCaseHostLoadAttributes = {
          "that host's CPU time over the case (cores x wall): the shares' weight when a run's "
          "cases are pooled"},
 };
+
+// A case whose figure spans its ranks, first start to last finish (bench/harness/rank_span.hpp:
+// storage), has these attributes besides its family's, written by the harness.
+enum SpanCaseAttribute : std::size_t { kClockError, kSpanCaseAttributeCount };
+inline constexpr std::array kSpanCaseAttributes = {
+    Item{"clock_error_s", Type::kFloat64, "s",
+         "how far an active rank's start may be off rank 0's clock: half the round trip its "
+         "clock offset was measured with; 0 where every active rank shares rank 0's clock"},
+};
+static_assert(kSpanCaseAttributes.size() == kSpanCaseAttributeCount);
+static_assert(kSpanCaseAttributes[kClockError].name == "clock_error_s");
+
+// The stats column of such a family beside its span-derived figures: one declaration for all.
+inline constexpr Column kReleaseSpreadColumn{
+    "release_spread",
+    Type::kFloat64,
+    "s",
+    "median over iterations of the last rank's start - the first's, on rank 0's clock",
+    Direction::kNone,
+    Kind::kTime};
 
 // Columns of cases/<id>/stats every family writes: one row per point and group.
 inline constexpr std::array kStatsColumns = {

@@ -79,16 +79,19 @@ enum StorageColumn : std::size_t {
   kStorageLatP999Column,
   kStorageResidentBeforeMax,
   kStorageBytesTotal,
+  kStorageReleaseSpread,
   kStorageColumnCount
 };
 inline constexpr std::array kStorageStatsColumns = {
     Column{"block_bytes", Type::kInt64, "B", "bytes of each read", Direction::kNone, Kind::kCount},
     Column{"agg_bw", Type::kFloat64, "GB/s",
-           "median over iterations of bytes of all ranks / slowest rank's time", Direction::kHigher,
-           Kind::kDataRate, PerIteration::kCounterRate, kStorageCounters[kStorageBytes].name, true},
+           "median over iterations of bytes of all ranks / (last finish - first start)",
+           Direction::kHigher, Kind::kDataRate, PerIteration::kCounterRate,
+           kStorageCounters[kStorageBytes].name, true},
     Column{"iops", Type::kFloat64, "ops/s",
-           "median over iterations of reads of all ranks / slowest rank's time", Direction::kHigher,
-           Kind::kWorkRate, PerIteration::kCounterRate, kStorageCounters[kStorageOps].name},
+           "median over iterations of reads of all ranks / (last finish - first start)",
+           Direction::kHigher, Kind::kWorkRate, PerIteration::kCounterRate,
+           kStorageCounters[kStorageOps].name},
     Column{"rank_bw_min", Type::kFloat64, "GB/s", "per-rank bandwidth, lowest rank",
            Direction::kHigher, Kind::kDataRate},
     Column{"rank_bw_median", Type::kFloat64, "GB/s", "per-rank bandwidth, median rank",
@@ -107,6 +110,7 @@ inline constexpr std::array kStorageStatsColumns = {
            Kind::kFraction},
     Column{"bytes_total", Type::kFloat64, "B", "bytes read over all timed iterations",
            Direction::kNone, Kind::kCount},
+    kReleaseSpreadColumn,
 };
 static_assert(kStorageStatsColumns.size() == kStorageColumnCount);
 static_assert(kStorageStatsColumns[kStorageBlockBytes].name == "block_bytes");
@@ -119,6 +123,7 @@ static_assert(kStorageStatsColumns[kStorageLatP99Column].name == "lat_p99");
 static_assert(kStorageStatsColumns[kStorageLatP999Column].name == "lat_p999");
 static_assert(kStorageStatsColumns[kStorageResidentBeforeMax].name == "resident_before_max");
 static_assert(kStorageStatsColumns[kStorageBytesTotal].name == "bytes_total");
+static_assert(kStorageStatsColumns[kStorageReleaseSpread].name == "release_spread");
 
 // Series (points/<P>/series/<name>).
 inline constexpr std::array kStorageSeries = {
