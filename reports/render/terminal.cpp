@@ -7,6 +7,7 @@
 
 #include "analysis/case_view.hpp"
 #include "render/text_format.hpp"
+#include "render/verdict_reasons.hpp"
 
 namespace preflight::report {
 namespace {
@@ -144,10 +145,13 @@ void print_regression(std::FILE* out, const RegressionSection& s,
   for (const auto& n : report.notes) fmt::print(out, "# {}\n", n);
   if (!report.withheld.empty()) fmt::print(out, "# verdicts withheld: {}\n", report.withheld);
   for (const auto& u : report.unmatched) fmt::print(out, "# {}\n", u);
-  fmt::print(out, "\n{:<60} {:>10} {:>12} {:>12} {:>9}  {}\n", "case", "point", "base(us)",
+  // Names are never cut: rows of different cases must not look alike.
+  std::size_t width = 4;
+  for (const auto& p : report.points) width = std::max(width, p.case_name.size());
+  fmt::print(out, "\n{:<{}} {:>10} {:>12} {:>12} {:>9}  {}\n", "case", width, "point", "base(us)",
              "now(us)", "verdict", "change [interval], run-to-run noise, replicates");
   for (const auto& p : report.points) {
-    fmt::print(out, "{:<60.60} {:>10} {:>12.2f} {:>12.2f} {:>9}  {}\n", p.case_name, p.size,
+    fmt::print(out, "{:<{}} {:>10} {:>12.2f} {:>12.2f} {:>9}  {}\n", p.case_name, width, p.size,
                p.test.baseline * 1e6, p.test.current * 1e6, name_of(p.verdict),
                regression_evidence(p));
   }
@@ -165,7 +169,7 @@ void print_instances(std::FILE* out, const InstanceComparison& cmp) {
                cmp.labels[i], cmp.prices[i], cmp.currency, cmp.wins[i], cmp.rows.size(),
                cmp.clear_wins[i]);
   for (const auto& row : cmp.rows) {
-    fmt::print(out, "  {:<56.56} {:<6}", row.subject, row.metric);
+    fmt::print(out, "  {:<56} {:<6}", row.subject, row.metric);
     for (const auto& cell : row.cells)
       fmt::print(out, " {:>10} ({:>9}/$)", figure(cell.value, 4), figure(cell.per_dollar, 3));
     fmt::print(out, "  winner {}{}\n", cmp.labels[static_cast<std::size_t>(row.winner)],
@@ -173,11 +177,26 @@ void print_instances(std::FILE* out, const InstanceComparison& cmp) {
   }
 }
 
+void print_verdict(std::FILE* out, const Report& report, const std::vector<VerdictReason>& reasons,
+                   bool colour) {
+  const auto style = !colour                   ? fmt::text_style()
+                     : report.exit_code() == 0 ? fmt::fg(fmt::color::green)
+                     : report.exit_code() == 1 ? fmt::fg(fmt::color::red)
+                                               : fmt::fg(fmt::color::orange);
+  fmt::print(out, style, "verdict: {}", verdict_headline(report, reasons));
+  fmt::print(out, "\n");
+}
+
 }  // namespace
 
-// What matters first (what changed, what holds the cluster back), the case tables last, the
-// verdict at the very end where a terminal leaves it in view.
+// The verdict and its reasons first, then what matters (what changed, what holds the cluster
+// back), the case tables last, and the verdict again at the very end where a terminal leaves
+// it in view.
 void print_report(std::FILE* out, const Report& report, bool colour) {
+  const auto reasons = verdict_reasons(report);
+  print_verdict(out, report, reasons, colour);
+  for (const auto& r : reasons) fmt::print(out, "  {:<12} {}\n", name_of(r.kind), r.text);
+  fmt::print(out, "\n");
   for (const auto& r : report.runs) print_run(out, r);
   for (const auto& s : report.regressions) print_regression(out, s, report.regression_options);
   print_findings(out, report);
@@ -189,14 +208,8 @@ void print_report(std::FILE* out, const Report& report, bool colour) {
     for (const auto& c : r.run->cases) print_case(out, c);
   }
   print_checks(out, report, colour);
-  const char* verdict = overall_verdict(report);
-  const auto style = !colour                   ? fmt::text_style()
-                     : report.exit_code() == 0 ? fmt::fg(fmt::color::green)
-                     : report.exit_code() == 1 ? fmt::fg(fmt::color::red)
-                                               : fmt::fg(fmt::color::orange);
   fmt::print(out, "\n");
-  fmt::print(out, style, "verdict: {}", verdict);
-  fmt::print(out, " (exit {})\n", report.exit_code());
+  print_verdict(out, report, reasons, colour);
 }
 
 }  // namespace preflight::report
