@@ -169,6 +169,18 @@ Handle open_attribute(hid_t object, std::string_view name) {
           H5Aclose};
 }
 
+// An attribute to read as one value: one holding several (not what preflight writes) would
+// overrun the value it is read into.
+Handle open_single_attribute(hid_t object, std::string_view name) {
+  Handle attr = open_attribute(object, name);
+  Handle space(check_attribute(H5Aget_space(attr.get()), "read the shape of", object, name),
+               H5Sclose);
+  if (H5Sget_simple_extent_npoints(space.get()) != 1)
+    throw Error("HDF5: " + attribute_path(object, name) + " holds " +
+                std::to_string(H5Sget_simple_extent_npoints(space.get())) + " values, not one");
+  return attr;
+}
+
 Handle stored_type(const Handle& attribute, hid_t object, std::string_view name) {
   return {check_attribute(H5Aget_type(attribute.get()), "read the type of", object, name),
           H5Tclose};
@@ -389,7 +401,7 @@ bool is_string_attribute(hid_t object, std::string_view name) {
 }
 
 std::string string_attribute(hid_t object, std::string_view name) {
-  Handle attr = open_attribute(object, name);
+  Handle attr = open_single_attribute(object, name);
   Handle stored = stored_type(attr, object, name);
   if (H5Tget_class(stored.get()) != H5T_STRING)
     throw Error("HDF5: " + attribute_path(object, name) + " is no string");
@@ -407,14 +419,14 @@ std::string string_attribute(hid_t object, std::string_view name) {
 }
 
 std::int64_t int_attribute(hid_t object, std::string_view name) {
-  Handle attr = open_attribute(object, name);
+  Handle attr = open_single_attribute(object, name);
   std::int64_t value = 0;
   check_attribute(H5Aread(attr.get(), H5T_NATIVE_INT64, &value), "read", object, name);
   return value;
 }
 
 double double_attribute(hid_t object, std::string_view name) {
-  Handle attr = open_attribute(object, name);
+  Handle attr = open_single_attribute(object, name);
   double value = 0;
   check_attribute(H5Aread(attr.get(), H5T_NATIVE_DOUBLE, &value), "read", object, name);
   return value;

@@ -183,6 +183,24 @@ TEST_F(H5Integrity, AStringTooLongForTheObjectHeaderIsRefused) {
   EXPECT_EQ(h5::string_attribute(file.get(), "config"), longest);
 }
 
+// preflight writes single values; an attribute of several (another writer's, or planted) is
+// refused rather than read past the one value it would be read into.
+TEST_F(H5Integrity, AnAttributeOfSeveralValuesIsRefused) {
+  {
+    h5::Handle file = h5::create_file(path_);
+    const hsize_t dims[1] = {3};
+    h5::Handle space(H5Screate_simple(1, dims, nullptr), H5Sclose);
+    h5::Handle attr(H5Acreate2(file.get(), "world_size", H5T_NATIVE_DOUBLE, space.get(),
+                               H5P_DEFAULT, H5P_DEFAULT),
+                    H5Aclose);
+    const double values[3] = {1, 2, 3};
+    ASSERT_GE(H5Awrite(attr.get(), H5T_NATIVE_DOUBLE, values), 0);
+  }
+  h5::Handle file = h5::open_file_read(path_);
+  EXPECT_THROW(h5::double_attribute(file.get(), "world_size"), h5::Error);
+  EXPECT_THROW(h5::int_attribute(file.get(), "world_size"), h5::Error);
+}
+
 // HDF5 1.10's superblock version 3 marks a file open for writing until it is closed: a killed
 // run would leave a file HDF5 refuses to open. Version 2 has a checksum and no such mark.
 TEST_F(H5Integrity, AFileWhoseWriterDiedStillOpens) {
