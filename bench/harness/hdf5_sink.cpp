@@ -59,15 +59,13 @@ void set_attributes(hid_t object, const std::array<s::Item, N>& table,
 
 // A stats column's declaration, on its dataset.
 void declare_column(hid_t group, std::string_view name, const s::Column& column) {
-  h5::Handle set(H5Dopen2(group, std::string(name).c_str(), H5P_DEFAULT), H5Dclose);
-  if (!set) throw h5::Error(fmt::format("HDF5: cannot open the dataset {}", name));
+  const h5::Handle set = h5::open_dataset(group, name);
   set_attributes(set.get(), s::kStatsColumnAttributes, s::values_of(column));
 }
 
 // A counter's or series' declaration, on its dataset.
 void declare_counter(hid_t group, std::string_view name, const s::Column& column) {
-  h5::Handle set(H5Dopen2(group, std::string(name).c_str(), H5P_DEFAULT), H5Dclose);
-  if (!set) throw h5::Error(fmt::format("HDF5: cannot open the dataset {}", name));
+  const h5::Handle set = h5::open_dataset(group, name);
   set_attributes(set.get(), s::kCounterAttributes, s::counter_values_of(column));
 }
 
@@ -272,8 +270,7 @@ void write_points(hid_t case_group, const CaseRecord& r) {
         h5::write_matrix(series.get(), spec.name, p.series_rows[i], ranks, p.series[i],
                          info_of(spec));
         declare_counter(series.get(), spec.name, spec);
-        h5::Handle set(H5Dopen2(series.get(), std::string(spec.name).c_str(), H5P_DEFAULT),
-                       H5Dclose);
+        const h5::Handle set = h5::open_dataset(series.get(), spec.name);
         h5::set_attribute(set.get(), s::kIntervalAttribute, p.series_specs[i].interval_s);
       }
     }
@@ -363,10 +360,31 @@ void write_run_start(hid_t f, const RunInfo& run, const std::vector<RankEnvironm
   h5::create_group(f, s::kCasesGroup);
 }
 
+// Text the run composes as it goes (a timeout's verdict names every rank that stayed away),
+// cut to what an attribute holds: the whole text is on the console and in the job's log.
+std::string fitting(const std::string& text) {
+  if (text.size() <= h5::kLongestStringAttribute) return text;
+  const std::string cut =
+      fmt::format(" ... (cut here: {} bytes in all, the log has them)", text.size());
+  return text.substr(0, h5::kLongestStringAttribute - cut.size()) + cut;
+}
+
+// The run's own text must fit its attributes before the file is made: a file refused halfway
+// would be left behind.
+void check_fits(std::string_view name, const std::string& text) {
+  if (text.size() > h5::kLongestStringAttribute)
+    throw h5::Error(fmt::format(
+        "the {} is {} bytes; a results file holds at most {} bytes of it (a longer attribute "
+        "would be stored without a checksum)",
+        name, text.size(), h5::kLongestStringAttribute));
+}
+
 }  // namespace
 
 std::unique_ptr<Hdf5Sink> Hdf5Sink::create(const std::string& path, const RunInfo& run,
                                            const std::vector<RankEnvironment>& environment) {
+  check_fits("effective config as JSON", run.config_json);
+  check_fits("command line", run.command_line);
   const SignalsDeferred deferred;
   std::unique_ptr<Hdf5Sink> sink(new Hdf5Sink(h5::create_file(path)));
   write_run_start(sink->file_.get(), run, environment);
@@ -433,7 +451,7 @@ void Hdf5Sink::case_timed_out(const CaseRecord& partial, const TimeoutVerdict& v
   h5::Handle cases = h5::open_group(file_.get(), s::kCasesGroup);
   h5::Handle g = h5::open_group(cases.get(), fmt::format("{:06d}", partial.index));
   set_item_attribute(g.get(), s::kTimeoutCaseAttributes, "timeout_message",
-                     std::string_view(verdict.message));
+                     std::string_view(fitting(verdict.message)));
   set_item_attribute(g.get(), s::kTimeoutCaseAttributes, s::kTimeoutReasonAttribute,
                      std::string_view(name_of(verdict.reason)));
   if (verdict.reason == TimeoutReason::kCaseBudget)
@@ -450,7 +468,7 @@ void Hdf5Sink::run_finished(const std::string& status, int exit_code, const std:
   h5::set_attribute(file_.get(), "status", std::string_view(status));
   h5::set_attribute(file_.get(), "exit_code", std::int64_t{exit_code});
   h5::set_attribute(file_.get(), "end_time", std::string_view(utc_timestamp()));
-  if (!note.empty()) h5::set_attribute(file_.get(), "status_note", std::string_view(note));
+  if (!note.empty()) h5::set_attribute(file_.get(), "status_note", std::string_view(fitting(note)));
   h5::flush(file_.get());
 }
 

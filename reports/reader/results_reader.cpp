@@ -37,20 +37,13 @@ void require_attributes(hid_t object, const std::array<s::Item, N>& items, const
       throw ReadError(missing(path, fmt::format("attribute '{}' of {}", item.name, where)));
 }
 
-// Attribute as text, whatever its type.
+// Attribute as text, whatever its type. A damaged attribute throws: "" would read as a value.
 std::string attribute_text(hid_t object, const std::string& name) {
-  try {
-    return h5::string_attribute(object, name);
-  } catch (const h5::Error&) {
-  }
-  try {
-    const double v = h5::double_attribute(object, name);
-    return v == static_cast<double>(static_cast<std::int64_t>(v))
-               ? fmt::format("{}", static_cast<std::int64_t>(v))
-               : fmt::format("{:g}", v);
-  } catch (const h5::Error&) {
-    return "";
-  }
+  if (h5::is_string_attribute(object, name)) return h5::string_attribute(object, name);
+  const double v = h5::double_attribute(object, name);
+  return v == static_cast<double>(static_cast<std::int64_t>(v))
+             ? fmt::format("{}", static_cast<std::int64_t>(v))
+             : fmt::format("{:g}", v);
 }
 
 // A declared enum attribute, parsed through meaning.hpp's table: missing or unknown is an error.
@@ -94,8 +87,7 @@ enum class Declared { kNone, kV1, kV2 };
 Column read_column(hid_t group, const std::string& name, Declared declared,
                    const std::string& where) {
   Column c;
-  h5::Handle set(H5Dopen2(group, name.c_str(), H5P_DEFAULT), H5Dclose);
-  if (!set) throw h5::Error("cannot open dataset " + name);
+  h5::Handle set = h5::open_dataset(group, name);
   if (h5::has_attribute(set.get(), s::kUnitAttribute))
     c.unit = h5::string_attribute(set.get(), s::kUnitAttribute);
   if (declared == Declared::kV2) {
@@ -110,8 +102,7 @@ Column read_column(hid_t group, const std::string& name, Declared declared,
              h5::has_attribute(set.get(), std::string(kV1BetterAttribute))) {
     c.better = h5::string_attribute(set.get(), std::string(kV1BetterAttribute));
   }
-  h5::Handle type(H5Dget_type(set.get()), H5Tclose);
-  if (H5Tget_class(type.get()) == H5T_STRING)
+  if (h5::is_string_dataset(group, name))
     c.strings = h5::read_string_column(group, name);
   else
     c.numbers = h5::read_double_column(group, name);
@@ -145,25 +136,6 @@ Meaning read_meaning(hid_t g, const std::string& where) {
   return m;
 }
 
-// A matrix dataset (rows x cols of doubles).
-std::vector<double> read_matrix(hid_t group, const std::string& name, std::size_t& rows,
-                                std::size_t& cols) {
-  h5::Handle set(H5Dopen2(group, name.c_str(), H5P_DEFAULT), H5Dclose);
-  if (!set) throw h5::Error("cannot open dataset " + name);
-  h5::Handle space(H5Dget_space(set.get()), H5Sclose);
-  hsize_t dims[2] = {0, 0};
-  if (H5Sget_simple_extent_ndims(space.get()) != 2 ||
-      H5Sget_simple_extent_dims(space.get(), dims, nullptr) != 2)
-    throw h5::Error(name + " is not a matrix");
-  rows = dims[0];
-  cols = dims[1];
-  std::vector<double> values(rows * cols);
-  if (!values.empty() &&
-      H5Dread(set.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0)
-    throw h5::Error("cannot read " + name);
-  return values;
-}
-
 // Every counter of a point that is per iteration and rank (iterations x ranks, like samples):
 // per timed iteration, the median and the sum over the active ranks. Returns the work counter's
 // matrix (empty when the case declares none or the point lacks it).
@@ -175,8 +147,9 @@ std::vector<double> read_counters(hid_t point, const std::vector<std::int64_t>& 
   if (!h5::exists(point, "counters")) return work;
   h5::Handle counters = h5::open_group(point, "counters");
   for (const auto& name : h5::child_names(counters.get())) {
-    std::size_t r = 0, k = 0;
-    const auto values = read_matrix(counters.get(), name, r, k);
+    const auto counter = h5::read_matrix(counters.get(), name);
+    const std::size_t r = counter.rows, k = counter.cols;
+    const auto& values = counter.values;
     if (r != rows || k != cols) {
       if (name == c.meaning.work_counter)
         throw ReadError(fmt::format("{}: case {} point {}: counters/{} is {} x {}, samples {} x {}",
@@ -208,8 +181,9 @@ void read_iteration_times(hid_t case_group, CaseData& c, const std::string& path
   h5::Handle points = h5::open_group(case_group, s::kPointsGroup);
   for (const auto& name : h5::child_names(points.get())) {
     h5::Handle point = h5::open_group(points.get(), name);
-    std::size_t rows = 0, cols = 0;
-    const auto samples = read_matrix(point.get(), std::string(s::kSamples), rows, cols);
+    const auto matrix = h5::read_matrix(point.get(), s::kSamples);
+    const std::size_t rows = matrix.rows, cols = matrix.cols;
+    const auto& samples = matrix.values;
     if (cols != groups.size())
       throw ReadError(fmt::format("{}: case {} size {}: samples have {} ranks, group_of_rank {}",
                                   path, c.group_name, name, cols, groups.size()));
@@ -263,15 +237,8 @@ CaseData read_case(hid_t cases, const std::string& group_name, const RunData& ru
   c.backend = h5::string_attribute(g.get(), "backend");
   c.status = h5::string_attribute(g.get(), "status");
   read_host_load(g.get(), c);
-  const int count = static_cast<int>(H5Aget_num_attrs(g.get()));
-  for (int i = 0; i < count; ++i) {
-    char name[256] = {};
-    h5::Handle attr(H5Aopen_by_idx(g.get(), ".", H5_INDEX_NAME, H5_ITER_INC,
-                                   static_cast<hsize_t>(i), H5P_DEFAULT, H5P_DEFAULT),
-                    H5Aclose);
-    if (!attr || H5Aget_name(attr.get(), sizeof name, name) < 0) continue;
+  for (const auto& name : h5::attribute_names(g.get()))
     c.params[name] = attribute_text(g.get(), name);
-  }
   const auto declared_where = fmt::format("{}: case {}", path, group_name);
   const auto declare = [&] {
     if (run.schema_version == kSchemaV2)
@@ -380,6 +347,11 @@ RunData read_run(const std::string& path) {
       run.cases.push_back(read_case(cases.get(), name, run));
     return run;
   } catch (const h5::Error& e) {
+    if (e.checksum_failed)
+      throw ReadError(fmt::format(
+          "{}: damaged results file: {}; its bytes changed after preflight wrote it (copy it "
+          "again from where the run wrote it, or run again)",
+          path, e.what()));
     throw ReadError(fmt::format("{}: damaged or truncated results file ({})", path, e.what()));
   }
 }

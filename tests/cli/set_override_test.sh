@@ -14,7 +14,7 @@ import json
 c = json.loads(f.attrs["config"])
 cases = [f["cases"][k] for k in sorted(f["cases"])]
 print(c["benchmarks"][0]["sizes"], c["resolved"][0]["config"]["sizes"], c["timing"]["max_iters"],
-      [x.attrs["collective"] for x in cases], len(cases[0]["stats"]["point"]), int(cases[0]["stats"]["iterations"][0]) <= 4)')
+      [text(x.attrs["collective"]) for x in cases], len(cases[0]["stats"]["point"]), int(cases[0]["stats"]["iterations"][0]) <= 4)')
 want="8,16,32 [8, 16, 32] 4 ['allreduce', 'alltoall'] 3 True"
 [[ $got == "$want" ]] && pass "file records the overrides and ran them: $got" || fail "file says: $got (wanted $want)"
 finish

@@ -11,8 +11,13 @@ finish() {
   echo "$((checks - failures)) passed, $failures failed"
   [[ $failures -eq 0 ]]
 }
-# Runs python3 with h5py on a results file: h5 FILE 'python expression printing something'
-h5() { /usr/bin/python3 -c "import h5py, sys; f = h5py.File(sys.argv[1], 'r'); $2" "$1"; }
+# Runs python3 with h5py on a results file: h5 FILE 'python expression printing something'.
+# text(v) is a string attribute or element as str: h5py gives fixed-length strings as bytes.
+h5() {
+  /usr/bin/python3 -c "import h5py, sys
+text = lambda v: v.decode() if isinstance(v, bytes) else str(v)
+f = h5py.File(sys.argv[1], 'r'); $2" "$1"
+}
 # Numeric comparisons: at_least VALUE LIMIT, at_most VALUE LIMIT. Each fails unless both are
 # finite decimal numbers (awk alone compares "nan" or "" as text, and "nan" >= 0.9 is true).
 is_number() { [[ $1 =~ ^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$ ]]; }

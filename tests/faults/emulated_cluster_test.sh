@@ -21,7 +21,7 @@ trap '"$cluster" down' EXIT
 timeout 120 "$cluster" mpirun pf1:2,pf2:2 "$bin" comm --op allreduce --topology world,intra,inter --sizes 8,64K \
   --iters 5 --budget 1ms -o "$work/ok.h5" >"$work/ok.log" 2>&1
 rc=$?
-got=$(h5 "$work/ok.h5" 'print(f.attrs["status"], f.attrs["node_count"], " ".join(x.decode() for x in f["environment/host"][:]))' 2>&1)
+got=$(h5 "$work/ok.h5" 'print(text(f.attrs["status"]), f.attrs["node_count"], " ".join(text(x) for x in f["environment/host"][:]))' 2>&1)
 [[ $rc -eq 0 && $got == "complete 2 pf1 pf1 pf2 pf2" ]] && pass "2 emulated hosts found by name: $got" ||
   { fail "emulated run: exit $rc, file says $got"; tail -5 "$work/ok.log"; }
 
@@ -36,6 +36,6 @@ took=$(echo "$(date +%s.%N) - $start" | bc)
 grep -q "rank(s) 2 (pf2) did not arrive" "$work/hang.log" && grep -q "waiting for them inside MPI: 0 (pf1), 1 (pf1), 3 (pf2)" "$work/hang.log" &&
   pass "the report from pf2 reached rank 0 on pf1 over the network and names rank 2 (pf2)" ||
   { fail "timeout message"; grep timeout: "$work/hang.log"; }
-got=$(h5 "$work/hang.h5" 'print(f.attrs["status"], list(f["cases/000001/not_arrived"][:]))' 2>&1)
+got=$(h5 "$work/hang.h5" 'print(text(f.attrs["status"]), list(f["cases/000001/not_arrived"][:]))' 2>&1)
 [[ $got == "timeout [2]" ]] && pass "file: $got" || fail "file says: $got"
 finish

@@ -56,7 +56,7 @@ for frozen in "0" "0 2"; do
   # Case 1 is either cut short (no status) or, when the launcher's teardown resumed rank 0 in
   # time to record it, a timeout that names rank 0 as stopped.
   got=$(h5 "$out" 'c = f["cases"]; s = c["000001"].attrs.get("status") if "000001" in c else None
-print(c["000000"].attrs["status"], s if s is None else s + " " + str(sorted(int(r) for r in c["000001/not_arrived"][:])))' 2>&1)
+print(text(c["000000"].attrs["status"]), s if s is None else text(s) + " " + str(sorted(int(r) for r in c["000001/not_arrived"][:])))' 2>&1)
   [[ $got == "ok None" || $got == "ok timeout [0"* ]] && pass "file opens: case 0 ok, case 1: ${got#ok }" ||
     fail "file says: $got"
 done
@@ -84,7 +84,7 @@ rc=$?
 [[ $rc -eq 3 ]] && pass "past its case budget: exit 3" || fail "past its case budget: exit $rc, expected 3"
 grep -q "ran past its 2 s budget while still making progress" "$work/budget.log" && ! grep -q "hung" "$work/budget.log" &&
   pass "the message says budget, not hang" || { fail "budget message"; grep -i timeout "$work/budget.log"; }
-got=$(h5 "$budget" 'c = f["cases/000000"]; print(c.attrs["status"], c.attrs["timeout_reason"], c.attrs["case_budget_s"])' 2>&1)
+got=$(h5 "$budget" 'c = f["cases/000000"]; print(text(c.attrs["status"]), text(c.attrs["timeout_reason"]), c.attrs["case_budget_s"])' 2>&1)
 [[ $got == "timeout case_budget 2.0" ]] && pass "file: timeout, case_budget, 2.0" || fail "file says: $got"
 "${check[@]}" --status timeout --timeout-case 0 --timeout-reason case_budget "$budget" >/dev/null &&
   pass "budget file passes the schema check" || fail "schema check of $budget"

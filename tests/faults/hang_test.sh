@@ -25,7 +25,7 @@ for hang_rank in 2 0; do
     fail "ended after ${took}s, more than timeout + 10 s"
   grep -q "rank(s) $hang_rank ($host) did not arrive" "$work/log$hang_rank" && pass "names rank $hang_rank and host $host" ||
     { fail "message does not name rank $hang_rank ($host)"; grep timeout "$work/log$hang_rank"; }
-  got=$(h5 "$out" 'c = f["cases"]; print(f.attrs["status"], c["000000"].attrs["status"], c["000001"].attrs["status"], list(c["000001/not_arrived"][:]))')
+  got=$(h5 "$out" 'c = f["cases"]; print(text(f.attrs["status"]), text(c["000000"].attrs["status"]), text(c["000001"].attrs["status"]), list(c["000001/not_arrived"][:]))')
   [[ $got == "timeout ok timeout [$hang_rank]" ]] && pass "file: run timeout, case 0 ok, case 1 timeout, not_arrived [$hang_rank]" ||
     fail "file says: $got"
   "${check[@]}" --status timeout --timeout-case 1 --timeout-points 1 --not-arrived $hang_rank "$out" &&
@@ -35,7 +35,7 @@ done
 # The timed-out case runs again on --resume (without the hang) and the campaign completes.
 mpirun -np 4 "$bin" comm "${campaign[@]}" --resume "$work/hang2.h5" >"$work/resume.log" 2>&1
 rc=$?
-got=$(h5 "$work/hang2.h5" 'c = f["cases"]; print(f.attrs["status"], c["000001"].attrs["status"], len(c["000001/points"]))')
+got=$(h5 "$work/hang2.h5" 'c = f["cases"]; print(text(f.attrs["status"]), text(c["000001"].attrs["status"]), len(c["000001/points"]))')
 [[ $rc -eq 0 && $got == "complete ok 3" ]] && pass "--resume reran the timed-out case: $got" ||
   fail "--resume after a timeout: exit $rc, file says $got"
 "${check[@]}" --status complete "$work/hang2.h5" >/dev/null && pass "resumed file passes the schema check" ||

@@ -67,7 +67,7 @@ for victim in rank1 rank0 mpirun; do
   for _ in $(seq 1 100); do pgrep -f "preflight run $config" >/dev/null || break; sleep 0.1; done
   pkill -9 -f "preflight run $config" 2>/dev/null
   n=$(cases_in "$out")
-  status=$(h5 "$out" 'print(f.attrs["status"])' 2>/dev/null)
+  status=$(h5 "$out" 'print(text(f.attrs["status"]))' 2>/dev/null)
   if [[ $n =~ ^[0-9]+$ && $n -lt $total && $status == incomplete ]]; then
     pass "kill -9 $victim: file opens, $n of $total cases, status incomplete"
   else
@@ -102,7 +102,7 @@ rc=$?
 [[ $rc -eq 0 ]] && pass "--resume exit code 0" || { fail "--resume exit code $rc"; tail -5 "$work/resume.log"; }
 grep -q "$before already done" "$work/resume.log" && pass "--resume skipped the $before finished cases" ||
   fail "--resume did not report skipping $before cases"
-got=$(h5 "$out" 'import json; print(len(f["cases"]), f.attrs["status"], len(json.loads(f.attrs["resumes"])))')
+got=$(h5 "$out" 'import json; print(len(f["cases"]), text(f.attrs["status"]), len(json.loads(f.attrs["resumes"])))')
 [[ $got == "$total complete 1" ]] && pass "resumed file: $total cases, complete, one resume recorded" || fail "resumed file: $got"
 "${check[@]}" --status complete --min-cases "$total" "$out" && pass "resumed file passes the schema check" ||
   fail "resumed file fails the schema check"
@@ -124,7 +124,7 @@ rc=$?
 mpirun -np 4 "$bin" run "$config" --set campaign.time_budget=2h --resume "$work/rank0.h5" \
   >"$work/budget.log" 2>&1
 rc=$?
-got=$(h5 "$work/rank0.h5" 'print(len(f["cases"]), f.attrs["status"])')
+got=$(h5 "$work/rank0.h5" 'print(len(f["cases"]), text(f.attrs["status"]))')
 [[ $rc -eq 0 && $got == "$total complete" ]] && pass "--resume with another time_budget: completed ($got)" ||
   { fail "--resume with another time_budget: exit $rc, $got"; tail -3 "$work/budget.log"; }
 finish

@@ -141,7 +141,7 @@ for c in f["cases"].values():
     for name, d in c["stats"].items():
         if name.startswith("time_") and name != "time_cv" or name.startswith("median_ci") or name.startswith("batched_time"):
             d[...] = d[...] * 2
-        elif d.attrs.get("direction") == "higher":
+        elif d.attrs.get("direction") in ("higher", b"higher"):
             d[...] = d[...] / 2
     for p in c["points"].values():
         p["samples"][...] = p["samples"][...] * 2

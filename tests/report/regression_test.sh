@@ -35,7 +35,7 @@ def scale(case, point, factor):
     d = f['cases'][case]['points'][point]['samples']
     d[...] = d[...] * factor
 def cases_of(collective):  # the group names of that collective's repetitions, in order
-    return sorted(c for c in f['cases'] if f['cases'][c].attrs['collective'] == collective)
+    return sorted(c for c in f['cases'] if f['cases'][c].attrs['collective'] in (collective, collective.encode()))
 $3
 f.close()" "$work/$1.h5"
 }

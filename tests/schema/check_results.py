@@ -4,7 +4,9 @@
 per-iteration and back-to-back time statistic from points/<P>/samples and points/<P>/batched,
 and for comm cases count, algbw, busbw and their batched_ twins, which must be numbers
 wherever SPEC.md does not say NaN. Every attribute with a unit in SPEC.md must carry it in
-X.units, and stop_reason must be one of the values SPEC.md lists.
+X.units, and stop_reason must be one of the values SPEC.md lists. The file's integrity
+protection too (SPEC.md, "Integrity"): superblock version 2, fixed-length strings only, every
+dataset that holds values chunked with a Fletcher-32 checksum.
 Every case's v2 declaration is checked too: each attribute of "Case meaning" and "Column
 meaning" present with an allowed value, exactly one headline column, per-iteration sources
 that name existing counters, an x_axis that names an existing column, and for the comm and
@@ -639,6 +641,39 @@ def check_points(case, where, world):
                 problem(f"{where} point {point}/{name}: units '{text(pg[name].attrs['units'])}', should be {unit}")
 
 
+def superblock_version(path):
+    """The version byte of the superblock, after the 8-byte signature at the file's start."""
+    with open(path, "rb") as f:
+        head = f.read(9)
+    return head[8] if len(head) == 9 and head[:8] == b"\x89HDF\r\n\x1a\n" else None
+
+
+def check_integrity(f, path):
+    """SPEC.md "Integrity": superblock version 2 (checksummed, no open-for-writing mark),
+    fixed-length strings only, and every dataset that holds values chunked with Fletcher-32."""
+    version = superblock_version(path)
+    if version != 2:
+        problem(f"superblock version {version}, SPEC.md says 2 (Integrity)")
+
+    def fixed_length(where, dtype):
+        info = h5py.check_string_dtype(dtype)
+        if info is not None and info.length is None:
+            problem(f"{where}: a variable-length string (SPEC.md, Integrity: fixed-length only)")
+
+    def visit(name, obj):
+        where = "/" + name
+        for attribute in obj.attrs:
+            fixed_length(f"{where}@{attribute}", obj.attrs.get_id(attribute).dtype)
+        if isinstance(obj, h5py.Dataset):
+            fixed_length(where, obj.dtype)
+            if obj.size and not (obj.chunks and obj.fletcher32):
+                problem(f"{where}: stored without a checksum (SPEC.md, Integrity: chunked with Fletcher-32)")
+
+    for attribute in f.attrs:
+        fixed_length(f"/@{attribute}", f.attrs.get_id(attribute).dtype)
+    f.visititems(visit)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("file")
@@ -688,6 +723,7 @@ def main():
             return report()
         if int(f.attrs["schema_version"]) != SCHEMA_VERSION:
             problem(f"schema_version {f.attrs['schema_version']}, expected {SCHEMA_VERSION}")
+        check_integrity(f, args.file)
         json.loads(text(f.attrs["config"]))
         world = int(f.attrs["world_size"])
         check_columns(f["environment"], spec["Environment columns (`/environment/<column>`, one row per world rank)"][0]["rows"],

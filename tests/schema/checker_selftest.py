@@ -79,6 +79,16 @@ def without(where, attribute):
     return plant
 
 
+def unchecked(path):
+    """The dataset rewritten contiguous, without a checksum, its values and attributes kept."""
+    def plant(f):
+        values, attrs = f[path][:], dict(f[path].attrs)
+        del f[path]
+        f.create_dataset(path, data=values)
+        f[path].attrs.update(attrs)
+    return plant
+
+
 def with_attribute(where, attribute, value):
     def plant(f):
         f[where].attrs[attribute] = value
@@ -130,6 +140,10 @@ PLANTS = [
      r"/cases/000000: missing attribute 'host_cpu_stolen'"),
     ("host_cpu_foreign_above_one", with_attribute(C0, "host_cpu_foreign", np.float64(1.5)),
      r"host_cpu_foreign: 1.5, expected a share in \[-1, 1\] or NaN"),
+    ("unchecked_dataset", unchecked(f"{C0}/stats/time_median"),
+     r"/cases/000000/stats/time_median: stored without a checksum"),
+    ("variable_length_string", with_attribute(C0, "backend", "mpi"),
+     r"/cases/000000@backend: a variable-length string"),
     ("wrong_schema_version", with_attribute("/", "schema_version", np.int64(VERSION - 1)),
      rf"schema_version {VERSION - 1}, expected {VERSION}"),
 ]

@@ -32,7 +32,7 @@ for engine in "${engines[@]}"; do
   expect "$engine: the bad block is named by file and offset" grep -qF "$named" "$work/corrupt-$engine.log"
   expect "$engine: the results say which rank read it" "$@" --status failed --failed-rank 2 --min-cases 1 \
     "$work/corrupt-$engine.h5"
-  read_by=$(h5 "$work/corrupt-$engine.h5" 'print(" ".join(sorted({str(c.attrs["engine"]) for c in f["cases"].values()})))')
+  read_by=$(h5 "$work/corrupt-$engine.h5" 'print(" ".join(sorted({text(c.attrs["engine"]) for c in f["cases"].values()})))')
   expect "$engine: its cases are this engine's (engine attribute: '$read_by')" test "$read_by" = "$engine"
 done
 expect "without --keep the data set is removed" test ! -e "$set_dir"
