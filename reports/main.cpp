@@ -138,6 +138,11 @@ int main(int argc, char** argv) {
   app.add_option("--md", outputs.markdown, "Write the Markdown summary here");
   app.add_option("--json", outputs.json, "Write the JSON verdict here");
   app.add_option("--junit", outputs.junit, "Write JUnit XML here, one test case per check");
+  std::string slow_nodes = "fail";
+  app.add_option("--slow-nodes", slow_nodes,
+                 "A named slow node or rank: fail (the check 'no slow nodes or ranks' fails, exit "
+                 "1) or warn (listed only) (fail)")
+      ->check(CLI::IsMember({"fail", "warn"}));
   app.add_flag("--no-color", no_colour, "No colour on the terminal");
   try {
     app.parse(argc, argv);
@@ -148,6 +153,7 @@ int main(int argc, char** argv) {
                e.what());
     return kBadInput;
   }
+  inputs.outliers.slow_fails = slow_nodes == "fail";
   // Everything is read and checked before anything is printed or written: one bad input stops
   // the report with its reason, and no half-written output.
   std::vector<RunData> runs;

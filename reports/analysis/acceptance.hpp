@@ -36,6 +36,9 @@ struct Check {
   std::string reason;  // one line: why this verdict
 };
 
+// The built-in check a named slow node or rank fails (report.cpp).
+inline constexpr std::string_view kSlowNodeRule = "no slow nodes or ranks";
+
 struct RuleSet;  // parsed rules; defined in acceptance.cpp
 
 struct Rules {

@@ -154,4 +154,35 @@ std::vector<Outlier> find_outliers(const RunData& run, const OutlierOptions& opt
   return out;
 }
 
+std::vector<std::string> outliers_not_judged(const RunData& run) {
+  std::vector<std::size_t> compared;
+  const auto ratio = typical_ratios(
+      run, [](const CaseData& c) { return c.meaning.peer_slow; }, compared);
+  std::vector<std::string> nodes;
+  std::size_t ranks = 0;
+  const auto node_column = run.environment.find("node");
+  for (std::size_t r = 0; r < ratio.size(); ++r) {
+    if (std::isnan(ratio[r])) continue;
+    ++ranks;
+    if (node_column != run.environment.end() && r < node_column->second.size())
+      nodes.push_back(node_column->second[r]);
+  }
+  std::sort(nodes.begin(), nodes.end());
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  std::vector<std::string> out;
+  if (ranks == 0) {
+    out.push_back(
+        "slow nodes and ranks: no case that compares ranks with their peers had 3 or more ranks "
+        "active");
+    return out;
+  }
+  if (nodes.size() < 3)
+    out.push_back(fmt::format(
+        "slow nodes: {} node{} ran cases that compare peers; judging a node needs 3 or more",
+        nodes.size(), nodes.size() == 1 ? "" : "s"));
+  if (ranks < 3)
+    out.push_back(fmt::format("slow ranks: {} ranks compared; judging needs 3 or more", ranks));
+  return out;
+}
+
 }  // namespace preflight::report

@@ -18,6 +18,9 @@ struct OutlierOptions {
   // barrier that starts each iteration releases ranks a little apart (rank 0 often last, some
   // 10-15% of a small collective on a busy host), which looks like lateness but is not.
   double min_late_ratio = 1.3;
+  // A named slow node or rank fails the acceptance check "no slow nodes or ranks" (exit 1);
+  // false: it is listed, and the verdict does not change (--slow-nodes warn).
+  bool slow_fails = true;
 };
 
 struct Outlier {
@@ -31,5 +34,9 @@ struct Outlier {
 
 // Needs at least 3 ranks (3 nodes for nodes) to judge; fewer gives no outliers.
 std::vector<Outlier> find_outliers(const RunData& run, const OutlierOptions& options = {});
+
+// What find_outliers could not judge in `run`, and why, one line each ("slow nodes: 2 nodes ran
+// cases that compare peers, judging needs 3"): silence there is not health. Empty: all judged.
+std::vector<std::string> outliers_not_judged(const RunData& run);
 
 }  // namespace preflight::report

@@ -1,5 +1,8 @@
 #include "analysis/report.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <set>
 
@@ -39,12 +42,46 @@ int Report::exit_code() const {
   return failed ? 1 : inconclusive ? 3 : 0;
 }
 
+namespace {
+
+// A named slow node or rank is a failed acceptance check, so that a CI gate does not miss it.
+std::vector<Check> slow_node_checks(const RunReport& run, const OutlierOptions& options) {
+  std::vector<Check> out;
+  for (const auto& o : run.outliers) {
+    Check c;
+    c.rule = std::string(kSlowNodeRule);
+    c.run_label = run.label;
+    c.case_name = fmt::format("{} {}", o.kind, o.name);
+    c.metric = "time ratio to peers";
+    c.unit = "x";
+    c.better = "lower";
+    c.value = o.ratio;
+    c.expected = 1;
+    c.threshold = o.kind == "late rank" ? 1 / options.min_late_ratio : options.min_ratio;
+    c.samples = o.sizes;
+    c.verdict = CheckVerdict::kFail;
+    c.reason = fmt::format(
+        "{} {} (ranks {}): {:.2f}x its peers' typical time, robust z {:.1f}, over {} sizes{}",
+        o.kind, o.name, fmt::join(o.ranks, ","), o.ratio, o.z, o.sizes,
+        o.kind == "late rank" ? " (its peers wait for it)" : "");
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace
+
 Report build_report(const ReportInputs& in) {
   Report r;
   r.regression_options = in.regression;
   const auto& runs = *in.runs;
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    r.runs.push_back({&runs[i], in.labels[i], find_outliers(runs[i], in.outliers)});
+    r.runs.push_back({&runs[i], in.labels[i], find_outliers(runs[i], in.outliers),
+                      outliers_not_judged(runs[i])});
+    if (in.outliers.slow_fails) {
+      auto slow = slow_node_checks(r.runs.back(), in.outliers);
+      r.checks.insert(r.checks.end(), slow.begin(), slow.end());
+    }
     auto series = scaling_series(runs[i], in.labels[i]);
     r.scaling.insert(r.scaling.end(), series.begin(), series.end());
     auto fits = plugins::fits(runs[i], in.labels[i]);

@@ -588,8 +588,11 @@ class Writer {
     add("<h2 id=\"outliers\">Slow nodes and ranks</h2>\n");
     for (const auto& r : report_.runs) {
       if (report_.runs.size() > 1) add(fmt::format("<h3>{}</h3>\n", e(r.label)));
+      for (const auto& why : r.outliers_not_judged)
+        add(fmt::format("<p><b>not judged</b>: {}</p>\n", e(why)));
       if (r.outliers.empty()) {
-        add("<p>none found</p>\n");
+        add(r.outliers_not_judged.empty() ? "<p>none found</p>\n"
+                                          : "<p>none found among what could be judged</p>\n");
         continue;
       }
       add("<div class=\"scroll\"><table>\n<tr><th>kind</th><th>name</th><th>ranks</th>"

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "render/text_format.hpp"
+#include "render/verdict_reasons.hpp"
 
 namespace preflight::report {
 namespace {
@@ -67,7 +68,8 @@ json runs(const Report& r) {
                    {"git_revision", run.run->git_revision},
                    {"start_time", run.run->start_time},
                    {"cases", run.run->cases.size()},
-                   {"outliers", outliers}});
+                   {"outliers", outliers},
+                   {"outliers_not_judged", run.outliers_not_judged}});
   }
   return out;
 }
@@ -182,13 +184,24 @@ json instances(const Report& r) {
           {"rows", rows}};
 }
 
+json reasons_json(const std::vector<VerdictReason>& reasons) {
+  json out = json::array();
+  for (const auto& r : reasons)
+    out.push_back(
+        {{"kind", name_of(r.kind)}, {"text", r.text}, {"count", r.count}, {"counted", r.counted}});
+  return out;
+}
+
 }  // namespace
 
 std::string render_json(const Report& report) {
   const auto n = count_checks(report);
+  const auto reasons = verdict_reasons(report);
   const json doc = {
       {"schema", "preflight-report-verdict/1"},
       {"verdict", overall_verdict(report)},
+      {"headline", verdict_headline(report, reasons)},
+      {"reasons", reasons_json(reasons)},
       {"exit_code", report.exit_code()},
       {"counts", {{"pass", n.pass}, {"fail", n.fail}, {"inconclusive", n.inconclusive}}},
       {"runs", runs(report)},

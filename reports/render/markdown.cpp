@@ -9,6 +9,7 @@
 
 #include "render/html.hpp"
 #include "render/text_format.hpp"
+#include "render/verdict_reasons.hpp"
 
 namespace preflight::report {
 namespace {
@@ -89,7 +90,12 @@ void checks(std::string& md, const Report& r) {
 
 void outliers(std::string& md, const Report& r) {
   md += "\n## Slow and late nodes and ranks\n\n";
-  bool any = false;
+  bool any = false, unjudged = false;
+  for (const auto& run : r.runs)
+    for (const auto& why : run.outliers_not_judged) {
+      unjudged = true;
+      md += fmt::format("- {}: **not judged**: {}\n", cell(run.label), cell(why));
+    }
   for (const auto& run : r.runs)
     for (const auto& o : run.outliers) {
       any = true;
@@ -98,7 +104,7 @@ void outliers(std::string& md, const Report& r) {
           "{:.1f}, over {} sizes\n",
           cell(run.label), o.kind, cell(o.name), join_ranks(o.ranks), o.ratio, o.z, o.sizes);
     }
-  if (!any) md += "None found.\n";
+  if (!any) md += unjudged ? "- None found among what could be judged.\n" : "None found.\n";
 }
 
 void scaling(std::string& md, const Report& r) {
@@ -202,13 +208,13 @@ void instances(std::string& md, const Report& r) {
 
 }  // namespace
 
+// The verdict and its reasons open the page.
 std::string render_markdown(const Report& report) {
-  const auto n = count_checks(report);
-  std::string md = fmt::format(
-      "# preflight report: {}\n\n{} checks: {} pass, {} fail, {} "
-      "inconclusive (exit code {}).\n",
-      overall_verdict(report), report.checks.size(), n.pass, n.fail, n.inconclusive,
-      report.exit_code());
+  const auto reasons = verdict_reasons(report);
+  std::string md = fmt::format("# preflight report: {}\n\n**{}**\n", overall_verdict(report),
+                               verdict_headline(report, reasons));
+  if (!reasons.empty()) md += "\n";
+  for (const auto& r : reasons) md += fmt::format("- **{}**: {}\n", name_of(r.kind), cell(r.text));
   runs(md, report);
   findings(md, report);
   checks(md, report);

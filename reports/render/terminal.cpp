@@ -60,7 +60,10 @@ void print_run(std::FILE* out, const RunReport& r) {
              failed, timed_out);
   fmt::print(out, "# preflight {} · started {} · {}\n", run.git_revision, run.start_time,
              run.command_line);
-  if (r.outliers.empty()) fmt::print(out, "# slow nodes or ranks: none found\n");
+  for (const auto& why : r.outliers_not_judged) fmt::print(out, "# not judged: {}\n", why);
+  if (r.outliers.empty())
+    fmt::print(out, "# slow nodes or ranks: none found{}\n",
+               r.outliers_not_judged.empty() ? "" : " among what could be judged");
   for (const auto& o : r.outliers) {
     if (o.kind == "late rank")
       fmt::print(out,

@@ -3,7 +3,8 @@
 # baseline), in the terminal summary and as a straggler in the bottleneck summary, and names
 # nothing when nothing is planted. 4 virtual nodes of 2 ranks on 2 cores; the planted node's
 # ranks take 30% longer per operation (--test-slow-node). In trials it was named at 1.24-1.44x,
-# robust z 3.6-9.5; with nothing planted nothing was named.
+# robust z 3.6-9.5; with nothing planted nothing was named. A named slow node fails the
+# acceptance check "no slow nodes or ranks" (exit 1) unless --slow-nodes warn (exit 0).
 # outliers_test.sh PREFLIGHT PREFLIGHT_REPORT WORKDIR
 set -uo pipefail
 bin=$1 report=$2 work=$3
@@ -14,8 +15,17 @@ for plant in "--test-slow-node 2 --test-slow-factor 0.3" ""; do
   out=$work/run${plant:+-planted}.h5
   mpirun -np 8 "$bin" comm --ranks-per-node 2 --op allreduce,allgather --sizes 64K,256K,1M --iters 100 --budget 0.3s \
     $plant -o "$out" >/dev/null 2>&1 || fail "preflight ${plant:-without plant} failed"
-  "$report" "$out" --no-color >"$work/out" 2>&1 || fail "report failed"
+  "$report" "$out" --no-color >"$work/out" 2>&1
+  rc=$?
   if [[ -n $plant ]]; then
+    [[ $rc -eq 1 ]] && pass "planted: the report fails, exit 1" || fail "planted: report exit $rc, expected 1"
+    grep -q "^  fail  *no slow nodes or ranks: run-planted | node $host/v2 " "$work/out" &&
+      pass "planted: the verdict's first reasons name it: $(grep -m1 '^  fail  *no slow nodes' "$work/out" | cut -c1-120)" ||
+      { fail "planted: no failing check names the node first"; head -5 "$work/out"; }
+    "$report" "$out" --no-color --slow-nodes warn >"$work/warn" 2>&1
+    rc=$?
+    [[ $rc -eq 0 ]] && grep -q "^# slow node: $host/v2 " "$work/warn" &&
+      pass "planted, --slow-nodes warn: listed, exit 0" || fail "planted, --slow-nodes warn: exit $rc"
     grep -q "^# slow node: $host/v2 (ranks 4,5): " "$work/out" &&
       pass "planted: $(grep '^# slow node' "$work/out")" || { fail "planted node 2 not named"; grep '^# slow' "$work/out"; }
     bad=$(grep '^# slow' "$work/out" | grep -v -e "^# slow node: $host/v2 " -e "^# slow rank: rank [45] ")
@@ -26,6 +36,7 @@ for plant in "--test-slow-node 2 --test-slow-factor 0.3" ""; do
     [[ $(grep -c "\[stragglers and hardware\]" "$work/out") -eq 1 ]] && pass "bottleneck summary: one straggler" ||
       fail "bottleneck summary: more than one straggler"
   else
+    [[ $rc -eq 0 ]] && pass "not planted: exit 0" || fail "not planted: report exit $rc, expected 0"
     grep -q "^# slow nodes or ranks: none found" "$work/out" && pass "not planted: none named" ||
       { fail "not planted, yet named:"; grep -e '^# slow' -e '^# late' "$work/out"; }
     ! grep -q "\[stragglers and hardware\]" "$work/out" && pass "not planted: no straggler in the bottleneck summary" ||

@@ -54,7 +54,7 @@ TEST_F(Hdf5SinkText, ALongTimeoutMessageIsCutToFit) {
     partial.name = "c";
     partial.family = "comm";
     partial.backend = "mpi";
-    sink->case_timed_out(partial, {0, 1.0, {0}, message});
+    sink->case_timed_out(partial, {0, preflight::TimeoutReason::kNoProgress, 1.0, {0}, message});
   }
   h5::Handle file = h5::open_file_read(path_);
   h5::Handle cases = h5::open_group(file.get(), "cases");
