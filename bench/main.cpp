@@ -92,12 +92,16 @@ int run_request(const Request& r, Campaign& campaign, const RankContext& ctx,
         "--test-corrupt-rank/--test-hang-rank/--test-late-rank: expected a rank below {}",
         ctx.size));
   auto plan = plan_cases(campaign, ctx);
+  const auto skipped = skipped_in(campaign, ctx);
+  if (ctx.is_root())
+    for (const auto& s : skipped) fmt::print("skipped: {}\n", s);
   if (r.dry_run) {
     if (ctx.is_root()) print_plan(plan, ctx);
     return exit_code::kSuccess;
   }
   const auto env = gather_environment(ctx);
-  const RunInfo run{line, campaign.effective.dump(), utc_timestamp(), ctx.size, ctx.node_count};
+  const RunInfo run{line,   campaign.effective.dump(), utc_timestamp(), ctx.size, ctx.node_count,
+                    skipped};
   auto file = open_results(r.output, r.resume, run, env, plan, ctx, controls);
   ConsoleSink console(stdout);
   std::vector<ResultSink*> sinks;

@@ -133,12 +133,28 @@ class CommFamily final : public Family {
 
   nlohmann::json config() const override { return options_table().json(config_); }
 
+  std::vector<std::string> skipped(const RankContext& ctx) const override {
+    std::vector<std::string> out;
+    for (Topology t : config_.topologies)
+      for (const auto& layout :
+           make_layouts(t, ctx.node_of_rank, ctx.local_rank_of_rank, ctx.node_count))
+        if (degenerate(layout, ctx))
+          out.push_back(fmt::format(
+              "topology {}: every group has one rank on this job's layout ({} rank{} on {} "
+              "node{}): a collective of one rank measures nothing; run on more nodes, or give "
+              "ranks_per_node (--ranks-per-node) to make virtual nodes",
+              layout.label.empty() ? std::string(name_of(t)) : layout.label, ctx.size,
+              ctx.size == 1 ? "" : "s", ctx.node_count, ctx.node_count == 1 ? "" : "s"));
+    return out;
+  }
+
   std::vector<std::unique_ptr<Case>> make_cases(const RankContext& ctx) override {
     std::shared_ptr<CommBackend> backend = make_backend(config_.backend);
     std::vector<std::unique_ptr<Case>> cases;
     for (Topology t : config_.topologies)
       for (auto& layout :
            make_layouts(t, ctx.node_of_rank, ctx.local_rank_of_rank, ctx.node_count)) {
+        if (degenerate(layout, ctx)) continue;  // see skipped()
         check_fits(*backend, layout);
         auto groups = std::make_shared<GroupSet>(std::move(layout), ctx, backend);
         for (Collective op : config_.ops)
@@ -152,6 +168,15 @@ class CommFamily final : public Family {
   }
 
  private:
+  // Every group of one rank in a job of several (a job of one rank asked for that).
+  static bool degenerate(const Layout& layout, const RankContext& ctx) {
+    std::map<int, int> sizes;
+    int largest = 0;
+    for (int g : layout.group_of_rank)
+      if (g >= 0) largest = std::max(largest, ++sizes[g]);
+    return ctx.size >= 2 && largest < 2;
+  }
+
   // Every rank checks every group's buffers before any case runs, so a size too large for
   // the backend, or a sum over more ranks than its type keeps exact (which could not be
   // checked), is bad input (exit 2, nothing run), not a failure hours into the run.

@@ -38,6 +38,13 @@ class Family {
   // Collective over ctx.world: every rank makes the same cases in the same order. May be
   // called more than once (variants, repetitions); each call makes fresh cases.
   virtual std::vector<std::unique_ptr<Case>> make_cases(const RankContext& ctx) = 0;
+  // What make_cases left out because the job's layout makes it meaningless (a collective
+  // topology whose every group has one rank), one line each with the reason and the fix; the
+  // run records them (attribute `skipped`) and prints them, so that nothing is dropped silently.
+  virtual std::vector<std::string> skipped(const RankContext& ctx) const {
+    (void)ctx;
+    return {};
+  }
 };
 
 }  // namespace preflight

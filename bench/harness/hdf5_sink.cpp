@@ -356,6 +356,9 @@ void write_run_start(hid_t f, const RunInfo& run, const std::vector<RankEnvironm
   set("resumes", std::string_view("[]"));
   set("world_size", std::int64_t{run.world_size});
   set("node_count", std::int64_t{run.node_count});
+  if (!run.skipped.empty())
+    h5::set_attribute(f, s::kSkippedAttribute,
+                      std::string_view(nlohmann::json(run.skipped).dump()));
   write_environment(f, environment);
   h5::create_group(f, s::kCasesGroup);
 }

@@ -18,6 +18,7 @@ struct RunInfo {
   std::string start_time;
   int world_size = 0;
   int node_count = 0;
+  std::vector<std::string> skipped = {};  // what the campaign left out, and why (skipped_in)
 };
 
 // What an earlier run left in a file that --resume completes.

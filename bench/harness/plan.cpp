@@ -48,6 +48,14 @@ std::vector<PlannedCase> plan_cases(Campaign& campaign, const RankContext& ctx) 
   return plan;
 }
 
+std::vector<std::string> skipped_in(const Campaign& campaign, const RankContext& ctx) {
+  std::vector<std::string> out;
+  for (const auto& b : campaign.benchmarks)
+    for (const auto& line : b.family->skipped(ctx))
+      out.push_back(fmt::format("benchmark {}: {}", b.name, line));
+  return out;
+}
+
 void print_plan(const std::vector<PlannedCase>& plan, const RankContext& ctx) {
   std::size_t points = 0;
   for (const auto& p : plan) {

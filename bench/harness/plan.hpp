@@ -23,6 +23,9 @@ std::string shared_config_text(const std::string& path, const RankContext& ctx);
 std::vector<PlannedCase> plan_cases(Campaign& campaign, const RankContext& ctx);
 
 // The dry run's list of cases.
+// Every benchmark's skipped() lines, "benchmark NAME: ...", for the terminal and the file.
+std::vector<std::string> skipped_in(const Campaign& campaign, const RankContext& ctx);
+
 void print_plan(const std::vector<PlannedCase>& plan, const RankContext& ctx);
 
 // Why a file cannot be resumed by this campaign on this job, or "" when it can.

@@ -11,6 +11,7 @@
 #include "analysis/case_view.hpp"
 #include "analysis/host_load.hpp"
 #include "analysis/report.hpp"
+#include "analysis/trust.hpp"
 #include "harness/stats.hpp"
 #include "plugins/plugins.hpp"
 
@@ -66,7 +67,10 @@ void correctness(const RunReport& r, std::vector<Finding>& out) {
 
 // A headline figure that stops growing. One finding per run, stage and size band, the worst
 // series first, so that a network that limits every collective reads as one problem, not twenty.
-void scaling_losses(const std::vector<ScalingSeries>& scaling, std::vector<Finding>& out) {
+void scaling_losses(const std::vector<RunReport>& runs, const std::vector<ScalingSeries>& scaling,
+                    std::vector<Finding>& out) {
+  std::map<std::string, std::string> node_caveat;  // by run label: scaling across nodes
+  for (const auto& r : runs) node_caveat[r.label] = virtual_nodes_caveat(*r.run);
   std::map<std::tuple<std::string, schema::Stage, bool, std::string>,
            std::vector<const ScalingSeries*>>
       poor;
@@ -110,6 +114,10 @@ void scaling_losses(const std::vector<ScalingSeries>& scaling, std::vector<Findi
              : fmt::format("{}{}: {} falls to {} of its {:g}-node value at {:g} nodes", what, band,
                            worst.metric, share, worst.reference_nodes, last.nodes),
          evidence, std::string(schema::scaling_advice_of(worst.stage)), 1 - last.efficiency});
+    if (!worst.aggregate && !node_caveat[worst.run_label].empty()) {
+      out.back().caveat = node_caveat[worst.run_label];
+      out.back().trustworthy = false;
+    }
   }
 }
 
@@ -212,21 +220,15 @@ void measurement_quality(const RunReport& r, std::vector<Finding>& out) {
          "runs whose hosts were as loaded.",
          load.contention(),
          false});
-  const auto names = r.run->environment.find("node_name");
-  if (names != r.run->environment.end()) {
-    std::set<std::string> hosts(r.run->environment.at("host").begin(),
-                                r.run->environment.at("host").end());
-    std::set<std::string> nodes(names->second.begin(), names->second.end());
-    if (nodes.size() > hosts.size())
-      out.push_back({Stage::kMeasurement,
-                     r.label,
-                     "virtual nodes: inter-node figures did not cross a network",
-                     {fmt::format("{} nodes on {} host(s) (ranks_per_node grouping)", nodes.size(),
-                                  hosts.size())},
-                     "Run on real nodes for network figures.",
-                     0.5,
-                     false});
-  }
+  const auto virtual_nodes = virtual_nodes_caveat(*r.run);
+  if (!virtual_nodes.empty())
+    out.push_back({Stage::kMeasurement,
+                   r.label,
+                   "virtual nodes: inter-node figures did not cross a network",
+                   {virtual_nodes},
+                   "Run on real nodes for network figures.",
+                   0.5,
+                   false});
 }
 
 }  // namespace
@@ -264,8 +266,12 @@ std::vector<Finding> find_bottlenecks(const std::vector<RunReport>& runs,
     stragglers(r, out);
     measurement_quality(r, out);
   }
-  scaling_losses(scaling, out);
-  std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
+  scaling_losses(runs, scaling, out);
+  // Trustworthy findings first, then what makes figures untrustworthy (measurement quality),
+  // then the findings drawn from such figures: a caveated finding never ranks above a sound one.
+  const auto rank = [](const Finding& f) { return f.caveat.empty() ? 0 : 1; };
+  std::stable_sort(out.begin(), out.end(), [&](const Finding& a, const Finding& b) {
+    if (rank(a) != rank(b)) return rank(a) < rank(b);
     return a.stage != b.stage ? a.stage < b.stage : a.weight > b.weight;
   });
   return out;

@@ -35,7 +35,10 @@ struct Finding {
   std::vector<std::string> evidence;  // figures and the cases they came from
   std::string next_check;             // what to look at next
   double weight = 0;                  // orders findings within a stage: larger first
-  bool trustworthy = true;            // false for measurement-quality findings
+  bool trustworthy = true;            // false for measurement-quality findings and caveated ones
+  // Why this finding itself cannot be trusted (its figures came from virtual nodes, ...): shown
+  // in its own line, and the finding ranks below every trustworthy one. Empty: no caveat.
+  std::string caveat = {};
 };
 
 struct RunReport;

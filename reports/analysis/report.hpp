@@ -22,7 +22,7 @@ struct RunReport {
   const RunData* run = nullptr;
   std::string label;              // the instance label, or the file's name without .h5
   std::vector<Outlier> outliers;  // slow (and late) nodes and ranks
-  std::vector<std::string> outliers_not_judged;  // what could not be judged, and why
+  std::vector<std::string> outliers_not_judged = {};  // what could not be judged, and why
 };
 
 // A regression comparison of one run against the baseline runs.

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "analysis/case_view.hpp"
+#include "analysis/trust.hpp"
 #include "comm/collective_traits.hpp"
 #include "harness/stats.hpp"
 
@@ -75,6 +76,7 @@ std::vector<AlphaBetaFit> alpha_beta_fits(const RunData& run, const std::string&
     }
   }
   std::vector<AlphaBetaFit> out;
+  const auto caveat = virtual_nodes_caveat(run);
   for (const auto& [key, samples] : data) {
     if (samples.size() < 3) continue;
     const auto& traits = *collective_of[key];
@@ -89,6 +91,7 @@ std::vector<AlphaBetaFit> alpha_beta_fits(const RunData& run, const std::string&
     f.beta_s_per_byte = beta;
     f.ranks_per_node = ranks_per_node[key];
     f.points = samples.size();
+    f.caveat = caveat;
     std::vector<double> errors;
     double smallest = samples.front().size, largest = smallest;
     for (const auto& s : samples) {
@@ -131,7 +134,8 @@ nlohmann::json fits_json(const std::vector<AlphaBetaFit>& fits) {
                    {"points", f.points},
                    {"median_rel_error", f.median_rel_error},
                    {"model", f.model},
-                   {"predictions", predictions}});
+                   {"predictions", predictions},
+                   {"caveat", f.caveat}});
   }
   return out;
 }

@@ -29,6 +29,7 @@ struct AlphaBetaFit {
   double median_rel_error = 0;  // |fitted - measured| / measured, median over those points
   std::string model;            // the formula, in words, for the report
   std::vector<Prediction> predictions;
+  std::string caveat;  // why the fit and its predictions cannot be trusted; empty: they can
 };
 
 namespace plugins {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <sys/file.h>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -327,6 +328,14 @@ RunData read_run(const std::string& path) {
     run.exit_code = h5::int_attribute(f, "exit_code");
     run.world_size = h5::int_attribute(f, "world_size");
     run.node_count = h5::int_attribute(f, "node_count");
+    if (h5::has_attribute(f, std::string(s::kSkippedAttribute))) {
+      const auto list = nlohmann::json::parse(
+          h5::string_attribute(f, std::string(s::kSkippedAttribute)), nullptr, false);
+      if (!list.is_array())
+        throw ReadError(fmt::format("{}: attribute 'skipped' is not a JSON list", path));
+      for (const auto& line : list)
+        run.skipped.push_back(line.is_string() ? line.get<std::string>() : line.dump());
+    }
     if (!h5::exists(f, s::kEnvironmentGroup))
       throw ReadError(missing(path, "the group /environment"));
     h5::Handle env = h5::open_group(f, s::kEnvironmentGroup);

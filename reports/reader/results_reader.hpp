@@ -86,6 +86,7 @@ struct RunData {
   std::int64_t exit_code = -1, world_size = 0, node_count = 0;
   std::map<std::string, std::vector<std::string>> environment;  // column -> one entry per rank
   std::vector<CaseData> cases;
+  std::vector<std::string> skipped;  // what the campaign left out, and why (attribute skipped)
 };
 
 // The schema versions this report reads: 2 natively, 1 through the v1 adapter.

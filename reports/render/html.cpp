@@ -307,7 +307,9 @@ class Writer {
       add(fmt::format(" <span class=\"finding-title\">{}</span><span class=\"stage\">{}{}</span>",
                       e(f.title), name_of(f.stage),
                       f.run_label.empty() ? "" : " &middot; " + e(f.run_label)));
-      if (!f.trustworthy)
+      if (!f.caveat.empty())
+        add(fmt::format("<br><b>Not trustworthy</b>: {}.", e(f.caveat)));
+      else if (!f.trustworthy)
         add("<br><small>A measurement-quality finding: the figures it names cannot be trusted; "
             "it is not a defect of the cluster.</small>");
       if (!f.evidence.empty()) {
@@ -379,7 +381,8 @@ class Writer {
     add("<p class=\"muted\">Each case's headline figure against the number of nodes (aggregate "
         "figures: ranks), the median over the band's sizes (or per point where each point is its "
         "own series). Per-rank figures: efficiency is the value against the first multi-node "
-        "scale (ideal: flat). Aggregate figures: efficiency is the value per rank against the "
+        "step, or the smallest step when the series has only one multi-node step (ideal: "
+        "flat). Aggregate figures: efficiency is the value per rank against the "
         "fewest ranks' (ideal: linear in ranks; it falls where a shared resource "
         "saturates).</p>\n");
     using Key = std::tuple<std::string, std::string, std::string, std::string, std::string>;
@@ -570,7 +573,15 @@ class Writer {
     bool any = false;
     for (const auto& f : report_.fits) any = any || !f.predictions.empty();
     if (!any) return;
-    add("<h3>Predictions</h3>\n<div class=\"scroll\"><table>\n<tr><th>subject</th>"
+    add("<h3>Predictions</h3>\n");
+    std::set<std::string> caveats;
+    for (const auto& f : report_.fits)
+      if (!f.caveat.empty()) caveats.insert(f.caveat);
+    for (const auto& c : caveats)
+      add(fmt::format("<p><b>Not trustworthy</b>: fitted to figures that did not cross a "
+                      "network ({}).</p>\n",
+                      e(c)));
+    add("<div class=\"scroll\"><table>\n<tr><th>subject</th>"
         "<th>series</th><th class=\"num\">nodes</th><th class=\"num\">ranks</th>"
         "<th class=\"num\">size</th><th class=\"num\">ring</th><th class=\"num\">tree</th></tr>\n");
     for (const auto& f : report_.fits)

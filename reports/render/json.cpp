@@ -44,7 +44,8 @@ json findings(const Report& r) {
                    {"title", f.title},
                    {"evidence", f.evidence},
                    {"next_check", f.next_check},
-                   {"trustworthy", f.trustworthy}});
+                   {"trustworthy", f.trustworthy},
+                   {"caveat", f.caveat}});
   return out;
 }
 
@@ -69,7 +70,8 @@ json runs(const Report& r) {
                    {"start_time", run.run->start_time},
                    {"cases", run.run->cases.size()},
                    {"outliers", outliers},
-                   {"outliers_not_judged", run.outliers_not_judged}});
+                   {"outliers_not_judged", run.outliers_not_judged},
+                   {"skipped", run.run->skipped}});
   }
   return out;
 }

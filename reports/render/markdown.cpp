@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <set>
 
 #include "render/html.hpp"
 #include "render/text_format.hpp"
@@ -46,6 +47,7 @@ void findings(std::string& md, const Report& r) {
   for (const auto& f : r.findings) {
     md += fmt::format("{}. **{}**{} ({}): {}\n", ++n, name_of(f.stage),
                       f.trustworthy ? "" : " — not trustworthy", cell(f.run_label), cell(f.title));
+    if (!f.caveat.empty()) md += fmt::format("   - **not trustworthy**: {}\n", cell(f.caveat));
     for (const auto& e : f.evidence) md += fmt::format("   - {}\n", cell(e));
     md += fmt::format("   - next: {}\n", cell(f.next_check));
   }
@@ -110,8 +112,10 @@ void outliers(std::string& md, const Report& r) {
 void scaling(std::string& md, const Report& r) {
   if (r.scaling.empty()) return;
   md +=
-      "\n## Scaling\n\nEfficiency is the metric at each scale against the first multi-node "
-      "scale.\n\n| run | subject | series | band | metric | nodes | ranks | value | efficiency |\n"
+      "\n## Scaling\n\nEfficiency is the metric at each scale against the series' reference "
+      "step (per-rank figures: the first multi-node step, or the smallest step when the series "
+      "has only one multi-node step; aggregate figures: per rank, against the fewest ranks), "
+      "the step at 100%.\n\n| run | subject | series | band | metric | nodes | ranks | value | efficiency |\n"
       "|---|---|---|---|---|---:|---:|---:|---:|\n";
   for (const auto& s : r.scaling)
     for (const auto& p : s.points)
@@ -135,6 +139,13 @@ void fits(std::string& md, const Report& r) {
                       cell(f.subject), cell(f.topology), figure(f.alpha_s * 1e6, 3),
                       figure(f.beta_s_per_byte > 0 ? 1e-9 / f.beta_s_per_byte : NAN, 3), f.points,
                       f.median_rel_error * 100, cell(f.model));
+  std::set<std::string> caveats;
+  for (const auto& f : r.fits)
+    if (!f.caveat.empty()) caveats.insert(fmt::format("{}: {}", cell(f.run_label), cell(f.caveat)));
+  for (const auto& c : caveats)
+    md += fmt::format("\n**Predictions not trustworthy** ({}): the fit is of figures that did "
+                      "not cross a network.\n",
+                      c);
   md +=
       "\n| run | subject | series | nodes | ranks | size (B) | ring (us) | tree (us) |\n"
       "|---|---|---|---:|---:|---:|---:|---:|\n";

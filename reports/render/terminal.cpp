@@ -60,6 +60,7 @@ void print_run(std::FILE* out, const RunReport& r) {
              failed, timed_out);
   fmt::print(out, "# preflight {} · started {} · {}\n", run.git_revision, run.start_time,
              run.command_line);
+  for (const auto& s : run.skipped) fmt::print(out, "# skipped: {}\n", s);
   for (const auto& why : r.outliers_not_judged) fmt::print(out, "# not judged: {}\n", why);
   if (r.outliers.empty())
     fmt::print(out, "# slow nodes or ranks: none found{}\n",
@@ -85,6 +86,7 @@ void print_findings(std::FILE* out, const Report& report) {
   for (const auto& f : report.findings) {
     fmt::print(out, "{}. [{}{}] {}: {}\n", ++n, name_of(f.stage),
                f.trustworthy ? "" : ", not trustworthy", f.run_label, f.title);
+    if (!f.caveat.empty()) fmt::print(out, "     NOT TRUSTWORTHY: {}\n", f.caveat);
     for (const auto& e : f.evidence) fmt::print(out, "     - {}\n", e);
     fmt::print(out, "     next: {}\n", f.next_check);
   }
@@ -110,11 +112,14 @@ void print_checks(std::FILE* out, const Report& report, bool colour) {
 void print_scaling(std::FILE* out, const Report& report) {
   if (report.scaling.empty()) return;
   fmt::print(out,
-             "\n## Scaling (per-rank figures: against the first multi-node scale; aggregate "
-             "figures: per rank, against the fewest ranks)\n");
+             "\n## Scaling (efficiency against each series' reference step, named on its line: "
+             "per-rank figures, the first multi-node step, or the smallest when there is only "
+             "one multi-node step; aggregate figures, per rank against the fewest ranks)\n");
   for (const auto& s : report.scaling) {
-    fmt::print(out, "{} | {} ({}){}: {}\n", s.run_label, s.subject, s.topology,
-               s.band.empty() ? "" : ", " + band_text(s.band), s.metric);
+    fmt::print(out, "{} | {} ({}){}: {}, against {:g} node{} ({:g} ranks){}\n", s.run_label,
+               s.subject, s.topology, s.band.empty() ? "" : ", " + band_text(s.band), s.metric,
+               s.reference_nodes, s.reference_nodes == 1 ? "" : "s", s.reference_ranks,
+               s.aggregate ? ", per rank" : "");
     for (const auto& p : s.points)
       fmt::print(out, "  {:>6g} nodes {:>6g} ranks  {:>10} {}  {:>5}%\n", p.nodes, p.ranks,
                  figure(p.value), s.unit, figure(p.efficiency * 100, 3));
@@ -131,6 +136,7 @@ void print_fits(std::FILE* out, const Report& report) {
                f.run_label, f.subject, f.topology, figure(f.alpha_s * 1e6, 3),
                figure(f.beta_s_per_byte > 0 ? 1e-9 / f.beta_s_per_byte : NAN, 3), f.points,
                f.median_rel_error * 100, f.model);
+    if (!f.caveat.empty()) fmt::print(out, "  NOT TRUSTWORTHY: {}\n", f.caveat);
     for (const auto& p : f.predictions)
       fmt::print(out, "  predicted at {:g} nodes ({:g} ranks), {:.0f} B: ring {} us, tree {} us\n",
                  p.nodes, p.ranks, p.size, figure(p.ring_s * 1e6, 4), figure(p.tree_s * 1e6, 4));

@@ -123,6 +123,10 @@ std::vector<VerdictReason> verdict_reasons(const Report& report) {
   for (const auto& s : report.regressions)
     add_sizes(out, s, Verdict::kUndecided, ReasonKind::kInconclusive);
   for (const auto& r : report.runs)
+    for (const auto& s : r.run->skipped)
+      out.push_back({ReasonKind::kNotJudged, fmt::format("{}: skipped: {}", r.label, s), 1,
+                     "skipped"});
+  for (const auto& r : report.runs)
     for (const auto& why : r.outliers_not_judged)
       out.push_back({ReasonKind::kNotJudged, fmt::format("{}: {}", r.label, why), 1, "not judged"});
   return out;

@@ -115,6 +115,11 @@ inline constexpr std::array kRunAttributes = {
     Item{"node_count", Type::kInt64, "nodes", "number of nodes (virtual nodes when grouped)"},
 };
 
+// Present when the campaign left something out because the job's layout makes it meaningless:
+// a JSON list of lines, each naming what and why ("benchmark comm: topology inter: every group
+// has one rank ...").
+inline constexpr std::string_view kSkippedAttribute = "skipped";
+
 inline constexpr std::array kEnvironmentColumns = {
     Item{"rank", Type::kInt64, "", "MPI world rank"},
     Item{"host", Type::kString, "", "host name the rank ran on"},
