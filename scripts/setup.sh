@@ -10,7 +10,7 @@ packages=(
   libgtest-dev libbenchmark-dev
   libfabric-dev libfabric-bin libhwloc-dev liburing-dev libopenblas-dev
   libturbojpeg0-dev libpng-dev
-  fio gnuplot-nox python3 python3-h5py python3-numpy python3-pandas  # pandas: docs/results.md
+  fio gnuplot-nox chromium python3 python3-h5py python3-numpy python3-pandas  # pandas: docs/results.md
   bc iproute2 procps util-linux  # used by the test scripts (emulated hosts, timing checks)
 )
 missing=()

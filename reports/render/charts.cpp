@@ -151,7 +151,35 @@ std::string x_axis(const Chart& chart, const std::vector<Kept>& series) {
   return out;
 }
 
+// Eight colours told apart also with colour-blindness (Okabe-Ito, yellow swapped for brown),
+// then four dash types, then four markers: 128 series before a look repeats.
+constexpr const char* kColours[] = {"#0072b2", "#d55e00", "#009e73", "#cc79a7",
+                                    "#e69f00", "#56b4e9", "#000000", "#8c564b"};
+constexpr int kMarkerPoints[] = {7, 5, 9,
+                                 13};  // gnuplot's filled circle, square, triangle, diamond
+
+LegendEntry look_of(std::size_t i, const std::string& label) {
+  return {label, kColours[i % 8], static_cast<int>(i / 8 % 4) + 1, static_cast<int>(i / 32 % 4)};
+}
+
+bool legend_in_plot(const std::vector<Kept>& series) {
+  return series.size() <= kMaxSeriesInPlotLegend;
+}
+
+// Rows of the legend below the plot: gnuplot fits as many columns as the longest entry allows
+// (about 7 px a character at 12 px, plus the line sample), so the SVG grows by the rows beyond
+// the first instead of squeezing the plot.
+int legend_rows(const Chart& chart, const std::vector<Kept>& series) {
+  std::size_t longest = 0;
+  for (const auto& k : series) longest = std::max(longest, k.label.size());
+  const int entry_px = static_cast<int>(longest) * 7 + 48;
+  const int columns = std::max(1, (std::clamp(chart.width, 200, 4000) - 60) / entry_px);
+  return static_cast<int>((series.size() + columns - 1) / columns);
+}
+
 std::string script(const Chart& chart, const std::vector<Kept>& series) {
+  const bool key = legend_in_plot(series);
+  const int extra_rows = key ? std::max(0, legend_rows(chart, series) - 1) : 0;
   std::string s = fmt::format(
       "set terminal svg size {},{} dynamic noenhanced font 'sans,12' background '#ffffff'\n"
       "set output\n"
@@ -159,19 +187,16 @@ std::string script(const Chart& chart, const std::vector<Kept>& series) {
       "{}set xlabel '{}'\nset ylabel '{}'\n"
       "set border 3 lc rgb '#555555'\nset tics nomirror\n"
       "set grid xtics ytics lc rgb '#e4e4e4' lw 1 dt 1\n"
-      "set key outside below center horizontal Left reverse samplen 2 spacing 1.1\n"
+      "{}"
       "set style data linespoints\n",
       std::clamp(chart.width, 200, 4000),
       // The legend sits below the plot: room for it, so the plot keeps its height.
-      std::clamp(
-          chart.height + 18 * static_cast<int>(series.size() > 2 ? (series.size() - 1) / 2 : 0),
-          150, 4000),
+      std::clamp(chart.height + 18 * extra_rows, 150, 4000),
       chart.draw_title ? fmt::format("set title '{}'\n", sanitize_chart_text(chart.title)) : "",
-      sanitize_chart_text(chart.x_label), sanitize_chart_text(chart.y_label));
-  // Eight colours told apart also with colour-blindness (Okabe-Ito, yellow swapped for brown).
-  const char* colours[] = {"#0072b2", "#d55e00", "#009e73", "#cc79a7",
-                           "#e69f00", "#56b4e9", "#000000", "#8c564b"};
-  for (int i = 0; i < 8; ++i) s += fmt::format("set linetype {} lc rgb '{}'\n", i + 1, colours[i]);
+      sanitize_chart_text(chart.x_label), sanitize_chart_text(chart.y_label),
+      key ? "set key outside below center horizontal Left reverse samplen 2 spacing 1.1\n"
+          : "set key off\n");
+  for (int i = 0; i < 8; ++i) s += fmt::format("set linetype {} lc rgb '{}'\n", i + 1, kColours[i]);
   s += x_axis(chart, series);
   bool non_negative = true;
   for (const auto& k : series)
@@ -186,9 +211,12 @@ std::string script(const Chart& chart, const std::vector<Kept>& series) {
     s += "EOD\n";
   }
   s += "plot ";
-  for (std::size_t i = 0; i < series.size(); ++i)
-    s += fmt::format("{}$D{} using 1:2 lt {} dt {} lw 1.6 pt 7 ps 0.55 title '{}'",
-                     i ? ", \\\n  " : "", i, i % 8 + 1, i / 8 % 4 + 1, series[i].label);
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    const auto look = look_of(i, series[i].label);
+    s += fmt::format("{}$D{} using 1:2 lt {} dt {} lw 1.6 pt {} ps 0.55 title '{}'",
+                     i ? ", \\\n  " : "", i, i % 8 + 1, look.dash, kMarkerPoints[look.marker],
+                     series[i].label);
+  }
   s += "\n";
   return s;
 }
@@ -219,6 +247,12 @@ std::string inline_svg(const std::string& out, const Chart& chart) {
   return svg;
 }
 
+ChartResult not_drawn(std::string why) {
+  ChartResult result;
+  result.note = std::move(why);
+  return result;
+}
+
 }  // namespace
 
 std::string sanitize_chart_text(const std::string& text) {
@@ -233,19 +267,18 @@ std::string sanitize_chart_text(const std::string& text) {
 }
 
 ChartResult draw_chart(const Chart& chart, const std::string& gnuplot) {
-  if (gnuplot.empty()) return {{}, "charts are off"};
+  if (gnuplot.empty()) return not_drawn("charts are off");
   const auto series = usable_series(chart);
-  if (series.empty()) return {{}, "no data to chart"};
+  if (series.empty()) return not_drawn("no data to chart");
 
   TempFile script_file("gp"), errors("err");
   if (script_file.fd < 0 || errors.fd < 0 || !write_all(script_file.fd, script(chart, series)))
-    return {
-        {},
-        fmt::format("chart not drawn: cannot write a temporary file ({})", std::strerror(errno))};
+    return not_drawn(
+        fmt::format("chart not drawn: cannot write a temporary file ({})", std::strerror(errno)));
 
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC) != 0)
-    return {{}, fmt::format("chart not drawn: pipe: {}", std::strerror(errno))};
+    return not_drawn(fmt::format("chart not drawn: pipe: {}", std::strerror(errno)));
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
@@ -260,8 +293,8 @@ ChartResult draw_chart(const Chart& chart, const std::string& gnuplot) {
   if (spawned != 0) {
     close(pipe_fds[0]);
     if (spawned == ENOENT || spawned == EACCES || spawned == ENOTDIR)
-      return {{}, "gnuplot not found: install gnuplot-nox to see charts"};
-    return {{}, fmt::format("gnuplot could not start: {}", std::strerror(spawned))};
+      return not_drawn("gnuplot not found: install gnuplot-nox to see charts");
+    return not_drawn(fmt::format("gnuplot could not start: {}", std::strerror(spawned)));
   }
 
   std::string out;
@@ -293,23 +326,25 @@ ChartResult draw_chart(const Chart& chart, const std::string& gnuplot) {
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (timed_out) return {{}, "gnuplot took too long; chart not drawn"};
-  if (too_big) return {{}, "gnuplot wrote too much; chart not drawn"};
+  if (timed_out) return not_drawn("gnuplot took too long; chart not drawn");
+  if (too_big) return not_drawn("gnuplot wrote too much; chart not drawn");
   if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-    return {{}, "gnuplot not found: install gnuplot-nox to see charts"};
+    return not_drawn("gnuplot not found: install gnuplot-nox to see charts");
   std::string svg = inline_svg(out, chart);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || svg.empty()) {
     std::string why = read_head(errors.fd, 2000);
     // gnuplot's message is the last non-empty line; its script is ours, so keep it short.
     while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
     if (const auto nl = why.rfind('\n'); nl != std::string::npos) why = why.substr(nl + 1);
-    return {{},
-            fmt::format("gnuplot failed ({}): {}",
-                        WIFEXITED(status) ? fmt::format("exit {}", WEXITSTATUS(status))
-                                          : fmt::format("signal {}", WTERMSIG(status)),
-                        why.empty() ? "no SVG written" : why.substr(0, 300))};
+    return not_drawn(fmt::format("gnuplot failed ({}): {}",
+                                 WIFEXITED(status) ? fmt::format("exit {}", WEXITSTATUS(status))
+                                                   : fmt::format("signal {}", WTERMSIG(status)),
+                                 why.empty() ? "no SVG written" : why.substr(0, 300)));
   }
-  return {std::move(svg), {}};
+  ChartResult drawn{std::move(svg), {}, {}, legend_in_plot(series)};
+  for (std::size_t i = 0; i < series.size(); ++i)
+    drawn.legend.push_back(look_of(i, series[i].label));
+  return drawn;
 }
 
 }  // namespace preflight::report

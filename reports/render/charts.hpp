@@ -2,6 +2,7 @@
 // gnuplot being installed: a chart that cannot be drawn says why instead.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -22,9 +23,23 @@ struct Chart {
   std::vector<ChartSeries> series;
 };
 
+// More series than this and the legend would crowd the plot (long labels, one per line): the SVG
+// is drawn without one and the page lists the series beside it (ChartResult::legend).
+inline constexpr std::size_t kMaxSeriesInPlotLegend = 8;
+
+// How one drawn series looks, so that a legend outside the SVG matches its line.
+struct LegendEntry {
+  std::string label;   // sanitised, as gnuplot would print it
+  std::string colour;  // "#0072b2"
+  int dash = 1;        // gnuplot dash type: 1 solid, 2 dashed, 3 dotted, 4 dash-dot
+  int marker = 0;      // 0 circle, 1 square, 2 triangle, 3 diamond
+};
+
 struct ChartResult {
-  std::string svg;   // inline <svg>...</svg>, empty when not drawn
-  std::string note;  // why it was not drawn, when it was not
+  std::string svg;                  // inline <svg>...</svg>, empty when not drawn
+  std::string note;                 // why it was not drawn, when it was not
+  std::vector<LegendEntry> legend;  // every drawn series, in plot order
+  bool legend_in_plot = true;       // false: the SVG has no legend; show `legend` beside it
 };
 
 // Runs `gnuplot` (a program name looked up on PATH, or a path; no shell) on a script written to

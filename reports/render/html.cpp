@@ -14,6 +14,7 @@
 #include "analysis/case_view.hpp"
 #include "render/charts.hpp"
 #include "render/text_format.hpp"
+#include "render/verdict_reasons.hpp"
 
 namespace preflight::report {
 namespace {
@@ -128,6 +129,21 @@ figcaption { color: var(--muted); font-size: 13px; }
 td.winner { font-weight: 700; background: var(--pass-bg); }
 small { color: var(--muted); }
 details summary { cursor: pointer; color: var(--muted); }
+h2#verdict { margin-top: 14px; }
+ul.reasons { list-style: none; padding: 0; margin: 2px 0 8px; font-size: 14px; line-height: 1.4; }
+ul.reasons li { max-width: none; margin: 0 0 3px; }
+ul.reasons .verdict { font-size: 12px; margin-right: 6px; }
+ul.reasons details ul.reasons { margin-top: 4px; }
+figure.chart.legend-beside { max-width: none; display: grid; gap: 4px 16px; align-items: start;
+  grid-template-columns: minmax(0, 820px) minmax(220px, 1fr); }
+figure.legend-beside figcaption { grid-column: 1 / -1; }
+ol.legend { list-style: none; margin: 0; padding: 0 0 0 10px; border-left: 1px solid var(--rule);
+  font-size: 12px; line-height: 1.3; max-height: 410px; overflow-y: auto; }
+ol.legend li { max-width: none; margin: 0 0 3px; display: flex; gap: 5px; align-items: baseline; }
+ol.legend .swatch { flex: none; display: inline-block; width: 26px; height: 2px; align-self: center; }
+ol.legend .marker { flex: none; font-size: 10px; width: 1em; }
+@media (max-width: 900px) { figure.chart.legend-beside { grid-template-columns: 1fr; } }
+ol.findings li.more { list-style: none; }
 )";
 }
 
@@ -136,12 +152,14 @@ class Writer {
   Writer(const Report& report, const HtmlOptions& options) : report_(report), options_(options) {}
 
   std::string render() {
+    const auto scaling_plans = scaling_charts();
+    const auto size_plans = size_charts(static_cast<int>(scaling_plans.size()));
     head();
-    verdict_and_runs();
+    verdict_and_runs(first_screen_chart(scaling_plans, size_plans));
     bottlenecks();
     checks();
-    scaling();
-    bandwidth_vs_size();
+    scaling(scaling_plans);
+    bandwidth_vs_size(size_plans);
     fits();
     outliers();
     regressions();
@@ -154,22 +172,71 @@ class Writer {
   const Report& report_;
   const HtmlOptions& options_;
   std::string out_;
-  int charts_ = 0;
 
   void add(std::string_view s) { out_ += s; }
 
-  void chart(Chart c, const std::string& caption) {
-    c.id = fmt::format("c{}", ++charts_);
-    c.draw_title = false;  // the section's heading says what it shows
+  // A chart the page draws, with its heading and what goes with it, planned before any is drawn
+  // so that the first screen can show the most important one.
+  struct PageChart {
+    std::string run_label;  // the run it belongs to (sub-headings when there are several runs)
+    std::string heading;    // escaped HTML
+    Chart spec;
+    std::string caption;                       // HTML
+    std::vector<const ScalingSeries*> series;  // a scaling chart's series: its table, its stage
+    bool by_ranks = false;
+    std::string unit;
+    int number = 0;  // its place among the sections' charts: its ids and its anchor
+    std::string anchor() const { return fmt::format("chart-{}", number); }
+  };
+
+  // A section's chart: numbered, so that its SVG ids and its anchor are its own.
+  void chart(const PageChart& plan) {
+    figure(plan.spec, fmt::format("c{}", plan.number), plan.anchor(), plan.caption, "chart");
+  }
+
+  // The figure: the SVG, and beside it the legend where the SVG has none (too many series for
+  // one below the plot, which would crowd it).
+  void figure(Chart c, const std::string& svg_id, const std::string& anchor,
+              const std::string& caption, const std::string& classes) {
+    c.id = svg_id;
+    c.draw_title = false;  // the heading says what it shows
     const auto drawn = draw_chart(c, options_.gnuplot);
-    add("<figure class=\"chart\">\n");
+    const bool beside = !drawn.svg.empty() && !drawn.legend_in_plot;
+    add(fmt::format("<figure class=\"{}{}\" id=\"{}\">\n", classes, beside ? " legend-beside" : "",
+                    anchor));
     if (!drawn.svg.empty())
       add(drawn.svg);
     else
       add(fmt::format("<p class=\"note\">Chart &ldquo;{}&rdquo; not drawn: {}</p>", e(c.title),
                       e(drawn.note)));
+    if (beside) legend_beside(drawn.legend);
     if (!caption.empty()) add(fmt::format("\n<figcaption>{}</figcaption>", caption));
     add("\n</figure>\n");
+  }
+
+  // One entry per series: a sample of its line (colour and dash as gnuplot drew it), its
+  // marker, its label; the list scrolls beside the plot, which keeps its size.
+  void legend_beside(const std::vector<LegendEntry>& entries) {
+    static const char* markers[] = {"&#9679;", "&#9632;", "&#9650;", "&#9670;"};
+    add("\n<ol class=\"legend\">");
+    for (const auto& entry : entries) {
+      const std::string& c = entry.colour;  // from the chart's own table, not from a file
+      const std::string line =
+          entry.dash == 2
+              ? fmt::format("repeating-linear-gradient(90deg,{0} 0 5px,transparent 5px 9px)", c)
+          : entry.dash == 3
+              ? fmt::format("repeating-linear-gradient(90deg,{0} 0 2px,transparent 2px 5px)", c)
+          : entry.dash == 4 ? fmt::format(
+                                  "repeating-linear-gradient(90deg,{0} 0 7px,transparent 7px "
+                                  "10px,{0} 10px 12px,transparent 12px 15px)",
+                                  c)
+                            : c;
+      add(fmt::format(
+          "<li><span class=\"swatch\" style=\"background:{}\"></span><span class=\"marker\" "
+          "style=\"color:{}\">{}</span><span>{}</span></li>",
+          line, c, markers[entry.marker % 4], e(entry.label)));
+    }
+    add("</ol>");
   }
 
   static std::string verdict_span(const char* cls, const std::string& text) {
@@ -199,36 +266,30 @@ class Writer {
     add("</nav>\n");
   }
 
-  void verdict_and_runs() {
-    std::size_t pass = 0, fail = 0, inconclusive = 0, slower = 0, faster = 0;
-    for (const auto& c : report_.checks) {
-      pass += c.verdict == CheckVerdict::kPass;
-      fail += c.verdict == CheckVerdict::kFail;
-      inconclusive += c.verdict == CheckVerdict::kInconclusive;
-    }
-    for (const auto& r : report_.regressions) {
-      slower += r.result.count(Verdict::kSlower);
-      faster += r.result.count(Verdict::kFaster);
-    }
+  // The first screen: the verdict with the count of each reason, the reasons one line each
+  // (fail, then inconclusive; the first few, the rest folded), then the most important chart.
+  void verdict_and_runs(const std::pair<const PageChart*, std::string>& first_chart) {
+    const auto reasons = verdict_reasons(report_);
     const int code = report_.exit_code();  // the one verdict every renderer shows
     const Headline h = code == 1   ? Headline::kFail
                        : code == 3 ? Headline::kInconclusive
                                    : Headline::kPass;
-    add("<h2 id=\"verdict\">Verdict</h2>\n<div class=\"headline\">");
+    add("<h2 id=\"verdict\">Verdict</h2>\n<div class=\"headline\" id=\"verdict-headline\">");
     add(h == Headline::kFail           ? verdict_span("fail", "FAIL")
         : h == Headline::kInconclusive ? verdict_span("inconclusive", "INCONCLUSIVE")
                                        : verdict_span("pass", "PASS"));
-    std::string counts =
-        report_.checks.empty()
-            ? std::string("no acceptance checks")
-            : fmt::format("{} check{}: {} pass, {} fail, {} inconclusive", report_.checks.size(),
-                          report_.checks.size() == 1 ? "" : "s", pass, fail, inconclusive);
-    if (!report_.regressions.empty())
-      counts += fmt::format(" &middot; against the baseline: {} size{} slower, {} faster", slower,
-                            slower == 1 ? "" : "s", faster);
-    counts += fmt::format(" &middot; {} finding{}", report_.findings.size(),
-                          report_.findings.size() == 1 ? "" : "s");
-    add(fmt::format("<span>{}</span></div>\n", counts));
+    add(fmt::format("<span>{} &middot; {} finding{}</span></div>\n",
+                    e(verdict_headline(report_, reasons)), report_.findings.size(),
+                    report_.findings.size() == 1 ? "" : "s"));
+    reason_list(reasons);
+    if (first_chart.first) {
+      const PageChart& plan = *first_chart.first;
+      add(fmt::format("<h3 id=\"first-chart-heading\">{}</h3>\n", plan.heading));
+      figure(plan.spec, "first", "first-chart",
+             fmt::format("{}; with its section <a href=\"#{}\">below</a>.", first_chart.second,
+                         plan.anchor()),
+             "chart first-screen");
+    }
     add("<p class=\"muted\">FAIL when a check failed or a size got slower than the baseline; "
         "else INCONCLUSIVE when a measurement was too noisy to judge; else PASS.</p>\n");
 
@@ -266,6 +327,72 @@ class Writer {
     }
   }
 
+  // At most this many reasons on the first screen; the rest fold into one line.
+  static constexpr std::size_t kFirstScreenReasons = 6;
+
+  static std::string reason_item(const VerdictReason& r) {
+    const char* cls = r.kind == ReasonKind::kFail           ? "fail"
+                      : r.kind == ReasonKind::kInconclusive ? "inconclusive"
+                                                            : "limit";
+    return fmt::format("<li>{}{}</li>\n", verdict_span(cls, name_of(r.kind)), e(r.text));
+  }
+
+  void reason_list(const std::vector<VerdictReason>& reasons) {
+    add("<ul class=\"reasons\" id=\"verdict-reasons\">\n");
+    if (reasons.empty())
+      add(fmt::format("<li>{}nothing failed, nothing was too noisy to judge</li>\n",
+                      verdict_span("pass", "pass")));
+    const std::size_t shown =
+        reasons.size() <= kFirstScreenReasons + 1 ? reasons.size() : kFirstScreenReasons;
+    for (std::size_t i = 0; i < shown; ++i) add(reason_item(reasons[i]));
+    if (shown < reasons.size()) {
+      add(fmt::format("<li><details><summary>{} more reasons</summary>\n<ul class=\"reasons\">\n",
+                      reasons.size() - shown));
+      for (std::size_t i = shown; i < reasons.size(); ++i) add(reason_item(reasons[i]));
+      add("</ul></details></li>\n");
+    }
+    add("</ul>\n");
+  }
+
+  // The first screen's chart, by this rule (docs/report.md): the scaling chart of the
+  // first-ranked trustworthy finding that has one (a chart of the finding's run whose series
+  // are of the finding's stage, the one of its size band first), else the first scaling chart,
+  // else the first bandwidth-vs-size chart. With the sentence that says why.
+  std::pair<const PageChart*, std::string> first_screen_chart(
+      const std::vector<PageChart>& scaling, const std::vector<PageChart>& sizes) const {
+    const auto of_finding = [](const PageChart& plan, const Finding& f) {
+      return std::any_of(plan.series.begin(), plan.series.end(), [&](const ScalingSeries* s) {
+        return s->run_label == f.run_label && stage_of(s->stage) == f.stage;
+      });
+    };
+    const auto in_band = [](const PageChart& plan, const Finding& f) {
+      const auto& band = plan.series.front()->band;
+      return !band.empty() && f.title.find(band_text(band)) != std::string::npos;
+    };
+    for (std::size_t rank = 0; rank < report_.findings.size(); ++rank) {
+      const Finding& f = report_.findings[rank];
+      if (!f.trustworthy) continue;
+      const PageChart* match = nullptr;
+      for (const auto& plan : scaling) {
+        if (!of_finding(plan, f)) continue;
+        if (!match) match = &plan;
+        if (in_band(plan, f)) {
+          match = &plan;
+          break;
+        }
+      }
+      if (match)
+        return {match, fmt::format("The chart of finding {} (the first-ranked trustworthy finding "
+                                   "with a chart): {}",
+                                   rank + 1, e(f.title))};
+    }
+    if (!scaling.empty())
+      return {&scaling.front(), "The first scaling chart (no trustworthy finding has a chart)"};
+    if (!sizes.empty())
+      return {&sizes.front(), "The first chart against size (these runs have no scaling chart)"};
+    return {nullptr, {}};
+  }
+
   static std::string hosts(const RunData& run) {
     const auto it = run.environment.find("host");
     if (it == run.environment.end() || it->second.empty()) return "&ndash;";
@@ -289,6 +416,19 @@ class Writer {
     add(fmt::format("<p class=\"muted\">Not measured in these runs: {}.</p>\n", stages));
   }
 
+  // Findings and evidence lines shown before the rest of a run of alike ones fold away.
+  static constexpr std::size_t kAlikeShown = 3;
+
+  // What a finding is about, less its particulars: its stage, trust and title up to the first
+  // colon, digits dropped ("slow rank: rank 3 ..." and "slow rank: rank 7 ..." are alike).
+  static std::string kind_of(const Finding& f) {
+    std::string head = f.title.substr(0, f.title.find(':'));
+    head.erase(std::remove_if(head.begin(), head.end(),
+                              [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }),
+               head.end());
+    return fmt::format("{}|{}|{}", static_cast<int>(f.stage), f.trustworthy, head);
+  }
+
   void bottlenecks() {
     add("<h2 id=\"bottlenecks\">Bottlenecks</h2>\n");
     not_measured();
@@ -297,30 +437,58 @@ class Writer {
       return;
     }
     add("<ol class=\"findings\">\n");
-    for (const auto& f : report_.findings) {
-      add("<li>");
-      // A wrong result or a straggler is a defect; a bandwidth that stops scaling is a limit.
-      const bool defect = f.stage == Stage::kCorrectness || f.stage == Stage::kStragglers;
-      add(!f.trustworthy ? verdict_span("inconclusive", "not trustworthy")
-          : defect       ? verdict_span("fail", "defect")
-                         : verdict_span("limit", "limit"));
-      add(fmt::format(" <span class=\"finding-title\">{}</span><span class=\"stage\">{}{}</span>",
-                      e(f.title), name_of(f.stage),
-                      f.run_label.empty() ? "" : " &middot; " + e(f.run_label)));
-      if (!f.caveat.empty())
-        add(fmt::format("<br><b>Not trustworthy</b>: {}.", e(f.caveat)));
-      else if (!f.trustworthy)
-        add("<br><small>A measurement-quality finding: the figures it names cannot be trusted; "
-            "it is not a defect of the cluster.</small>");
-      if (!f.evidence.empty()) {
-        add("\n<ul>");
-        for (const auto& line : f.evidence) add(fmt::format("<li>{}</li>", e(line)));
-        add("</ul>");
+    const auto& findings = report_.findings;
+    for (std::size_t i = 0; i < findings.size();) {
+      // A run of alike findings: the first few, then the rest folded, numbered on.
+      std::size_t end = i + 1;
+      while (end < findings.size() && kind_of(findings[end]) == kind_of(findings[i])) ++end;
+      const std::size_t shown = end - i <= kAlikeShown + 1 ? end - i : kAlikeShown;
+      for (std::size_t k = i; k < i + shown; ++k) finding(findings[k]);
+      if (i + shown < end) {
+        add(
+            fmt::format("<li class=\"more\"><details><summary>{} more findings like these"
+                        "</summary>\n<ol class=\"findings\" start=\"{}\">\n",
+                        end - i - shown, i + shown + 1));
+        for (std::size_t k = i + shown; k < end; ++k) finding(findings[k]);
+        add("</ol></details></li>\n");
       }
-      if (!f.next_check.empty()) add(fmt::format("<div>Next: {}</div>", e(f.next_check)));
-      add("</li>\n");
+      i = end;
     }
     add("</ol>\n");
+  }
+
+  void finding(const Finding& f) {
+    add("<li>");
+    // A wrong result or a straggler is a defect; a bandwidth that stops scaling is a limit.
+    const bool defect = f.stage == Stage::kCorrectness || f.stage == Stage::kStragglers;
+    add(!f.trustworthy ? verdict_span("inconclusive", "not trustworthy")
+        : defect       ? verdict_span("fail", "defect")
+                       : verdict_span("limit", "limit"));
+    add(fmt::format(" <span class=\"finding-title\">{}</span><span class=\"stage\">{}{}</span>",
+                    e(f.title), name_of(f.stage),
+                    f.run_label.empty() ? "" : " &middot; " + e(f.run_label)));
+    if (!f.caveat.empty())
+      add(fmt::format("<br><b>Not trustworthy</b>: {}.", e(f.caveat)));
+    else if (!f.trustworthy)
+      add("<br><small>A measurement-quality finding: the figures it names cannot be trusted; "
+          "it is not a defect of the cluster.</small>");
+    evidence(f.evidence);
+    if (!f.next_check.empty()) add(fmt::format("<div>Next: {}</div>", e(f.next_check)));
+    add("</li>\n");
+  }
+
+  // A finding's evidence: the first lines, the rest (one per series or case, alike but for
+  // their names and figures) folded under "N more".
+  void evidence(const std::vector<std::string>& lines) {
+    if (lines.empty()) return;
+    const std::size_t shown = lines.size() <= kAlikeShown + 1 ? lines.size() : kAlikeShown;
+    add("\n<ul>");
+    for (std::size_t i = 0; i < shown; ++i) add(fmt::format("<li>{}</li>", e(lines[i])));
+    add("</ul>");
+    if (shown == lines.size()) return;
+    add(fmt::format("<details><summary>{} more</summary><ul>", lines.size() - shown));
+    for (std::size_t i = shown; i < lines.size(); ++i) add(fmt::format("<li>{}</li>", e(lines[i])));
+    add("</ul></details>");
   }
 
   void checks() {
@@ -375,16 +543,7 @@ class Writer {
 
   // Scaling: per run, per family and metric (and size band, and for aggregates which of their
   // curves), the metric against the scales, one line per subject and series.
-  void scaling() {
-    if (report_.scaling.empty()) return;
-    add("<h2 id=\"scaling\">Scaling</h2>\n");
-    add("<p class=\"muted\">Each case's headline figure against the number of nodes (aggregate "
-        "figures: ranks), the median over the band's sizes (or per point where each point is its "
-        "own series). Per-rank figures: efficiency is the value against the first multi-node "
-        "step, or the smallest step when the series has only one multi-node step (ideal: "
-        "flat). Aggregate figures: efficiency is the value per rank against the "
-        "fewest ranks' (ideal: linear in ranks; it falls where a shared resource "
-        "saturates).</p>\n");
+  std::vector<PageChart> scaling_charts() const {
     using Key = std::tuple<std::string, std::string, std::string, std::string, std::string>;
     std::vector<Key> order;
     std::map<Key, std::vector<const ScalingSeries*>> groups;
@@ -395,17 +554,17 @@ class Writer {
       groups[key].push_back(&s);
     }
     // Keep the series' order; aggregates get their own heading.
-    std::string last_run;
+    std::vector<PageChart> plans;
     for (const auto& key : order) {
       const auto& [run, family, metric_unit, band, x_kind] = key;
-      const auto& series = groups.at(key);
+      PageChart plan;
+      plan.run_label = run;
+      plan.series = groups.at(key);
       const std::string metric = metric_unit.substr(0, metric_unit.find('\n'));
-      const std::string unit = metric_unit.substr(metric_unit.find('\n') + 1);
-      const bool by_ranks = x_kind == "ranks";
-      if (run != last_run && report_.runs.size() > 1) add(fmt::format("<h3>{}</h3>\n", e(run)));
-      last_run = run;
-      Chart c;
-      if (by_ranks) {
+      plan.unit = metric_unit.substr(metric_unit.find('\n') + 1);
+      plan.by_ranks = x_kind == "ranks";
+      Chart& c = plan.spec;
+      if (plan.by_ranks) {
         std::string name = family;
         if (!name.empty()) name[0] = static_cast<char>(std::toupper(name[0]));
         c.title = fmt::format("{} scaling: aggregate {} vs {}", name, metric, x_kind);
@@ -414,24 +573,46 @@ class Writer {
       }
       if (!band.empty()) c.title += ", " + band_text(band);
       if (report_.runs.size() > 1) c.title += " \u00b7 " + run;
-      c.x_label = by_ranks ? "ranks" : "nodes";
-      c.y_label = unit.empty() ? metric : fmt::format("{} ({})", metric, unit);
+      c.x_label = plan.by_ranks ? "ranks" : "nodes";
+      c.y_label = plan.unit.empty() ? metric : fmt::format("{} ({})", metric, plan.unit);
       bool log_x = true;
-      for (const auto* s : series) {
+      for (const auto* s : plan.series) {
         ChartSeries line;
         line.label = s->subject;
         if (!s->topology.empty()) line.label += " [" + s->topology + "]";
         for (const auto& p : s->points) {
-          line.x.push_back(by_ranks ? p.ranks : p.nodes);
+          line.x.push_back(plan.by_ranks ? p.ranks : p.nodes);
           line.y.push_back(p.value);
-          log_x = log_x && (by_ranks ? p.ranks : p.nodes) > 0;
+          log_x = log_x && (plan.by_ranks ? p.ranks : p.nodes) > 0;
         }
         c.series.push_back(std::move(line));
       }
       c.log_x = log_x;
-      add(fmt::format("<h3>{}</h3>\n", e(c.title)));
-      chart(std::move(c), "");
-      efficiency_table(series, by_ranks, unit);
+      plan.heading = e(c.title);
+      plan.number = static_cast<int>(plans.size()) + 1;
+      plans.push_back(std::move(plan));
+    }
+    return plans;
+  }
+
+  void scaling(const std::vector<PageChart>& plans) {
+    if (report_.scaling.empty()) return;
+    add("<h2 id=\"scaling\">Scaling</h2>\n");
+    add("<p class=\"muted\">Each case's headline figure against the number of nodes (aggregate "
+        "figures: ranks), the median over the band's sizes (or per point where each point is its "
+        "own series). Per-rank figures: efficiency is the value against the first multi-node "
+        "step, or the smallest step when the series has only one multi-node step (ideal: "
+        "flat). Aggregate figures: efficiency is the value per rank against the "
+        "fewest ranks' (ideal: linear in ranks; it falls where a shared resource "
+        "saturates).</p>\n");
+    std::string last_run;
+    for (const auto& plan : plans) {
+      if (plan.run_label != last_run && report_.runs.size() > 1)
+        add(fmt::format("<h3>{}</h3>\n", e(plan.run_label)));
+      last_run = plan.run_label;
+      add(fmt::format("<h3>{}</h3>\n", plan.heading));
+      chart(plan);
+      efficiency_table(plan.series, plan.by_ranks, plan.unit);
     }
   }
 
@@ -466,10 +647,10 @@ class Writer {
   }
 
   // Per run, per group of size-banded cases that differ only in where they ran (the same
-  // declared subject), the headline figure against the size, one line per case.
-  void bandwidth_vs_size() {
-    add("<h2 id=\"bandwidth\">Bandwidth vs size</h2>\n");
-    bool any = false;
+  // declared subject), the headline figure against the size, one line per case. Numbered after
+  // the scaling charts, which the page draws first.
+  std::vector<PageChart> size_charts(int numbered_before) const {
+    std::vector<PageChart> plans;
     for (const auto& r : report_.runs) {
       if (!r.run) continue;
       std::vector<std::string> order;
@@ -486,12 +667,12 @@ class Writer {
         groups[key].push_back(&c);
         metric_of[key] = metric;
       }
-      if (order.empty()) continue;
-      if (report_.runs.size() > 1) add(fmt::format("<h3>{}</h3>\n", e(r.label)));
       for (const auto& key : order) {
         const auto& cases = groups.at(key);
         const std::string& metric = metric_of.at(key);
-        Chart chart_spec;
+        PageChart plan;
+        plan.run_label = r.label;
+        Chart& chart_spec = plan.spec;
         chart_spec.title = key;
         chart_spec.x_label = "size";
         chart_spec.log_x = chart_spec.log_y = chart_spec.x_bytes = true;
@@ -512,15 +693,28 @@ class Writer {
           }
           chart_spec.series.push_back(std::move(line));
         }
-        add(fmt::format("<h3>{}{}</h3>\n", e(key),
-                        report_.runs.size() > 1 ? " &middot; " + e(r.label) : ""));
-        chart(std::move(chart_spec),
-              fmt::format("{} of the per-iteration median time, all groups together; log-log.",
-                          e(metric)));
-        any = true;
+        plan.heading =
+            e(key) + (report_.runs.size() > 1 ? " &middot; " + e(r.label) : std::string());
+        plan.caption = fmt::format(
+            "{} of the per-iteration median time, all groups together; log-log.", e(metric));
+        plan.number = numbered_before + static_cast<int>(plans.size()) + 1;
+        plans.push_back(std::move(plan));
       }
     }
-    if (!any) add("<p>none: no case has sizes</p>\n");
+    return plans;
+  }
+
+  void bandwidth_vs_size(const std::vector<PageChart>& plans) {
+    add("<h2 id=\"bandwidth\">Bandwidth vs size</h2>\n");
+    if (plans.empty()) add("<p>none: no case has sizes</p>\n");
+    std::string last_run;
+    for (const auto& plan : plans) {
+      if (plan.run_label != last_run && report_.runs.size() > 1)
+        add(fmt::format("<h3>{}</h3>\n", e(plan.run_label)));
+      last_run = plan.run_label;
+      add(fmt::format("<h3>{}</h3>\n", plan.heading));
+      chart(plan);
+    }
   }
 
   // The case's name less its declared subject: where it ran (its layout), with its series.

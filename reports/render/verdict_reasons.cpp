@@ -17,9 +17,22 @@ std::string plural(std::size_t n, const char* one, const char* many) {
 }
 
 std::string check_line(const Check& c) {
+  // A check that matched no case has no case, size or value: its reason says why.
+  if (c.case_name.empty() && std::isnan(c.value))
+    return fmt::format("{}: {}{}: {}", c.rule, c.run_label,
+                       c.metric.empty() ? "" : " | " + c.metric, c.reason);
   return fmt::format("{}: {} | {}{} | {} = {} {} (expected {}, threshold {}): {}", c.rule,
                      c.run_label, c.case_name, c.size.empty() ? "" : " " + c.size, c.metric,
                      figure(c.value), c.unit, figure(c.expected), figure(c.threshold), c.reason);
+}
+
+// "1 checks failed" -> "1 check failed": the counted phrase's first word made singular.
+std::string counted_text(std::size_t n, const std::string& counted) {
+  const auto space = counted.find(' ');
+  const std::string first = counted.substr(0, space);
+  if (n != 1 || first.size() < 2 || first.back() != 's') return counted;
+  return first.substr(0, first.size() - 1) +
+         (space == std::string::npos ? "" : counted.substr(space));
 }
 
 // How far a failed check is from its threshold, relative: orders a group's worst first.
@@ -143,7 +156,8 @@ std::string verdict_headline(const Report& report, const std::vector<VerdictReas
   }
   std::string out = fmt::format("{} (exit {})", overall_verdict(report), report.exit_code());
   for (std::size_t i = 0; i < counts.size(); ++i)
-    out += fmt::format("{}{} {}", i == 0 ? ": " : ", ", counts[i].second, counts[i].first);
+    out += fmt::format("{}{} {}", i == 0 ? ": " : ", ", counts[i].second,
+                       counted_text(counts[i].second, counts[i].first));
   const auto n = count_checks(report);
   out +=
       fmt::format("{}{}: {} pass, {} fail, {} inconclusive", counts.empty() ? ": " : "; ",

@@ -345,8 +345,9 @@ TEST(HtmlReport, SelfContainedEscapedAndComplete) {
   EXPECT_LT(html.find("host of rank 0"), html.find(">slower<"));
 
   if (gnuplot_installed()) {
-    // Scaling: comm busbw (one chart for the large band) and storage; bandwidth vs size: one.
-    EXPECT_EQ(count(html, "<svg"), 3u);
+    // Scaling: comm busbw (one chart for the large band) and storage; bandwidth vs size: one;
+    // and the first screen's copy of one of them.
+    EXPECT_EQ(count(html, "<svg"), 4u);
     const auto storage = html.find("Storage scaling");
     EXPECT_NE(html.find("<svg", storage), std::string::npos);
     EXPECT_EQ(html.find("not drawn"), std::string::npos);
@@ -360,7 +361,7 @@ TEST(HtmlReport, NoteWhenGnuplotIsMissing) {
   Fixture f;
   const std::string html = render_html(f.report, HtmlOptions{"/nonexistent/gnuplot"});
   EXPECT_EQ(html.find("<svg"), std::string::npos);
-  EXPECT_EQ(count(html, "gnuplot not found: install gnuplot-nox to see charts"), 3u);
+  EXPECT_EQ(count(html, "gnuplot not found: install gnuplot-nox to see charts"), 4u);
   EXPECT_NE(html.find("Storage scaling"), std::string::npos);
 }
 
@@ -375,6 +376,158 @@ TEST(HtmlReport, HeadlineVerdicts) {
   const auto html = render_html(f.report, {""});
   EXPECT_NE(html.find("v-pass\">PASS<"), std::string::npos);
   EXPECT_EQ(html.find("id=\"regression\""), std::string::npos);  // empty sections omitted
+}
+
+// The part of the page between two markers (the first screen: from the verdict to the runs).
+std::string between(const std::string& html, const std::string& from, const std::string& to) {
+  const auto begin = html.find(from);
+  const auto end = html.find(to, begin);
+  if (begin == std::string::npos || end == std::string::npos) return {};
+  return html.substr(begin, end - begin);
+}
+
+std::string first_chart_heading(const std::string& html) {
+  return between(html, "<h3 id=\"first-chart-heading\">", "</h3>");
+}
+
+TEST(HtmlFirstScreen, VerdictReasonsThenTheFirstRankedFindingsChart) {
+  Fixture f;
+  // The storage series measure data in, as the first-ranked (trustworthy) finding does: its
+  // chart, not the first scaling chart, comes first.
+  f.report.scaling[2].stage = schema::Stage::kDataIn;
+  f.report.findings[0].stage = Stage::kDataIn;
+  const std::string html = render_html(f.report, HtmlOptions{""});
+  const std::string top = between(html, "id=\"verdict\"", "id=\"runs\"");
+  ASSERT_FALSE(top.empty());
+  // The verdict line with each reason's count, then the reasons, fail before inconclusive.
+  EXPECT_NE(top.find("v-fail\">FAIL<"), std::string::npos);
+  EXPECT_NE(top.find("fail (exit 1): 1 checks failed, 1 sizes slower"), std::string::npos) << top;
+  const auto reasons = between(top, "id=\"verdict-reasons\"", "</ul>");
+  const auto failed = reasons.find("busbw-large: run-a");
+  const auto inconclusive = reasons.find("v-inconclusive\">inconclusive</span>busbw-large");
+  EXPECT_NE(failed, std::string::npos) << reasons;
+  EXPECT_NE(inconclusive, std::string::npos) << reasons;
+  EXPECT_LT(failed, inconclusive);
+  EXPECT_LT(top.find("id=\"verdict-reasons\""), top.find("id=\"first-chart\""));
+  EXPECT_NE(first_chart_heading(html).find("Storage scaling"), std::string::npos) << top;
+  EXPECT_NE(top.find("The chart of finding 1"), std::string::npos);
+  EXPECT_NE(top.find("href=\"#chart-2\""), std::string::npos);  // the storage chart's section
+  EXPECT_NE(html.find("id=\"chart-2\""), std::string::npos);
+
+  // No trustworthy finding with a chart: the first scaling chart.
+  f.report.findings[0].stage = Stage::kStragglers;
+  const std::string fallback = render_html(f.report, HtmlOptions{""});
+  EXPECT_NE(first_chart_heading(fallback).find("comm busbw vs nodes"), std::string::npos);
+  EXPECT_NE(fallback.find("The first scaling chart (no trustworthy finding has a chart)"),
+            std::string::npos);
+  // A finding that is not trustworthy does not choose, even of the right stage.
+  f.report.findings[0].trustworthy = false;
+  f.report.findings[0].stage = Stage::kDataIn;
+  EXPECT_NE(first_chart_heading(render_html(f.report, HtmlOptions{""})).find("comm busbw"),
+            std::string::npos);
+  // No scaling ladder: the first chart against size.
+  f.report.scaling.clear();
+  const std::string sizes = render_html(f.report, HtmlOptions{""});
+  EXPECT_NE(first_chart_heading(sizes).find("comm busbw allreduce"), std::string::npos) << sizes;
+  // Nothing to chart: no first chart, the reasons still there.
+  f.run.cases.clear();
+  const std::string none = render_html(f.report, HtmlOptions{""});
+  EXPECT_EQ(none.find("id=\"first-chart\""), std::string::npos);
+  EXPECT_NE(none.find("id=\"verdict-reasons\""), std::string::npos);
+}
+
+TEST(HtmlFirstScreen, ManyReasonsFold) {
+  Fixture f;
+  f.report.regressions.clear();
+  // Ten rules' failed checks: ten reason lines, six shown, four folded.
+  const Check failed = f.report.checks[1];
+  f.report.checks.clear();
+  for (int i = 0; i < 10; ++i) {
+    f.report.checks.push_back(failed);
+    f.report.checks.back().rule = "rule-" + std::to_string(i);
+  }
+  const std::string html = render_html(f.report, HtmlOptions{""});
+  const std::string reasons = between(html, "id=\"verdict-reasons\"", "id=\"runs\"");
+  EXPECT_EQ(count(reasons, "<li>"), 11u);  // 6 + the folded line + 4 inside it
+  EXPECT_NE(reasons.find("<details><summary>4 more reasons</summary>"), std::string::npos);
+  EXPECT_LT(reasons.find("rule-5:"), reasons.find("<details>"));
+  EXPECT_GT(reasons.find("rule-6:"), reasons.find("<details>"));
+  // Nothing wrong: one line says so.
+  Report empty;
+  EXPECT_NE(render_html(empty, {""}).find("nothing failed, nothing was too noisy to judge"),
+            std::string::npos);
+}
+
+TEST(HtmlFirstScreen, AlikeFindingsAndLongEvidenceFold) {
+  Fixture f;
+  f.report.findings.resize(1);
+  Finding& first = f.report.findings[0];
+  first.evidence.clear();
+  for (int i = 0; i < 10; ++i)
+    first.evidence.push_back("series " + std::to_string(i) + ": 0." + std::to_string(i) + " GB/s");
+  for (int rank = 0; rank < 6; ++rank) {
+    Finding slow;
+    slow.stage = Stage::kStragglers;
+    slow.title = "slow rank: rank " + std::to_string(rank);
+    slow.evidence = {"1.5x its peers'", "over 3 sizes", "robust z 9", "host a"};  // 4: all shown
+    f.report.findings.push_back(slow);
+  }
+  const std::string html = render_html(f.report, HtmlOptions{""});
+  const std::string section = between(html, "id=\"bottlenecks\"", "id=\"checks\"");
+  EXPECT_NE(section.find("<li>series 2: 0.2 GB/s</li></ul><details><summary>7 more</summary>"),
+            std::string::npos)
+      << section;
+  EXPECT_EQ(count(section, "<details><summary>7 more</summary>"), 1u);
+  EXPECT_EQ(count(section, "<li>host a</li>"), 6u);  // four lines of evidence are not folded
+  // Six alike findings: three, then three more folded, numbered on from 5.
+  EXPECT_NE(section.find("<summary>3 more findings like these</summary>\n<ol class=\"findings\" "
+                         "start=\"5\">"),
+            std::string::npos)
+      << section;
+  EXPECT_LT(section.find("slow rank: rank 2"), section.find("3 more findings like these"));
+  EXPECT_GT(section.find("slow rank: rank 3"), section.find("3 more findings like these"));
+}
+
+TEST(Chart, ManySeriesListedBesideThePlot) {
+  if (!gnuplot_installed()) GTEST_SKIP() << "gnuplot not installed";
+  Chart c;
+  c.id = "m";
+  for (int i = 0; i < static_cast<int>(kMaxSeriesInPlotLegend); ++i)
+    c.series.push_back({"series number " + std::to_string(i), {1, 2}, {1.0 + i, 2.0 + i}});
+  auto r = draw_chart(c, "gnuplot");
+  ASSERT_FALSE(r.svg.empty()) << r.note;
+  EXPECT_TRUE(r.legend_in_plot);
+  EXPECT_NE(r.svg.find("<text>series number 7</text>"), std::string::npos);
+  c.series.push_back({"series number 8", {1, 2}, {9, 10}});
+  c.series.push_back({"no points", {}, {}});
+  r = draw_chart(c, "gnuplot");
+  ASSERT_FALSE(r.svg.empty()) << r.note;
+  EXPECT_FALSE(r.legend_in_plot);
+  EXPECT_EQ(r.svg.find("<text>series number"), std::string::npos);  // no legend in the SVG
+  ASSERT_EQ(r.legend.size(), 9u);  // the drawn series, in plot order
+  EXPECT_EQ(r.legend[0].label, "series number 0");
+  EXPECT_EQ(r.legend[8].label, "series number 8");
+  // The ninth has the first's colour, dashed: told apart by the dash type.
+  EXPECT_EQ(r.legend[8].colour, r.legend[0].colour);
+  EXPECT_EQ(r.legend[0].dash, 1);
+  EXPECT_EQ(r.legend[8].dash, 2);
+  EXPECT_NE(r.svg.find("stroke-dasharray"), std::string::npos);
+}
+
+TEST(HtmlReport, ManySeriesLegendBesideThePlot) {
+  if (!gnuplot_installed()) GTEST_SKIP() << "gnuplot not installed";
+  Fixture f;
+  for (int i = 0; i < 10; ++i)
+    f.report.scaling.push_back(
+        series("storage", "storage engine " + std::to_string(i), "nodes", "", "read_bw", 1 + i));
+  const std::string html = render_html(f.report, HtmlOptions{});
+  const std::string figure =
+      between(html, "<figure class=\"chart legend-beside\" id=\"chart-2\">", "</figure>");
+  ASSERT_FALSE(figure.empty());
+  EXPECT_EQ(count(figure, "<li><span class=\"swatch\""), 11u);  // 1 + 10 storage series
+  EXPECT_NE(figure.find("<span>storage engine 9 [nodes]</span>"), std::string::npos);
+  // Two series: the legend stays in the plot.
+  EXPECT_NE(html.find("<figure class=\"chart\" id=\"chart-1\">"), std::string::npos);
 }
 
 }  // namespace
