@@ -601,7 +601,7 @@ class Writer {
     add("<p class=\"muted\">Each case's headline figure against the number of nodes (aggregate "
         "figures: ranks), the median over the band's sizes (or per point where each point is its "
         "own series). Per-rank figures: efficiency is the value against the first multi-node "
-        "step, or the smallest step when the series has only one multi-node step (ideal: "
+        "scale, or the smallest scale when the series has only one multi-node scale (ideal: "
         "flat). Aggregate figures: efficiency is the value per rank against the "
         "fewest ranks' (ideal: linear in ranks; it falls where a shared resource "
         "saturates).</p>\n");
@@ -772,7 +772,8 @@ class Writer {
     for (const auto& f : report_.fits)
       if (!f.caveat.empty()) caveats.insert(f.caveat);
     for (const auto& c : caveats)
-      add(fmt::format("<p><b>Not trustworthy</b>: fitted to figures that did not cross a "
+      add(
+          fmt::format("<p><b>Not trustworthy</b>: fitted to figures that did not cross a "
                       "network ({}).</p>\n",
                       e(c)));
     add("<div class=\"scroll\"><table>\n<tr><th>subject</th>"

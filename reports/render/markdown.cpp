@@ -113,9 +113,10 @@ void scaling(std::string& md, const Report& r) {
   if (r.scaling.empty()) return;
   md +=
       "\n## Scaling\n\nEfficiency is the metric at each scale against the series' reference "
-      "step (per-rank figures: the first multi-node step, or the smallest step when the series "
-      "has only one multi-node step; aggregate figures: per rank, against the fewest ranks), "
-      "the step at 100%.\n\n| run | subject | series | band | metric | nodes | ranks | value | efficiency |\n"
+      "scale (per-rank figures: the first multi-node scale, or the smallest scale when the "
+      "series has only one multi-node scale; aggregate figures: per rank, against the fewest "
+      "ranks), that scale at 100%.\n\n| run | subject | series | band | metric | nodes | ranks | "
+      "value | efficiency |\n"
       "|---|---|---|---|---|---:|---:|---:|---:|\n";
   for (const auto& s : r.scaling)
     for (const auto& p : s.points)
@@ -143,9 +144,10 @@ void fits(std::string& md, const Report& r) {
   for (const auto& f : r.fits)
     if (!f.caveat.empty()) caveats.insert(fmt::format("{}: {}", cell(f.run_label), cell(f.caveat)));
   for (const auto& c : caveats)
-    md += fmt::format("\n**Predictions not trustworthy** ({}): the fit is of figures that did "
-                      "not cross a network.\n",
-                      c);
+    md += fmt::format(
+        "\n**Predictions not trustworthy** ({}): the fit is of figures that did "
+        "not cross a network.\n",
+        c);
   md +=
       "\n| run | subject | series | nodes | ranks | size (B) | ring (us) | tree (us) |\n"
       "|---|---|---|---:|---:|---:|---:|---:|\n";

@@ -112,9 +112,9 @@ void print_checks(std::FILE* out, const Report& report, bool colour) {
 void print_scaling(std::FILE* out, const Report& report) {
   if (report.scaling.empty()) return;
   fmt::print(out,
-             "\n## Scaling (efficiency against each series' reference step, named on its line: "
-             "per-rank figures, the first multi-node step, or the smallest when there is only "
-             "one multi-node step; aggregate figures, per rank against the fewest ranks)\n");
+             "\n## Scaling (efficiency against each series' reference scale, named on its line: "
+             "per-rank figures, the first multi-node scale, or the smallest when there is only "
+             "one multi-node scale; aggregate figures, per rank against the fewest ranks)\n");
   for (const auto& s : report.scaling) {
     fmt::print(out, "{} | {} ({}){}: {}, against {:g} node{} ({:g} ranks){}\n", s.run_label,
                s.subject, s.topology, s.band.empty() ? "" : ", " + band_text(s.band), s.metric,

@@ -63,9 +63,9 @@ void add_checks(std::vector<VerdictReason>& out, const Report& report, CheckVerd
     std::stable_sort(members.begin(), members.end(),
                      [](const Check* a, const Check* b) { return shortfall(*a) > shortfall(*b); });
     out.push_back({kind,
-                   fmt::format("{} {}: {} of {}; the first: {}",
-                               plural(members.size(), "check", "checks"), name_of(verdict),
-                               std::get<0>(key), std::get<1>(key), check_line(*members.front())),
+                   fmt::format("{}: {} {} in {}; the furthest from its threshold: {}",
+                               std::get<0>(key), plural(members.size(), "check", "checks"),
+                               name_of(verdict), std::get<1>(key), check_line(*members.front())),
                    members.size(), counted});
   }
 }

@@ -7,12 +7,12 @@ bin=$1 report=$2 work=$3
 source "$(dirname "$0")/../faults/common.sh"
 rm -rf "$work" && mkdir -p "$work"
 good=$work/good.h5
-mpirun -np 2 "$bin" comm --op allreduce,allgather --topology world,intra --ranks-per-node 1 --sizes 8,64K \
+mpirun -np 4 "$bin" comm --op allreduce,allgather --topology world,intra --ranks-per-node 2 --sizes 8,64K \
   --iters 5 --budget 1ms -o "$good" >/dev/null 2>&1 || fail "preflight could not write $good"
 
 "$report" "$good" >"$work/out" 2>&1
 rc=$?
-[[ $rc -eq 0 ]] && grep -q "run complete (exit 0), 2 ranks on 2 nodes, 4 case(s)" "$work/out" &&
+[[ $rc -eq 0 ]] && grep -q "run complete (exit 0), 4 ranks on 2 nodes, 4 case(s)" "$work/out" &&
   grep -q "000003 allgather float32 out-of-place intra \[ok\]" "$work/out" && grep -q "busbw(GB/s)" "$work/out" &&
   pass "reads a good file and lists its 4 cases" || { fail "good file: exit $rc"; head -5 "$work/out"; }
 

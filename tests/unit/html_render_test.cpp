@@ -401,7 +401,7 @@ TEST(HtmlFirstScreen, VerdictReasonsThenTheFirstRankedFindingsChart) {
   ASSERT_FALSE(top.empty());
   // The verdict line with each reason's count, then the reasons, fail before inconclusive.
   EXPECT_NE(top.find("v-fail\">FAIL<"), std::string::npos);
-  EXPECT_NE(top.find("fail (exit 1): 1 checks failed, 1 sizes slower"), std::string::npos) << top;
+  EXPECT_NE(top.find("fail (exit 1): 1 check failed, 1 size slower"), std::string::npos) << top;
   const auto reasons = between(top, "id=\"verdict-reasons\"", "</ul>");
   const auto failed = reasons.find("busbw-large: run-a");
   const auto inconclusive = reasons.find("v-inconclusive\">inconclusive</span>busbw-large");
