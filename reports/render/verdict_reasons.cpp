@@ -137,8 +137,8 @@ std::vector<VerdictReason> verdict_reasons(const Report& report) {
     add_sizes(out, s, Verdict::kUndecided, ReasonKind::kInconclusive);
   for (const auto& r : report.runs)
     for (const auto& s : r.run->skipped)
-      out.push_back({ReasonKind::kNotJudged, fmt::format("{}: skipped: {}", r.label, s), 1,
-                     "skipped"});
+      out.push_back(
+          {ReasonKind::kNotJudged, fmt::format("{}: skipped: {}", r.label, s), 1, "skipped"});
   for (const auto& r : report.runs)
     for (const auto& why : r.outliers_not_judged)
       out.push_back({ReasonKind::kNotJudged, fmt::format("{}: {}", r.label, why), 1, "not judged"});
