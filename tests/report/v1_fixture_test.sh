@@ -32,6 +32,15 @@ for v in v1 v2; do
   expect "$v: same regressions as expected/regression.json" \
     /usr/bin/python3 "$here/compare_verdicts.py" "$fixtures/expected/regression.json" \
     "$work/$v/regression.json"
+  # Case names are never cut (they were at 60 characters): two storage cases that differ only
+  # past that point must keep their own rows.
+  grep -q "^psync evicted sequential file-per-rank qd1 x1 4 ranks (2/node x 2 nodes) | storage | default  *262144 " "$work/$v/regression.txt" &&
+    grep -q "^psync warm sequential file-per-rank qd1 x1 4 ranks (2/node x 2 nodes) | storage | default  *262144 " "$work/$v/regression.txt" &&
+    pass "$v: regression rows keep whole case names" || fail "$v: a case name was cut in the regression table"
+  # The verdict and its reasons open the terminal output.
+  head -1 "$work/$v/regression.txt" | grep -q "^verdict: inconclusive (exit 3): 32 sizes undecided" &&
+    pass "$v: the terminal opens with the verdict and its count of undecided sizes" ||
+    fail "$v: terminal opening: $(head -1 "$work/$v/regression.txt")"
 done
 for broken in unknown-stage no-direction no-span; do
   /usr/bin/python3 "$here/make_v2_fixture.py" "$fixtures/run.h5" "$work/$broken.h5" --break "$broken"
