@@ -605,6 +605,15 @@ class Writer {
         "flat). Aggregate figures: efficiency is the value per rank against the "
         "fewest ranks' (ideal: linear in ranks; it falls where a shared resource "
         "saturates).</p>\n");
+    charts_by_run(plans, [&](const PageChart& plan) {
+      efficiency_table(plan.series, plan.by_ranks, plan.unit);
+    });
+  }
+
+  // Each chart under its heading, with the run's name before its first chart when the report
+  // has several runs; `after` adds what follows a chart.
+  template <typename After>
+  void charts_by_run(const std::vector<PageChart>& plans, After after) {
     std::string last_run;
     for (const auto& plan : plans) {
       if (plan.run_label != last_run && report_.runs.size() > 1)
@@ -612,7 +621,7 @@ class Writer {
       last_run = plan.run_label;
       add(fmt::format("<h3>{}</h3>\n", plan.heading));
       chart(plan);
-      efficiency_table(plan.series, plan.by_ranks, plan.unit);
+      after(plan);
     }
   }
 
@@ -707,14 +716,7 @@ class Writer {
   void bandwidth_vs_size(const std::vector<PageChart>& plans) {
     add("<h2 id=\"bandwidth\">Bandwidth vs size</h2>\n");
     if (plans.empty()) add("<p>none: no case has sizes</p>\n");
-    std::string last_run;
-    for (const auto& plan : plans) {
-      if (plan.run_label != last_run && report_.runs.size() > 1)
-        add(fmt::format("<h3>{}</h3>\n", e(plan.run_label)));
-      last_run = plan.run_label;
-      add(fmt::format("<h3>{}</h3>\n", plan.heading));
-      chart(plan);
-    }
+    charts_by_run(plans, [](const PageChart&) {});
   }
 
   // The case's name less its declared subject: where it ran (its layout), with its series.
