@@ -7,16 +7,21 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <tuple>
 
 #include "families.hpp"
 #include "harness/campaign.hpp"
 #include "harness/console_sink.hpp"
+#include "harness/env_probe.hpp"
 #include "harness/environment.hpp"
 #include "harness/exit_codes.hpp"
 #include "harness/family_cli.hpp"
 #include "harness/hdf5_sink.hpp"
 #include "harness/plan.hpp"
 #include "harness/runner.hpp"
+#include "harness/scheduler.hpp"
 #include "harness/usage_error.hpp"
 #include "harness/watchdog.hpp"
 #include "preflight/schema/h5.hpp"
@@ -42,9 +47,56 @@ struct Request {
   std::vector<std::string> overrides;  // --set
   std::string output, resume;
   bool dry_run = false;
-  int ranks_per_node = 0;  // env
-  RunControls controls;    // test-only fault injection
+  int ranks_per_node = 0;           // env
+  bool env_check = false;           // env --check
+  std::string results_dir = ".";    // env --check: where results will be written
+  std::string env_checks = "stop";  // run: stop, warn or off
+  std::string planted_kernel;       // test only: NODE=RELEASE
+  RunControls controls;             // test-only fault injection
 };
+
+void add_env_check_options(CLI::App& cmd, Request& r) {
+  cmd.add_option("--env-check", r.env_checks,
+                 "Check the environment before measuring (docs/environment-checks.md): stop on "
+                 "a failed check (stop, the default), report it and measure anyway (warn), or "
+                 "skip the checks (off)")
+      ->check(CLI::IsMember({"stop", "warn", "off"}));
+  cmd.add_option("--test-node-kernel", r.planted_kernel, "")->group("");
+}
+
+// What the checks found, on rank 0: every line (env --check), or only what needs a look (run),
+// then a count of each status.
+void print_env_checks(const std::vector<EnvCheck>& checks, bool every_line) {
+  std::map<EnvStatus, int> count;
+  for (const auto& c : checks) {
+    ++count[c.status];
+    if (every_line || c.status == EnvStatus::kWarn || c.status == EnvStatus::kFail)
+      fmt::print("{}\n", format_check(c));
+  }
+  fmt::print("# environment: {} checks: {} pass, {} warn, {} fail, {} skipped\n", checks.size(),
+             count[EnvStatus::kPass], count[EnvStatus::kWarn], count[EnvStatus::kFail],
+             count[EnvStatus::kSkipped]);
+}
+
+// The results file's directory, when it exists (a missing one is a usage error of -o).
+std::string results_dir_of(const Request& r) {
+  const std::string file = !r.output.empty() ? r.output : r.resume;
+  if (file.empty()) return "";
+  const auto parent = std::filesystem::path(file).parent_path();
+  const auto dir = parent.empty() ? std::filesystem::path(".") : parent;
+  std::error_code ec;
+  return std::filesystem::is_directory(dir, ec) ? dir.string() : "";
+}
+
+// Collective. Every rank gets whether a check failed; rank 0 also the checks.
+std::pair<std::vector<EnvCheck>, bool> check_environment(const EnvCheckRequest& request,
+                                                         const RankContext& ctx, bool every_line) {
+  auto checks = run_env_checks(ctx, request);
+  int failed = ctx.is_root() && any_failed(checks) ? 1 : 0;
+  MPI_Bcast(&failed, 1, MPI_INT, 0, ctx.world);
+  if (ctx.is_root()) print_env_checks(checks, every_line);
+  return {std::move(checks), failed != 0};
+}
 
 void add_output_options(CLI::App& cmd, Request& r) {
   auto* out = cmd.add_option("-o,--output", r.output,
@@ -53,6 +105,7 @@ void add_output_options(CLI::App& cmd, Request& r) {
                  "Complete the campaign in this results file, skipping its finished cases")
       ->excludes(out);
   cmd.add_flag("--dry-run", r.dry_run, "Check the config and list the cases it makes; run nothing");
+  add_env_check_options(cmd, r);
   cmd.add_option("--test-corrupt-rank", r.controls.corrupt_rank, "")->group("");
   cmd.add_option("--test-hang-rank", r.controls.hang_rank, "")->group("");
   cmd.add_option("--test-hang-case", r.controls.hang_case, "")->group("");
@@ -72,14 +125,14 @@ std::string command_line(int argc, char** argv) {
 }
 
 Campaign load_campaign(const Request& r, const RankContext* ctx) {
-  YAML::Node root = r.kind == Request::Kind::kRun
+  YAML::Node root = !r.config_path.empty()
                         ? parse_yaml(shared_config_text(r.config_path, *ctx), r.config_path)
                         : YAML::Clone(r.built);
   auto labels = std::make_shared<std::map<std::string, std::string>>();
   if (r.flags) *labels = *r.flags;
   apply_overrides(root, r.overrides, *labels);
-  return read_campaign(root, r.kind == Request::Kind::kRun ? r.config_path : "command line",
-                       make_family, family_names(), labels);
+  return read_campaign(root, !r.config_path.empty() ? r.config_path : "command line", make_family,
+                       family_names(), labels);
 }
 
 int run_request(const Request& r, Campaign& campaign, const RankContext& ctx,
@@ -99,10 +152,34 @@ int run_request(const Request& r, Campaign& campaign, const RankContext& ctx,
     if (ctx.is_root()) print_plan(plan, ctx);
     return exit_code::kSuccess;
   }
+  std::vector<EnvCheck> checks;
+  bool env_failed = false;
+  if (r.env_checks != "off") {
+    auto request = env_check_request(campaign, results_dir_of(r));
+    request.planted_kernel = r.planted_kernel;
+    std::tie(checks, env_failed) = check_environment(request, ctx, false);
+  }
   const auto env = gather_environment(ctx);
-  const RunInfo run{line,   campaign.effective.dump(), utc_timestamp(), ctx.size, ctx.node_count,
-                    skipped};
+  const auto scheduler = scheduler_facts(process_environment());
+  const RunInfo run{line,
+                    campaign.effective.dump(),
+                    utc_timestamp(),
+                    ctx.size,
+                    ctx.node_count,
+                    skipped,
+                    checks,
+                    scheduler.is_null() ? "" : scheduler.dump()};
   auto file = open_results(r.output, r.resume, run, env, plan, ctx, controls);
+  if (env_failed && r.env_checks == "stop") {
+    const std::string note =
+        "stopped before measuring: an environment check failed (the fail lines above say what "
+        "to fix; --env-check warn measures anyway)";
+    if (ctx.is_root()) fmt::print(stderr, "preflight: {}\n", note);
+    if (file)
+      file->run_finished(std::string(schema::run_status::kFailed), exit_code::kEnvironmentFailed,
+                         note);
+    return exit_code::kEnvironmentFailed;
+  }
   ConsoleSink console(stdout);
   std::vector<ResultSink*> sinks;
   if (ctx.is_root()) {
@@ -153,7 +230,19 @@ int run_with_mpi(int argc, char** argv, Request& r) {
     const int ranks_per_node = r.kind == Request::Kind::kEnv ? r.ranks_per_node : 0;
     RankContext ctx = make_rank_context(MPI_COMM_WORLD, ranks_per_node);
     try {
-      if (r.kind == Request::Kind::kEnv) {
+      if (r.kind == Request::Kind::kEnv && r.env_check) {
+        EnvCheckRequest request;
+        if (!r.config_path.empty()) {
+          Campaign campaign = load_campaign(r, &ctx);
+          if (campaign.ranks_per_node > 0 && r.ranks_per_node == 0)
+            ctx = make_rank_context(MPI_COMM_WORLD, campaign.ranks_per_node);
+          request = env_check_request(campaign, r.results_dir);
+        } else {
+          request.paths.push_back({r.results_dir, "results file", true});
+        }
+        request.planted_kernel = r.planted_kernel;
+        if (check_environment(request, ctx, true).second) code = exit_code::kEnvironmentFailed;
+      } else if (r.kind == Request::Kind::kEnv) {
         const auto env = gather_environment(ctx);
         if (ctx.is_root()) print_environment(env);
       } else {
@@ -190,6 +279,15 @@ int main_impl(int argc, char** argv) {
       app.add_subcommand("env", "Print where each rank runs: host, node, CPU, memory, MPI, GPU");
   env->add_option("--ranks-per-node", request.ranks_per_node,
                   "Group every N consecutive ranks into a virtual node");
+  env->add_flag("--check", request.env_check,
+                "Run the environment checks on every rank (docs/environment-checks.md): a pass, "
+                "warn or fail line each, with the fix; exit 5 when one fails");
+  env->add_option("config", request.config_path,
+                  "With --check: also check what this campaign's benchmarks need (their "
+                  "directories, libraries, pinned memory, GPUs)");
+  env->add_option("--results-dir", request.results_dir,
+                  "With --check: the directory the results will be written to (default .)");
+  env->add_option("--test-node-kernel", request.planted_kernel, "")->group("");
 
   CLI::App* run = app.add_subcommand("run", "Run a campaign from a YAML config (see configs/)");
   run->add_option("config", request.config_path, "The campaign config, e.g. configs/quick.yaml")

@@ -27,7 +27,10 @@ double offset_from_ping(double sent_s, double remote_s, double received_s);
 
 // Collective over `world`: rank 0 exchanges `rounds` ping-pongs with each other rank in turn and
 // keeps each rank's shortest. Every rank gets every rank's offset, in rank order (rank 0's: 0, 0).
-std::vector<ClockOffset> measure_clock_offsets(MPI_Comm world, int rounds);
+// `clock`: which clock to compare (the monotonic one by default; the environment checks compare
+// wall clocks).
+std::vector<ClockOffset> measure_clock_offsets(MPI_Comm world, int rounds,
+                                               double (*clock)() = &monotonic_seconds);
 
 // Every rank's clock as the harness uses it.
 struct RankClocks {

@@ -2,6 +2,7 @@
 // command line), and the cases it makes. bench/families.cpp lists the families.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -21,6 +22,16 @@ struct OptionSpec {
   std::string flags;  // for CLI11, e.g. "-d,--dtype"
   std::string help;   // the whole --help text, allowed values and default included
   bool list = false;  // a list (comma-separated on the command line)
+};
+
+// What a configured benchmark asks of the environment, so that `preflight run` can check it
+// before measuring anything (harness/env_checks.hpp): the directories it writes, the shared
+// libraries it loads at run time, the memory it pins, and whether it needs a GPU.
+struct FamilyNeeds {
+  std::vector<std::string> directories;  // written by every rank
+  std::vector<std::string> libraries;    // sonames it loads with dlopen
+  std::uint64_t pinned_bytes = 0;        // page-locked per rank (registered buffers)
+  bool gpu = false;                      // cannot run without a GPU on every rank
 };
 
 class Family {
@@ -45,6 +56,8 @@ class Family {
     (void)ctx;
     return {};
   }
+  // What the configured benchmark needs of the environment (none by default).
+  virtual FamilyNeeds needs() const { return {}; }
 };
 
 }  // namespace preflight

@@ -110,6 +110,21 @@ void write_environment(hid_t file, const std::vector<RankEnvironment>& env) {
   strings("nccl_version", &RankEnvironment::nccl_version);
 }
 
+void write_env_checks(hid_t file, const std::vector<EnvCheck>& checks) {
+  h5::Handle group = h5::create_group(file, s::kEnvChecksGroup);
+  const auto column = [&](std::string_view name, const auto& value_of) {
+    std::vector<std::string> v;
+    for (const auto& c : checks) v.push_back(value_of(c));
+    h5::write_column(group.get(), name, std::span<const std::string>(v),
+                     info_of(item(s::kEnvCheckColumns, name)));
+  };
+  column("check", [](const EnvCheck& c) { return c.check; });
+  column("status", [](const EnvCheck& c) { return std::string(status_name(c.status)); });
+  column("where", [](const EnvCheck& c) { return c.where; });
+  column("detail", [](const EnvCheck& c) { return c.detail; });
+  column("fix", [](const EnvCheck& c) { return c.fix; });
+}
+
 void set_param_attribute(hid_t object, const Param& p) {
   std::visit([&](const auto& v) { h5::set_attribute(object, p.name, v); }, p.value);
   if (!p.unit.empty())
@@ -359,7 +374,10 @@ void write_run_start(hid_t f, const RunInfo& run, const std::vector<RankEnvironm
   if (!run.skipped.empty())
     h5::set_attribute(f, s::kSkippedAttribute,
                       std::string_view(nlohmann::json(run.skipped).dump()));
+  if (!run.scheduler_json.empty())
+    h5::set_attribute(f, s::kSchedulerAttribute, std::string_view(run.scheduler_json));
   write_environment(f, environment);
+  if (!run.env_checks.empty()) write_env_checks(f, run.env_checks);
   h5::create_group(f, s::kCasesGroup);
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/env_checks.hpp"
 #include "harness/environment.hpp"
 #include "harness/sink.hpp"
 #include "preflight/schema/h5.hpp"
@@ -19,6 +20,8 @@ struct RunInfo {
   int world_size = 0;
   int node_count = 0;
   std::vector<std::string> skipped = {};  // what the campaign left out, and why (skipped_in)
+  std::vector<EnvCheck> env_checks = {};  // run before anything was measured; empty: not run
+  std::string scheduler_json = {};        // the scheduler's facts (scheduler.hpp); empty: none
 };
 
 // What an earlier run left in a file that --resume completes.

@@ -57,6 +57,10 @@ struct PaceConfig {
   int slow_rank = -1;
   s::Scaling scaling = s::Scaling::kPerRank;
   bool node_ladder = true;
+  // What the benchmark declares it needs (FamilyNeeds), so the environment checks can be tested
+  // against needs a real family would have: a library loaded at run time, pinned memory.
+  std::string needs_library;
+  std::int64_t pins_bytes = 0;
 };
 
 class PaceOperation final : public Operation {
@@ -146,6 +150,8 @@ class PaceFamily final : public Family {
          false},
         {"scaling", "--scaling", "units_per_s per rank (per_rank) or summed (aggregate)", false},
         {"node_ladder", "--node-ladder", "One case per 1, 2, 4 ... nodes, then all (true)", false},
+        {"needs_library", "--needs-library", "A library it declares it loads at run time", false},
+        {"pins_bytes", "--pins-bytes", "Page-locked bytes per rank it declares it needs", false},
     };
   }
   void configure(const ConfigNode& entry) override {
@@ -175,6 +181,8 @@ class PaceFamily final : public Family {
     const std::string ladder = entry.string("node_ladder", "true");
     if (ladder != "true" && ladder != "false") entry.fail("node_ladder", "true or false", ladder);
     c.node_ladder = ladder == "true";
+    c.needs_library = entry.string("needs_library", "");
+    c.pins_bytes = entry.integer("pins_bytes", 0, 0, std::int64_t{1} << 50);
     config_ = c;
   }
   nlohmann::json config() const override {
@@ -182,6 +190,12 @@ class PaceFamily final : public Family {
             {"slow_rank", config_.slow_rank},
             {"scaling", std::string(name_of(config_.scaling))},
             {"node_ladder", config_.node_ladder}};
+  }
+  FamilyNeeds needs() const override {
+    FamilyNeeds n;
+    if (!config_.needs_library.empty()) n.libraries.push_back(config_.needs_library);
+    n.pinned_bytes = static_cast<std::uint64_t>(config_.pins_bytes);
+    return n;
   }
   std::vector<std::unique_ptr<Case>> make_cases(const RankContext& ctx) override {
     std::vector<int> steps;

@@ -19,6 +19,7 @@ run 3 "a hang" run "$config" --set timing.timeout=2s --test-hang-rank 1 -o "$wor
 run 3 "the run's time budget ran out" run "$config" --set campaign.time_budget=1ms --set comm.ops=all \
   --set timing.min_iters=2000 --set timing.max_iters=2000 --set timing.budget=1h -o "$work/budget.h5"
 run 4 "an internal error" run "$config" --test-internal-error-rank 1 -o "$work/internal.h5"
+run 5 "an environment check failed" run "$config" --test-node-kernel "1=Linux 0.0-planted" --set campaign.ranks_per_node=1 -o "$work/env.h5"
 [[ $(h5 "$work/budget.h5" 'print(text(f.attrs["status"]))') == incomplete ]] && pass "time budget: status incomplete" ||
   fail "time budget: status is not incomplete"
 finish

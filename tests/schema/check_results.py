@@ -728,6 +728,19 @@ def main():
         world = int(f.attrs["world_size"])
         check_columns(f["environment"], spec["Environment columns (`/environment/<column>`, one row per world rank)"][0]["rows"],
                       "/environment", world)
+        if "env_checks" in f:
+            checks = f["env_checks"]
+            n = checks["check"].shape[0] if "check" in checks else None
+            check_columns(checks, spec["Environment checks (`/env_checks/<column>`, one row per check)"][0]["rows"],
+                          "/env_checks", n)
+            statuses = {text(s) for s in checks["status"][()]} if "status" in checks else set()
+            if not statuses <= {"pass", "warn", "fail", "skipped"}:
+                problem(f"/env_checks/status: {sorted(statuses)}, expected pass, warn, fail or skipped")
+            # A run that measured stopped on no failed check unless told to measure anyway.
+            if "fail" in statuses and len(f["cases"]) > 0 and "--env-check" not in text(f.attrs["command_line"]):
+                problem("/env_checks has a failed check, yet the run measured without --env-check warn")
+        if "scheduler" in f.attrs and not isinstance(json.loads(text(f.attrs["scheduler"])), dict):
+            problem("attribute scheduler is not a JSON object")
         if args.status and text(f.attrs["status"]) != args.status:
             problem(f"run status '{text(f.attrs['status'])}', expected '{args.status}'")
         if args.nodes is not None and int(f.attrs["node_count"]) != args.nodes:

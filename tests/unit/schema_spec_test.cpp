@@ -106,6 +106,9 @@ TEST(SchemaSpec, RunAttributes) {
 TEST(SchemaSpec, EnvironmentColumns) {
   expect_documented(kEnvironmentColumns, "Environment columns");
 }
+TEST(SchemaSpec, EnvCheckColumns) {
+  expect_documented(kEnvCheckColumns, "Environment checks");
+}
 TEST(SchemaSpec, CaseAttributes) {
   expect_documented(kCaseAttributes, "Case attributes");
 }

@@ -139,6 +139,28 @@ inline constexpr std::array kEnvironmentColumns = {
     Item{"nccl_version", Type::kString, "", "NCCL version preflight uses, empty when none"},
 };
 
+// The environment checks run before anything was measured (bench/harness/env_checks.hpp), one
+// row per check; files written before the checks existed, or by `--env-check off`, lack the group.
+inline constexpr std::string_view kEnvChecksGroup = "env_checks";
+inline constexpr std::array kEnvCheckColumns = {
+    Item{"check", Type::kString, "", "what was checked, e.g. memlock limit"},
+    Item{"status", Type::kString, "", "pass, warn, fail or skipped"},
+    Item{"where", Type::kString, "", "the nodes or ranks it concerns: every rank, or their names"},
+    Item{"detail", Type::kString, "", "what was found, with the figures"},
+    Item{"fix", Type::kString, "", "what to do about a warn or a fail; empty otherwise"},
+};
+namespace env_check_status {
+inline constexpr std::string_view kPass = "pass";
+inline constexpr std::string_view kWarn = "warn";
+inline constexpr std::string_view kFail = "fail";
+inline constexpr std::string_view kSkipped = "skipped";
+}  // namespace env_check_status
+
+// Present when the job ran under a scheduler: a JSON object of the job's facts as the scheduler
+// gave them to rank 0 (Slurm: kind, job_id, job_name, node_list, partition, nodes, ntasks,
+// tasks_per_node, cluster).
+inline constexpr std::string_view kSchedulerAttribute = "scheduler";
+
 inline constexpr std::array kCaseAttributes = {
     Item{"index", Type::kInt64, "", "position of the case in the run, 0-based"},
     Item{"name", Type::kString, "", "human-readable case name"},
