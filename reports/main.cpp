@@ -17,6 +17,7 @@
 #include "render/html.hpp"
 #include "render/json.hpp"
 #include "render/junit.hpp"
+#include "render/prometheus.hpp"
 #include "render/markdown.hpp"
 #include "render/terminal.hpp"
 
@@ -34,7 +35,7 @@ struct BadInput : std::runtime_error {
 };
 
 struct Outputs {
-  std::string html, markdown, json, junit;
+  std::string html, markdown, json, junit, prometheus;
 };
 
 // An output must not replace an input: a slip of --html results.h5 would lose the results.
@@ -43,7 +44,8 @@ void check_outputs(const Outputs& o, const std::vector<std::string>& inputs) {
   for (const auto& i : inputs)
     if (fs::exists(i)) in.insert(fs::weakly_canonical(fs::absolute(i)));
   const std::pair<const char*, const std::string*> all[] = {
-      {"--html", &o.html}, {"--md", &o.markdown}, {"--json", &o.json}, {"--junit", &o.junit}};
+      {"--html", &o.html}, {"--md", &o.markdown}, {"--json", &o.json}, {"--junit", &o.junit},
+      {"--prometheus", &o.prometheus}};
   std::set<fs::path> seen;
   for (const auto& [flag, path] : all) {
     if (path->empty()) continue;
@@ -138,6 +140,9 @@ int main(int argc, char** argv) {
   app.add_option("--md", outputs.markdown, "Write the Markdown summary here");
   app.add_option("--json", outputs.json, "Write the JSON verdict here");
   app.add_option("--junit", outputs.junit, "Write JUnit XML here, one test case per check");
+  app.add_option("--prometheus", outputs.prometheus,
+                 "Write the verdict, every check and the headline figures here in Prometheus' "
+                 "text format (for node_exporter's textfile collector: name it *.prom)");
   std::string slow_nodes = "fail";
   app.add_option("--slow-nodes", slow_nodes,
                  "A named slow node or rank: fail (the check 'no slow nodes or ranks' fails, exit "
@@ -211,6 +216,7 @@ int main(int argc, char** argv) {
     if (!outputs.markdown.empty()) write_file(outputs.markdown, render_markdown(report));
     if (!outputs.json.empty()) write_file(outputs.json, render_json(report));
     if (!outputs.junit.empty()) write_file(outputs.junit, render_junit(report));
+    if (!outputs.prometheus.empty()) write_file(outputs.prometheus, render_prometheus(report));
   } catch (const std::exception& e) {
     fmt::print(stderr, "preflight-report: {}\n", e.what());
     return kBadInput;

@@ -38,6 +38,8 @@ struct Check {
 
 // The built-in check a named slow node or rank fails (report.cpp).
 inline constexpr std::string_view kSlowNodeRule = "no slow nodes or ranks";
+// The built-in check a failed environment check of the run fails (report.cpp).
+inline constexpr std::string_view kEnvCheckRule = "environment checks";
 
 struct RuleSet;  // parsed rules; defined in acceptance.cpp
 

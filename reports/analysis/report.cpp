@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "plugins/plugins.hpp"
@@ -77,6 +78,24 @@ std::vector<Check> slow_node_checks(const RunReport& run, const OutlierOptions& 
   return out;
 }
 
+// A failed environment check (a limit, a driver, a path, a node unlike the others) fails the
+// run's acceptance: what was measured on such a cluster is not what a training run would get.
+std::vector<Check> env_check_failures(const RunData& run, const std::string& label) {
+  std::vector<Check> out;
+  for (const auto& e : run.env_checks) {
+    if (e.status != "fail") continue;
+    Check c;
+    c.rule = std::string(kEnvCheckRule);
+    c.run_label = label;
+    c.metric = fmt::format("{} ({})", e.check, e.where);
+    c.value = c.expected = c.threshold = std::nan("");
+    c.verdict = CheckVerdict::kFail;
+    c.reason = e.fix.empty() ? e.detail : fmt::format("{}; fix: {}", e.detail, e.fix);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 }  // namespace
 
 Report build_report(const ReportInputs& in) {
@@ -86,6 +105,8 @@ Report build_report(const ReportInputs& in) {
   for (std::size_t i = 0; i < runs.size(); ++i) {
     r.runs.push_back({&runs[i], in.labels[i], find_outliers(runs[i], in.outliers),
                       outliers_not_judged(runs[i])});
+    auto environment = env_check_failures(runs[i], in.labels[i]);
+    r.checks.insert(r.checks.end(), environment.begin(), environment.end());
     if (in.outliers.slow_fails) {
       auto slow = slow_node_checks(r.runs.back(), in.outliers);
       r.checks.insert(r.checks.end(), slow.begin(), slow.end());

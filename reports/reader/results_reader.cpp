@@ -292,6 +292,42 @@ std::size_t CaseData::rows() const {
   return it == stats.end() ? 0 : it->second.numbers.size();
 }
 
+namespace {
+
+// The optional attribute `scheduler`: a JSON object of strings.
+void read_scheduler(hid_t f, const std::string& path, RunData& run) {
+  const std::string name(s::kSchedulerAttribute);
+  if (!h5::has_attribute(f, name)) return;
+  const auto facts = nlohmann::ordered_json::parse(h5::string_attribute(f, name), nullptr, false);
+  if (!facts.is_object())
+    throw ReadError(fmt::format("{}: attribute 'scheduler' is not a JSON object", path));
+  for (const auto& [key, value] : facts.items())
+    run.scheduler.emplace_back(key, value.is_string() ? value.get<std::string>() : value.dump());
+}
+
+// The optional group env_checks: string columns of one length.
+void read_env_checks(hid_t f, const std::string& path, RunData& run) {
+  if (!h5::exists(f, s::kEnvChecksGroup)) return;
+  h5::Handle group = h5::open_group(f, s::kEnvChecksGroup);
+  std::map<std::string, std::vector<std::string>> columns;
+  for (const auto& item : s::kEnvCheckColumns) {
+    if (!h5::exists(group.get(), item.name))
+      throw ReadError(missing(path, fmt::format("column '{}' of /env_checks", item.name)));
+    columns[std::string(item.name)] =
+        read_column(group.get(), std::string(item.name), Declared::kNone, path).strings;
+  }
+  const std::size_t n = columns["check"].size();
+  for (const auto& [name, values] : columns)
+    if (values.size() != n)
+      throw ReadError(fmt::format("{}: /env_checks/{} has {} rows, /env_checks/check {}", path,
+                                  name, values.size(), n));
+  for (std::size_t i = 0; i < n; ++i)
+    run.env_checks.push_back({columns["check"][i], columns["status"][i], columns["where"][i],
+                              columns["detail"][i], columns["fix"][i]});
+}
+
+}  // namespace
+
 RunData read_run(const std::string& path) {
   if (access(path.c_str(), F_OK) != 0)
     throw ReadError(fmt::format("{}: no such file (check the path)", path));
@@ -336,6 +372,8 @@ RunData read_run(const std::string& path) {
       for (const auto& line : list)
         run.skipped.push_back(line.is_string() ? line.get<std::string>() : line.dump());
     }
+    read_scheduler(f, path, run);
+    read_env_checks(f, path, run);
     if (!h5::exists(f, s::kEnvironmentGroup))
       throw ReadError(missing(path, "the group /environment"));
     h5::Handle env = h5::open_group(f, s::kEnvironmentGroup);

@@ -87,6 +87,13 @@ struct RunData {
   std::map<std::string, std::vector<std::string>> environment;  // column -> one entry per rank
   std::vector<CaseData> cases;
   std::vector<std::string> skipped;  // what the campaign left out, and why (attribute skipped)
+  // The environment checks run before measuring (group env_checks; empty when not run).
+  struct EnvCheck {
+    std::string check, status, where, detail, fix;
+  };
+  std::vector<EnvCheck> env_checks;
+  // The scheduler's facts, key -> value in the file's order (attribute scheduler; empty: none).
+  std::vector<std::pair<std::string, std::string>> scheduler;
 };
 
 // The schema versions this report reads: 2 natively, 1 through the v1 adapter.

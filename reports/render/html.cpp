@@ -325,15 +325,53 @@ class Writer {
       if (!r.run->config.empty()) add(fmt::format("<pre>{}</pre>\n", e(r.run->config)));
       add("</details>\n");
     }
+    env_checks();
+  }
+
+  // Each run's environment checks: what needs a look in view, what passed folded; and the
+  // scheduler's facts of the job.
+  void env_checks() {
+    bool any = false;
+    for (const auto& r : report_.runs) any = any || (r.run && !r.run->env_checks.empty());
+    if (any) add("<h3 id=\"env-checks\">Environment checks</h3>\n");
+    for (const auto& r : report_.runs) {
+      if (!r.run) continue;
+      if (!r.run->scheduler.empty()) {
+        std::string facts;
+        for (const auto& [key, value] : r.run->scheduler)
+          facts += fmt::format("{}{} {}", facts.empty() ? "" : " &middot; ", e(key), e(value));
+        add(fmt::format("<p>{}: scheduler: {}</p>\n", e(r.label), facts));
+      }
+      if (r.run->env_checks.empty()) continue;
+      const auto row = [&](const RunData::EnvCheck& c) {
+        const char* cls = c.status == "fail" ? "fail" : c.status == "warn" ? "inconclusive" : "pass";
+        return fmt::format("<tr><td>{}</td><td>{}</td><td class=\"wrap\">{}</td><td "
+                           "class=\"wrap\">{}</td><td class=\"wrap\">{}</td></tr>\n",
+                           verdict_span(cls, e(c.status)), e(c.check), e(c.where), e(c.detail),
+                           e(c.fix));
+      };
+      const char* head =
+          "<div class=\"scroll\"><table>\n<tr><th>status</th><th>check</th><th>where</th>"
+          "<th>found</th><th>fix</th></tr>\n";
+      std::string look, fine;
+      for (const auto& c : r.run->env_checks)
+        (c.status == "fail" || c.status == "warn" ? look : fine) += row(c);
+      if (!look.empty()) add(fmt::format("<p>{}:</p>\n{}{}</table></div>\n", e(r.label), head, look));
+      if (!fine.empty())
+        add(fmt::format("<details><summary>{}: {} checks passed or did not apply</summary>\n{}{}"
+                        "</table></div></details>\n",
+                        e(r.label), std::count(fine.begin(), fine.end(), '\n'), head, fine));
+    }
   }
 
   // At most this many reasons on the first screen; the rest fold into one line.
   static constexpr std::size_t kFirstScreenReasons = 6;
 
   static std::string reason_item(const VerdictReason& r) {
-    const char* cls = r.kind == ReasonKind::kFail           ? "fail"
-                      : r.kind == ReasonKind::kInconclusive ? "inconclusive"
-                                                            : "limit";
+    const char* cls = r.kind == ReasonKind::kFail ? "fail"
+                      : r.kind == ReasonKind::kInconclusive || r.kind == ReasonKind::kWarn
+                          ? "inconclusive"
+                          : "limit";
     return fmt::format("<li>{}{}</li>\n", verdict_span(cls, name_of(r.kind)), e(r.text));
   }
 

@@ -60,6 +60,15 @@ json runs(const Report& r) {
                           {"ratio", o.ratio},
                           {"robust_z", o.z},
                           {"sizes", o.sizes}});
+    json env_checks = json::array();
+    for (const auto& c : run.run->env_checks)
+      env_checks.push_back({{"check", c.check},
+                            {"status", c.status},
+                            {"where", c.where},
+                            {"detail", c.detail},
+                            {"fix", c.fix}});
+    json scheduler = json::object();
+    for (const auto& [key, value] : run.run->scheduler) scheduler[key] = value;
     out.push_back({{"label", run.label},
                    {"path", run.run->path},
                    {"status", run.run->status},
@@ -71,7 +80,9 @@ json runs(const Report& r) {
                    {"cases", run.run->cases.size()},
                    {"outliers", outliers},
                    {"outliers_not_judged", run.outliers_not_judged},
-                   {"skipped", run.run->skipped}});
+                   {"skipped", run.run->skipped},
+                   {"env_checks", env_checks},
+                   {"scheduler", scheduler}});
   }
   return out;
 }

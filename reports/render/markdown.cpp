@@ -40,6 +40,30 @@ void runs(std::string& md, const Report& r) {
                       run.run->node_count, cell(run.run->git_revision), cell(run.run->start_time));
 }
 
+// Each run's scheduler facts and environment checks, every check a row (fail and warn first).
+void env_checks(std::string& md, const Report& r) {
+  for (const auto& run : r.runs) {
+    const RunData& data = *run.run;
+    if (data.env_checks.empty() && data.scheduler.empty()) continue;
+    md += fmt::format("\n## Environment of {}\n\n", cell(run.label));
+    if (!data.scheduler.empty()) {
+      std::string facts;
+      for (const auto& [key, value] : data.scheduler)
+        facts += fmt::format("{}{} {}", facts.empty() ? "" : " · ", cell(key), cell(value));
+      md += fmt::format("Scheduler: {}\n\n", facts);
+    }
+    if (data.env_checks.empty()) continue;
+    md += "| status | check | where | found | fix |\n|---|---|---|---|---|\n";
+    for (const char* status : {"fail", "warn", "pass", "skipped"})
+      for (const auto& c : data.env_checks)
+        if (c.status == status)
+          md += fmt::format("| {} | {} | {} | {} | {} |\n",
+                            c.status == "fail" || c.status == "warn" ? "**" + c.status + "**"
+                                                                     : c.status,
+                            cell(c.check), cell(c.where), cell(c.detail), cell(c.fix));
+  }
+}
+
 void findings(std::string& md, const Report& r) {
   md += "\n## Bottlenecks, most important first\n\n";
   if (r.findings.empty()) md += "None found.\n";
@@ -229,6 +253,7 @@ std::string render_markdown(const Report& report) {
   if (!reasons.empty()) md += "\n";
   for (const auto& r : reasons) md += fmt::format("- **{}**: {}\n", name_of(r.kind), cell(r.text));
   runs(md, report);
+  env_checks(md, report);
   findings(md, report);
   checks(md, report);
   outliers(md, report);

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <map>
 
 #include "analysis/case_view.hpp"
 #include "render/text_format.hpp"
@@ -47,6 +48,26 @@ void print_case(std::FILE* out, const CaseData& c) {
   }
 }
 
+// The scheduler's facts, then the environment checks: a count, and every line that needs a look.
+void print_env_checks(std::FILE* out, const RunData& run) {
+  if (!run.scheduler.empty()) {
+    std::string facts;
+    for (const auto& [key, value] : run.scheduler)
+      facts += fmt::format("{}{} {}", facts.empty() ? "" : ", ", key, value);
+    fmt::print(out, "# scheduler: {}\n", facts);
+  }
+  if (run.env_checks.empty()) return;
+  std::map<std::string, int> count;
+  for (const auto& c : run.env_checks) ++count[c.status];
+  fmt::print(out, "# environment checks: {}: {} pass, {} warn, {} fail, {} skipped\n",
+             run.env_checks.size(), count["pass"], count["warn"], count["fail"],
+             count["skipped"]);
+  for (const auto& c : run.env_checks)
+    if (c.status == "warn" || c.status == "fail")
+      fmt::print(out, "#   [{}] {} ({}): {}{}\n", c.status, c.check, c.where, c.detail,
+                 c.fix.empty() ? "" : "; fix: " + c.fix);
+}
+
 void print_run(std::FILE* out, const RunReport& r) {
   const auto& run = *r.run;
   std::size_t failed = 0, timed_out = 0;
@@ -61,6 +82,7 @@ void print_run(std::FILE* out, const RunReport& r) {
   fmt::print(out, "# preflight {} · started {} · {}\n", run.git_revision, run.start_time,
              run.command_line);
   for (const auto& s : run.skipped) fmt::print(out, "# skipped: {}\n", s);
+  print_env_checks(out, run);
   for (const auto& why : r.outliers_not_judged) fmt::print(out, "# not judged: {}\n", why);
   if (r.outliers.empty())
     fmt::print(out, "# slow nodes or ranks: none found{}\n",

@@ -122,6 +122,8 @@ const char* name_of(ReasonKind kind) {
       return "fail";
     case ReasonKind::kInconclusive:
       return "inconclusive";
+    case ReasonKind::kWarn:
+      return "warn";
     default:
       return "not judged";
   }
@@ -135,6 +137,13 @@ std::vector<VerdictReason> verdict_reasons(const Report& report) {
   add_checks(out, report, CheckVerdict::kInconclusive, ReasonKind::kInconclusive);
   for (const auto& s : report.regressions)
     add_sizes(out, s, Verdict::kUndecided, ReasonKind::kInconclusive);
+  for (const auto& r : report.runs)
+    for (const auto& e : r.run->env_checks)
+      if (e.status == "warn")
+        out.push_back({ReasonKind::kWarn,
+                       fmt::format("{}: environment: {} ({}): {}", r.label, e.check, e.where,
+                                   e.detail),
+                       1, "environment warnings"});
   for (const auto& r : report.runs)
     for (const auto& s : r.run->skipped)
       out.push_back(

@@ -11,8 +11,9 @@
 
 namespace preflight::report {
 
-enum class ReasonKind { kFail, kInconclusive, kNotJudged };
-const char* name_of(ReasonKind kind);  // "fail", "inconclusive", "not judged"
+// kWarn: an environment check's warning (docs/environment-checks.md); it changes no exit code.
+enum class ReasonKind { kFail, kInconclusive, kWarn, kNotJudged };
+const char* name_of(ReasonKind kind);  // "fail", "inconclusive", "warn", "not judged"
 
 struct VerdictReason {
   ReasonKind kind = ReasonKind::kFail;

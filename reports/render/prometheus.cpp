@@ -1,0 +1,168 @@
+#include "render/prometheus.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "analysis/case_view.hpp"
+
+namespace preflight::report {
+namespace {
+
+using Labels = std::vector<std::pair<std::string, std::string>>;
+
+// Length of the UTF-8 sequence starting at s[i], or 0 when it is not one.
+std::size_t utf8_length(const std::string& s, std::size_t i) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  const std::size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  for (std::size_t k = 1; k < n; ++k)
+    if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) return 0;
+  return n;
+}
+
+std::string number(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
+  return fmt::format("{:.17g}", v);
+}
+
+// One metric family: its HELP and TYPE once, then its samples; a sample whose labels repeat an
+// earlier one's gets a `duplicate` label, so that the collector never refuses the file.
+class Family {
+ public:
+  Family(std::string name, std::string help) : name_(std::move(name)), help_(std::move(help)) {}
+  void add(Labels labels, double value) {
+    std::string key;
+    for (const auto& [k, v] : labels) key += k + '\x1f' + v + '\x1e';
+    if (const int n = seen_[key]++; n > 0) labels.emplace_back("duplicate", std::to_string(n));
+    samples_.emplace_back(std::move(labels), value);
+  }
+  void write(std::string& out) const {
+    if (samples_.empty()) return;
+    out += fmt::format("# HELP {} {}\n# TYPE {} gauge\n", name_, help_, name_);
+    for (const auto& [labels, value] : samples_) {
+      std::string text;
+      for (const auto& [k, v] : labels)
+        text += fmt::format("{}{}=\"{}\"", text.empty() ? "" : ",", k, prometheus_label_value(v));
+      out += fmt::format("{}{}{}{} {}\n", name_, text.empty() ? "" : "{", text,
+                         text.empty() ? "" : "}", number(value));
+    }
+  }
+
+ private:
+  std::string name_, help_;
+  std::map<std::string, int> seen_;
+  std::vector<std::pair<Labels, double>> samples_;
+};
+
+const char* verdict_text(CheckVerdict v) {
+  return v == CheckVerdict::kPass ? "pass" : v == CheckVerdict::kFail ? "fail" : "inconclusive";
+}
+
+// The host a node name belongs to ("vm/v1" -> "vm"), as the run's environment has it.
+std::map<std::string, std::string> host_of_node(const RunData& run) {
+  std::map<std::string, std::string> out;
+  const auto names = run.environment.find("node_name");
+  const auto hosts = run.environment.find("host");
+  if (names == run.environment.end() || hosts == run.environment.end()) return out;
+  for (std::size_t i = 0; i < names->second.size() && i < hosts->second.size(); ++i)
+    out.emplace(names->second[i], hosts->second[i]);
+  return out;
+}
+
+}  // namespace
+
+std::string prometheus_label_value(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t n = utf8_length(text, i);
+    if (n == 0) {
+      out += '?';
+      ++i;
+      continue;
+    }
+    const char c = text[i];
+    if (n == 1 && c == '\\') out += "\\\\";
+    else if (n == 1 && c == '"') out += "\\\"";
+    else if (n == 1 && c == '\n') out += "\\n";
+    else out.append(text, i, n);
+    i += n;
+  }
+  return out;
+}
+
+std::string render_prometheus(const Report& report) {
+  Family exit_code("preflight_report_exit_code",
+                   "The report's exit code: 0 pass, 1 a check failed or a size got slower, 3 "
+                   "inconclusive (docs/report.md).");
+  exit_code.add({}, report.exit_code());
+
+  Family checks("preflight_check",
+                "One acceptance check of a run; the verdict label says pass, fail or "
+                "inconclusive; value is the measured figure (NaN where the check has none).");
+  for (const auto& c : report.checks)
+    checks.add({{"run", c.run_label},
+                {"rule", c.rule},
+                {"case", c.case_name},
+                {"size", c.size},
+                {"metric", c.metric},
+                {"unit", c.unit},
+                {"verdict", verdict_text(c.verdict)}},
+               c.value);
+
+  Family env("preflight_env_check",
+             "One environment check run before measuring (docs/environment-checks.md); the "
+             "status label says pass, warn, fail or skipped; value 1.");
+  Family slow("preflight_slow_node_ratio",
+              "A node or rank the report names as slow or late: its time against its peers' "
+              "typical time.");
+  Family figures("preflight_figure",
+                 "Each case's headline figure at each point (all ranks together: host is the "
+                 "host of the run's rank 0), in the unit of its unit label.");
+  for (const auto& run : report.runs) {
+    const RunData& data = *run.run;
+    for (const auto& c : data.env_checks)
+      env.add({{"run", run.label}, {"check", c.check}, {"where", c.where}, {"status", c.status}}, 1);
+    const auto hosts = host_of_node(data);
+    for (const auto& o : run.outliers) {
+      const auto host = hosts.find(o.name);
+      slow.add({{"run", run.label},
+                {"host", host == hosts.end() ? o.name : host->second},
+                {"kind", o.kind},
+                {"name", o.name}},
+               o.ratio);
+    }
+    const auto rank0_host = data.environment.find("host");
+    const std::string host = rank0_host == data.environment.end() || rank0_host->second.empty()
+                                 ? std::string()
+                                 : rank0_host->second.front();
+    for (const auto& c : data.cases) {
+      const CaseView view(c);
+      const std::string metric = view.primary_metric();
+      if (metric.empty() || c.status != "ok") continue;
+      const auto column = c.stats.find(metric);
+      const std::string unit = column == c.stats.end() ? "" : column->second.unit;
+      for (std::size_t p = 0; p < view.points(); ++p) {
+        const double value = view.metric_at(metric, p);
+        if (std::isnan(value)) continue;
+        figures.add({{"run", run.label},
+                     {"host", host},
+                     {"case", c.group_name + " " + c.name},
+                     {"point", view.point_label(p)},
+                     {"metric", metric},
+                     {"unit", unit}},
+                    value);
+      }
+    }
+  }
+  std::string out;
+  for (const Family* f : {&exit_code, &checks, &env, &slow, &figures}) f->write(out);
+  return out;
+}
+
+}  // namespace preflight::report
