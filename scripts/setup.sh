@@ -12,6 +12,7 @@ packages=(
   libturbojpeg0-dev libpng-dev
   fio gnuplot-nox chromium python3 python3-h5py python3-numpy python3-pandas  # pandas: docs/results.md
   bc iproute2 procps util-linux  # used by the test scripts (emulated hosts, timing checks)
+  slurm-wlm munge prometheus prometheus-node-exporter python3-yaml  # tests: a local Slurm, the Prometheus export, the MPIJob manifest
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""The hosts a preflight-report JSON verdict names as suspects, one "HOST<TAB>REASON" line each,
+for scripts that act on them through the scheduler (scripts/slurm/drain-suspects.sh,
+scripts/k8s/taint-suspects.sh). A suspect is a node the report names slow or late against its
+peers (runs[].outliers of kind node); a virtual node's name (host/vN) is its host. A name that
+is not a plain host name is refused on stderr, never passed on: it would reach a shell.
+
+suspects.py REPORT.json"""
+import json
+import re
+import sys
+
+HOST = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$")
+
+
+def suspects(report):
+    seen = {}
+    for run in report.get("runs", []):
+        for o in run.get("outliers", []):
+            if o.get("kind") != "node":
+                continue
+            host = str(o.get("name", "")).split("/")[0]
+            why = "preflight: slow node, {:.2f}x its peers over {} sizes ({})".format(
+                float(o.get("ratio", 0)), o.get("sizes", 0), run.get("label", ""))
+            seen.setdefault(host, why)
+    return seen
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    try:
+        report = json.load(open(sys.argv[1]))
+    except (OSError, ValueError) as e:
+        print(f"suspects: {sys.argv[1]}: not a preflight-report JSON verdict ({e})", file=sys.stderr)
+        return 2
+    for host, why in suspects(report).items():
+        if not HOST.match(host):
+            print(f"suspects: refused a name that is no host name: {host!r}", file=sys.stderr)
+            continue
+        print(f"{host}\t{re.sub(r'[^A-Za-z0-9 .,:()_/-]', '_', why)}")
+    return 0
+
+
+sys.exit(main())

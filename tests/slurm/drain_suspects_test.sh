@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# scripts/slurm/drain-suspects.sh and scripts/k8s/taint-suspects.sh: the nodes a report JSON
+# names slow become scontrol / kubectl commands, printed and not run; a slow rank is no node
+# suspect; a name that is no host name is refused; a report naming nothing gives no command.
+# drain_suspects_test.sh SOURCE_DIR PREFLIGHT_REPORT CLEAN_RESULTS.h5 WORKDIR
+set -uo pipefail
+src=$1 report=$2 clean=$3 work=$4
+source "$(dirname "$0")/../faults/common.sh"
+rm -rf "$work" && mkdir -p "$work"
+cat >"$work/named.json" <<'JSON'
+{"runs": [{"label": "r1", "outliers": [
+  {"kind": "node", "name": "gpu07/v1", "ranks": [2, 3], "ratio": 1.52, "robust_z": 9, "sizes": 6},
+  {"kind": "rank", "name": "rank 5", "ranks": [5], "ratio": 1.4, "robust_z": 5, "sizes": 3},
+  {"kind": "node", "name": "x;reboot", "ranks": [6], "ratio": 2.0, "robust_z": 9, "sizes": 1}]}]}
+JSON
+"$src/scripts/slurm/drain-suspects.sh" "$work/named.json" >"$work/drain.out" 2>"$work/drain.err"
+expect "drain: the slow node's host, with why" grep -qx 'scontrol update NodeName=gpu07 State=DRAIN Reason="preflight: slow node, 1.52x its peers over 6 sizes (r1)"' "$work/drain.out"
+[[ $(grep -c '^scontrol' "$work/drain.out") -eq 1 ]] && pass "drain: one command (no rank, no refused name)" ||
+  fail "drain: $(grep -c '^scontrol' "$work/drain.out") commands"
+expect "drain: a name that is no host name is refused" grep -q "refused a name that is no host name: 'x;reboot'" "$work/drain.err"
+expect "drain: printed only" grep -q 'printed only: run again with --execute' "$work/drain.out"
+"$src/scripts/k8s/taint-suspects.sh" "$work/named.json" >"$work/taint.out" 2>/dev/null
+expect "taint: cordon" grep -q '^kubectl cordon gpu07 ' "$work/taint.out"
+expect "taint: NoSchedule taint" grep -q '^kubectl taint nodes gpu07 preflight.io/suspect=slow:NoSchedule' "$work/taint.out"
+"$report" "$clean" --json "$work/clean.json" >/dev/null 2>&1
+"$src/scripts/slurm/drain-suspects.sh" "$work/clean.json" >"$work/clean.out" 2>&1
+rc=$?
+[[ $rc -eq 0 ]] && grep -q 'no suspects' "$work/clean.out" && ! grep -q '^scontrol' "$work/clean.out" &&
+  pass "a real report naming nothing: no command" || fail "clean report: exit $rc: $(cat "$work/clean.out")"
+"$src/scripts/slurm/drain-suspects.sh" "$work/clean.json" --now >/dev/null 2>&1
+[[ $? -eq 2 ]] && pass "an unknown option: exit 2" || fail "an unknown option was accepted"
+finish
