@@ -16,7 +16,7 @@ mpirun -np 4 "$bin" checkpoint --ranks-per-node 2 --dir "$work/data" --size 2M -
   >"$work/run.log" 2>&1 || { fail "preflight checkpoint failed"; tail -5 "$work/run.log"; }
 "$report" "$run" --no-color --json "$work/r.json" --md "$work/r.md" --html "$work/r.html" >"$work/out" 2>&1
 rc=$?
-[[ $rc -eq 0 || $rc -eq 3 ]] && pass "report: exit $rc" || { fail "report: exit $rc"; tail -5 "$work/out"; }
+[[ $rc -eq 0 || $rc -eq 1 || $rc -eq 3 ]] && pass "report written (exit $rc: the verdict, which a busy machine may fail)" || { fail "report: exit $rc"; tail -5 "$work/out"; }
 expect "terminal: the checkpoint section" grep -q "^## Checkpoint interval" "$work/out"
 expect "terminal: the formula and its inputs" grep -q "tau\* = sqrt(2 x delta x M)" "$work/out"
 expect "terminal: the chart's points" grep -q "chart: Run time lost against checkpoint interval" "$work/out"
