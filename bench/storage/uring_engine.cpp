@@ -27,8 +27,11 @@ class UringEngine final : public Engine {
     const std::size_t depth = static_cast<std::size_t>(depth_);
     while (next < job.blocks.size() || in_flight > 0) {
       const bool stop = job.deadline && Clock::now() >= *job.deadline;
-      std::size_t queued = 0;
-      while (!stop && next < job.blocks.size() && in_flight + queued < depth) {
+      // As fio's io_uring engine submits (iodepth_batch_submit=1): each read or write as soon
+      // as its slot is free, with GETEVENTS, which also posts what has completed since. The
+      // refill in one call per round took 608 io_uring_enter for 4096 random 16 KiB reads at
+      // depth 16 (fio 4097): on average 6.7 slots stood empty until each refill.
+      while (!stop && next < job.blocks.size() && in_flight < depth) {
         const std::size_t slot = free_.back();
         free_.pop_back();
         Slot& s = slots_[slot];
@@ -36,16 +39,12 @@ class UringEngine final : public Engine {
         s.done = 0;
         if (job.write) out.fill(s.block, buffer(slot));
         queue(job, slot);
-        ++queued;
+        submit();
+        ++in_flight;
       }
-      in_flight += queued;
       if (in_flight == 0) break;
-      // One system call submits what was queued and waits for a completion.
-      if (queued > 0) {
-        const int rc = io_uring_submit_and_wait(&ring_, 1);
-        if (rc < 0)
-          throw std::runtime_error(fmt::format("io_uring_submit_and_wait: {}", std::strerror(-rc)));
-      }
+      // Full, or nothing left to start: wait for one completion, then reap all there are
+      // (fio's iodepth_batch_complete_min=1, iodepth_batch_complete_max=iodepth).
       io_uring_cqe* cqe = nullptr;
       const int rc = io_uring_wait_cqe(&ring_, &cqe);
       if (rc < 0)
@@ -129,7 +128,7 @@ class UringEngine final : public Engine {
   }
 
   void submit() {
-    const int rc = io_uring_submit(&ring_);
+    const int rc = io_uring_submit_and_get_events(&ring_);
     if (rc < 0) throw std::runtime_error(fmt::format("io_uring_submit: {}", std::strerror(-rc)));
   }
 
