@@ -425,7 +425,6 @@ std::vector<CounterSpec> StorageCase::series() const {
 
 std::vector<Metric> StorageCase::sample_metrics(std::size_t, int, const SampleView& v) const {
   const auto& c = *v.counters;
-  const auto& times = *v.times;
   auto at = [&](const std::vector<double>& m, std::size_t i, int r) {
     return m[i * v.ranks + static_cast<std::size_t>(r)];
   };
@@ -453,14 +452,7 @@ std::vector<Metric> StorageCase::sample_metrics(std::size_t, int, const SampleVi
     agg.push_back(span > 0 ? bytes / span / 1e9 : kNaN);
     iops.push_back(span > 0 ? ops / span : kNaN);
   }
-  std::vector<double> per_rank;
-  for (int r : *v.members) {
-    std::vector<double> bw;
-    for (std::size_t i = 0; i < v.iterations; ++i)
-      bw.push_back(at(c[kBytes], i, r) / at(times, i, r) / 1e9);
-    per_rank.push_back(median_of(bw));
-  }
-  std::erase_if(per_rank, [](double x) { return std::isnan(x); });
+  const std::vector<double> per_rank = rank_rates(v, c[kBytes], 1e9);
   const double rank_min =
       per_rank.empty() ? kNaN : *std::min_element(per_rank.begin(), per_rank.end());
   namespace s = schema;

@@ -9,22 +9,8 @@ set -uo pipefail
 bin=$1 work=$2
 shift 2
 source "$(dirname "$0")/../faults/common.sh"
-rm -rf "$work" && mkdir -p "$work/data"
-mounts=()
-cleanup() { for m in "${mounts[@]}"; do umount "$m" 2>/dev/null; done; }
-trap cleanup EXIT
-small=(--size 1M --block-sizes 64K --warmup 0 --min-iters 1 --iters 1)
-refused() {  # [np=N] refused DESCRIPTION MESSAGE ARGS...: exit 2, MESSAGE on stderr, no results file
-  local what=$1 message=$2; shift 2
-  rm -f "$work/out.h5"
-  mpirun -np "${np:-2}" "$bin" checkpoint "$@" -o "$work/out.h5" >"$work/stdout" 2>"$work/stderr"
-  local rc=$?
-  if [[ $rc -eq 2 ]] && grep -qF -- "$message" "$work/stderr" && [[ ! -e $work/out.h5 ]]; then
-    pass "$what: $(grep -m1 preflight: "$work/stderr")"
-  else
-    fail "$what: exit $rc, stderr: $(head -3 "$work/stderr")"
-  fi
-}
+family=checkpoint
+source "$(dirname "$0")/../storage/refusals.sh"
 
 # A restore after a save reads back what the save wrote; a block corrupted between runs is
 # named by file and offset, and only the rank that read it fails.
@@ -36,6 +22,19 @@ expect "save then restore of a clean checkpoint (exit 0)" test $? -eq 0
 expect "the results re-derive (h5py checker)" "$@" --status complete --min-cases 2 "$work/clean.h5"
 expect "--keep kept the checkpoint, marked complete after its restore" \
   grep -q '"state": "complete"' "$set_dir/.preflight-dataset"
+# The checker re-derives the save's figures: a copy with one figure changed is rejected.
+for plant in "stats/save_bw:save_bw" "stats/blocking_s:blocking_s" "stats/handoff_bw:handoff_bw"; do
+  cp "$work/clean.h5" "$work/planted.h5"
+  /usr/bin/python3 - "$work/planted.h5" "${plant%%:*}" <<'PY'
+import sys, h5py
+with h5py.File(sys.argv[1], "r+") as f:
+    save = next(c for c in f["cases"].values() if c.attrs["phase"] in (b"save", "save"))
+    d = save[sys.argv[2]]
+    d[0] = d[0] * 1.5
+PY
+  "$@" "$work/planted.h5" >"$work/planted.log" 2>&1
+  expect "the checker rejects a changed ${plant##*:}" grep -q "${plant##*:} .* but the samples and counters give" "$work/planted.log"
+done
 printf 'XXXXXXXX' | dd of="$set_dir/rank-000002.dat" bs=1 seek=200000 conv=notrunc status=none
 named="rank 2: verify: bad block in $set_dir/rank-000002.dat at offset 196608 (4 KiB page; first wrong byte at offset 200000)"
 for engine in psync io_uring; do

@@ -324,21 +324,9 @@ def check_checkpoint_case(case, where, spec, world):
     subject, layout = text(case.attrs.get("subject", "")), text(case.attrs.get("layout", ""))
     if text(case.attrs["name"]) != f"{subject} {layout}":
         problem(f"{where}: subject '{subject}' is not the name without its layout '{layout}'")
-    groups = case["group_of_rank"][:]
     for p in case["points"]:
-        pg = case["points"][p]
-        iterations = pg["samples"].shape[0]
-        for row in tables[3]["rows"]:
-            name = row["name"]
-            if name not in pg.get("counters", {}):
-                problem(f"{where} point {p}: missing counters/{name}")
-                continue
-            ds = pg["counters"][name]
-            if ds.shape != (iterations, world):
-                problem(f"{where} point {p}: counters/{name} shape {ds.shape}, expected {(iterations, world)}")
-            if not np.all(np.isnan(ds[:][:, groups < 0])):
-                problem(f"{where} point {p}: counters/{name} has values for idle ranks")
-        check_spec_meaning(pg["counters"], tables[3]["rows"], f"{where} point {p}/counters", False)
+        check_counters(case, p, tables[3]["rows"], where, world)
+        check_spec_meaning(case["points"][p]["counters"], tables[3]["rows"], f"{where} point {p}/counters", False)
     check_span_case(case, where, spec, world)
 
 
@@ -531,19 +519,7 @@ def check_storage_case(case, where, spec, world):
         problem(f"{where}: ranks {case.attrs['ranks']}, group_of_rank has {np.count_nonzero(groups >= 0)} active")
     for p in case["points"]:
         pg = case["points"][p]
-        iterations = pg["samples"].shape[0]
-        for row in tables[2]["rows"]:
-            name = row["name"]
-            if name not in pg.get("counters", {}):
-                problem(f"{where} point {p}: missing counters/{name}")
-                continue
-            ds = pg["counters"][name]
-            if ds.shape != (iterations, world):
-                problem(f"{where} point {p}: counters/{name} shape {ds.shape}, expected {(iterations, world)}")
-            if text(ds.attrs.get("units", "?")) != row["units"]:
-                problem(f"{where} point {p}: counters/{name} units '{text(ds.attrs.get('units', ''))}', spec says '{row['units']}'")
-            if not np.all(np.isnan(ds[:][:, groups < 0])):
-                problem(f"{where} point {p}: counters/{name} has values for idle ranks")
+        check_counters(case, p, tables[2]["rows"], where, world)
         if "series" not in pg or "interval_bw" not in pg["series"]:
             problem(f"{where} point {p}: missing series/interval_bw")
             continue
@@ -564,6 +540,26 @@ def check_storage_case(case, where, spec, world):
                 if len(col) == 0 or col[:-1].sum() > read[k] * (1 + 1e-9) or col.sum() < read[k] * (1 - 1e-9):
                     problem(f"{where} point {p}: series/interval_bw of rank {r} does not add up to "
                             f"counters/bytes ({read[k]} B)")
+
+
+def check_counters(case, p, rows, where, world):
+    """Point p has every counter SPEC.md's rows list: iterations x world_size, its units, NaN
+    for idle ranks."""
+    pg = case["points"][p]
+    groups = case["group_of_rank"][:]
+    iterations = pg["samples"].shape[0]
+    for row in rows:
+        name = row["name"]
+        if name not in pg.get("counters", {}):
+            problem(f"{where} point {p}: missing counters/{name}")
+            continue
+        ds = pg["counters"][name]
+        if ds.shape != (iterations, world):
+            problem(f"{where} point {p}: counters/{name} shape {ds.shape}, expected {(iterations, world)}")
+        if text(ds.attrs.get("units", "?")) != row["units"]:
+            problem(f"{where} point {p}: counters/{name} units '{text(ds.attrs.get('units', ''))}', spec says '{row['units']}'")
+        if not np.all(np.isnan(ds[:][:, groups < 0])):
+            problem(f"{where} point {p}: counters/{name} has values for idle ranks")
 
 
 SPANS_HEADING = "Spans across ranks"
