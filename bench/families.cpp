@@ -3,6 +3,7 @@
 
 #include <array>
 
+#include "checkpoint/checkpoint_family.hpp"
 #include "comm/comm_family.hpp"
 #include "storage/storage_family.hpp"
 
@@ -12,6 +13,7 @@ std::span<const FamilyEntry> family_table() {
   static constexpr std::array kFamilies = {
       FamilyEntry{"comm", &comm::make_comm_family},
       FamilyEntry{"storage", &storage::make_storage_family},
+      FamilyEntry{"checkpoint", &checkpoint::make_checkpoint_family},
   };
   return kFamilies;
 }

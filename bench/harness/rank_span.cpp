@@ -5,6 +5,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "harness/stats.hpp"
+
 namespace preflight {
 namespace {
 
@@ -32,6 +34,21 @@ std::vector<IterationSpan> iteration_spans(const SampleView& view) {
   for (std::size_t i = 0; i < view.iterations; ++i)
     out.push_back(span_of(view.starts->data() + i * view.ranks, view.times->data() + i * view.ranks,
                           *view.members));
+  return out;
+}
+
+std::vector<double> rank_rates(const SampleView& view, const std::vector<double>& counter,
+                               double scale) {
+  std::vector<double> out;
+  for (int r : *view.members) {
+    std::vector<double> rates;
+    for (std::size_t i = 0; i < view.iterations; ++i) {
+      const std::size_t at = i * view.ranks + static_cast<std::size_t>(r);
+      rates.push_back(counter[at] / (*view.times)[at] / scale);
+    }
+    const double rate = median(rates);
+    if (!std::isnan(rate)) out.push_back(rate);
+  }
   return out;
 }
 

@@ -26,6 +26,12 @@ IterationSpan span_of(const double* starts, const double* seconds, const std::ve
 // the view has no starts (its case does not declare measures_span()).
 std::vector<IterationSpan> iteration_spans(const SampleView& view);
 
+// Each member's own rate beside the span's: the median over iterations of its counter (an
+// iterations x ranks matrix, e.g. bytes) / its own time / `scale` (1e9: GB/s); members whose
+// rate is NaN (never ran) are left out. The slowest rank's is the smallest.
+std::vector<double> rank_rates(const SampleView& view, const std::vector<double>& counter,
+                               double scale);
+
 // Each row of an iterations x `ranks` matrix of starts, less the row's earliest start: seconds
 // after the first rank started (0 for it); NaN stays NaN.
 void relative_to_first(std::vector<double>& starts, std::size_t ranks);

@@ -13,6 +13,8 @@
 #include <limits>
 #include <utility>
 
+#include "harness/usage_error.hpp"
+
 namespace preflight::storage {
 namespace {
 
@@ -88,6 +90,34 @@ std::string uneven_nodes(const std::vector<int>& node_of_rank, int node_count) {
       return fmt::format("node 0 has {} rank{}, node {} has {}", ranks[0], ranks[0] == 1 ? "" : "s",
                          n, ranks[n]);
   return {};
+}
+
+void require_other_node_layout(const RankContext& ctx, std::string_view who) {
+  if (ctx.node_count < 2)
+    throw UsageError(fmt::format(
+        "{}: other-node reads what a rank on another node wrote (like IOR -C), so it needs at "
+        "least 2 nodes; this job has 1. Run on 2+ nodes (or, to test, make virtual nodes with "
+        "campaign.ranks_per_node / --ranks-per-node: they share one page cache, which "
+        "resident_before then shows)",
+        who));
+  if (const auto uneven = uneven_nodes(ctx.node_of_rank, ctx.node_count); !uneven.empty())
+    throw UsageError(fmt::format(
+        "{}: other-node needs the same number of ranks on every node, so that each rank reads a "
+        "different rank's file from the next node; here {} (two ranks would read one file, the "
+        "second from the page cache the first filled). Run the same number of ranks on every "
+        "node (with --ranks-per-node N, a multiple of N ranks)",
+        who, uneven));
+}
+
+void warn_other_node_on_one_host(const RankContext& ctx, std::string_view family) {
+  if (!ctx.is_root()) return;
+  const int source = other_node_source(0, ctx.node_of_rank, ctx.local_rank_of_rank, ctx.node_count);
+  if (ctx.host_of_rank[static_cast<std::size_t>(source)] == ctx.host)
+    fmt::print(stderr,
+               "preflight: {}: other-node on virtual nodes of one host: the ranks share one page "
+               "cache, so its reads are only as cold as the eviction before each (see "
+               "resident_before)\n",
+               family);
 }
 
 }  // namespace preflight::storage

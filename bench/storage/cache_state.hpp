@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "harness/name_table.hpp"
+#include "harness/rank_context.hpp"
 
 namespace preflight::storage {
 
@@ -38,5 +39,13 @@ int other_node_source(int rank, const std::vector<int>& node_of_rank,
 // "" when every node has the same number of ranks; else which nodes differ ("node 0 has 2
 // ranks, node 1 has 1"), for other-node's refusal.
 std::string uneven_nodes(const std::vector<int>& node_of_rank, int node_count);
+
+// Collective-free, the same on every rank: throws UsageError unless the job can read another
+// node's data (2+ nodes, the same number of ranks on each). `who` starts the message
+// ("storage: cache", "checkpoint: restore").
+void require_other_node_layout(const RankContext& ctx, std::string_view who);
+// Rank 0 says, on stderr, when other-node reads come from virtual nodes of one host (one page
+// cache): only as cold as the eviction before each.
+void warn_other_node_on_one_host(const RankContext& ctx, std::string_view family);
 
 }  // namespace preflight::storage

@@ -519,6 +519,24 @@ void Dataset::prepare() {
     error = write_marker(marker(), m);
   }
   agree(error, ctx_);
+  complete_ = true;
+}
+
+void Dataset::mark_complete(bool complete) {
+  if (complete == complete_) return;
+  std::string error;
+  if (ctx_.is_root()) {
+    auto m = read_marker(marker());
+    if (!m) {
+      error = fmt::format("storage: the marker '{}' is gone or damaged; not touching {}", marker(),
+                          set_dir());
+    } else {
+      (*m)["state"] = complete ? "complete" : "incomplete";
+      error = write_marker(marker(), *m);
+    }
+  }
+  agree(error, ctx_);
+  complete_ = complete;
 }
 
 void Dataset::remove_files(bool everything) const {

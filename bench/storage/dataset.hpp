@@ -37,6 +37,11 @@ class Dataset {
   // Collective: writes what is missing (once per run); a failure (ENOSPC) removes the partial
   // set and throws UsageError on every rank.
   void prepare();
+  // Collective, after prepare(): whether the marker vouches for the files' content. A
+  // checkpoint's save overwrites them (incomplete until it has finished: a run that ends in the
+  // middle leaves nothing a later run trusts), a restore reads them whole (complete). Throws
+  // UsageError on every rank when the marker cannot be written.
+  void mark_complete(bool complete);
 
   const DatasetSpec& spec() const { return spec_; }
   std::string set_dir() const;
@@ -52,7 +57,8 @@ class Dataset {
   DatasetSpec spec_;
   RankContext ctx_;
   bool prepared_ = false;
-  bool wrote_ = false;  // this run created or completed the set (cleanup removes it)
+  bool wrote_ = false;     // this run created or completed the set (cleanup removes it)
+  bool complete_ = false;  // what the marker says since prepare()
 };
 
 }  // namespace preflight::storage

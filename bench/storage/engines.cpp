@@ -19,12 +19,13 @@ struct EngineEntry {
   std::unique_ptr<Engine> (*make)();
   bool direct;       // can read with O_DIRECT
   bool queue_depth;  // more than one read in flight per thread
+  bool write;        // writes too (a checkpoint's save)
 };
 
 constexpr std::array kEngines = {
-    EngineEntry{"psync", &make_psync_engine, true, false},
-    EngineEntry{"io_uring", &make_uring_engine, true, true},
-    EngineEntry{"mmap", &make_mmap_engine, false, false},
+    EngineEntry{"psync", &make_psync_engine, true, false, true},
+    EngineEntry{"io_uring", &make_uring_engine, true, true, true},
+    EngineEntry{"mmap", &make_mmap_engine, false, false, false},
 };
 
 const EngineEntry* find(std::string_view name) {
@@ -54,6 +55,11 @@ bool engine_supports_direct(std::string_view name) {
 bool engine_supports_queue_depth(std::string_view name) {
   const auto* e = find(name);
   return e != nullptr && e->queue_depth;
+}
+
+bool engine_supports_write(std::string_view name) {
+  const auto* e = find(name);
+  return e != nullptr && e->write;
 }
 
 void AlignedFree::operator()(std::byte* p) const {

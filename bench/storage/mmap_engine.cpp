@@ -33,9 +33,10 @@ class MmapEngine final : public Engine {
     maps_.clear();
   }
 
-  void run(const ReadJob& job, Completions& out) override {
+  void run(const IoJob& job, Completions& out) override {
     if (maps_.size() != job.files.size())
       throw std::logic_error("mmap engine: run() without attach() to the same files");
+    if (job.write) throw std::logic_error("mmap engine: the files are mapped read-only");
     if (buffer_bytes_ < job.block_bytes) {
       buffer_ = aligned_buffer(job.block_bytes);
       buffer_bytes_ = job.block_bytes;

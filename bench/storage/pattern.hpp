@@ -5,6 +5,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
 
 namespace preflight::storage {
 
@@ -34,5 +37,29 @@ inline long first_mismatch(const std::byte* page, std::size_t bytes, std::uint32
   }
   return -1;
 }
+
+// What a bad page holds where it first differs: the file, the page's offset, the first wrong
+// byte, the word expected and the word found (`at` from first_mismatch). pattern.cpp.
+std::string bad_page_message(const std::string& path, std::uint32_t file_id, std::uint64_t offset,
+                             const std::byte* page, long at);
+
+// The bad pages one rank's check found: all counted, the first few named (file and offset);
+// report() prints them once per check and starts again.
+class BadPages {
+ public:
+  static constexpr std::size_t kNamed = 5;
+  // One more bad page, named by `message` while fewer than kNamed are.
+  void add(std::string message);
+  void add(const BadPages& other);  // another thread's
+  // Test-only: as if the page at `offset` of `path` had been wrong.
+  void plant(const std::string& path, std::uint64_t offset);
+  // Prints "preflight: rank R: LABEL: MESSAGE" for each named page, and the count when more
+  // were found; returns the count and forgets them.
+  std::uint64_t report(int rank, std::string_view label);
+
+ private:
+  std::uint64_t count_ = 0;
+  std::vector<std::string> named_;
+};
 
 }  // namespace preflight::storage

@@ -26,7 +26,6 @@ namespace preflight::storage {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr int kMessagesPerRank = 5;     // bad blocks named per rank and point
 constexpr double kWarnResident = 0.05;  // cached after eviction: worth a warning
 
 // The counters' order is the schema's (storage.hpp checks it against the names).
@@ -73,8 +72,7 @@ class Recorder final : public Completions {
   std::vector<double> latencies;
   std::vector<std::pair<double, double>> finished;  // (seconds since the start, bytes)
   double bytes = 0;
-  std::uint64_t bad_pages = 0;
-  std::vector<std::string> messages;
+  BadPages bad;
 
  private:
   void check(const BlockRef& block, const std::byte* data) {
@@ -82,15 +80,7 @@ class Recorder final : public Completions {
       const std::uint64_t offset = block.offset + p;
       const long at = first_mismatch(data + p, kPatternPage, file_id_, offset);
       if (at < 0) continue;
-      ++bad_pages;
-      if (messages.size() >= kMessagesPerRank) continue;
-      std::uint64_t found;
-      std::memcpy(&found, data + p + at, 8);
-      messages.push_back(fmt::format(
-          "bad block in {} at offset {} (4 KiB page; first wrong byte at offset {}): expected "
-          "0x{:016x}, found 0x{:016x}",
-          *path_, offset, offset + static_cast<std::uint64_t>(at),
-          pattern_word(file_id_, offset + static_cast<std::uint64_t>(at)), found));
+      bad.add(bad_page_message(*path_, file_id_, offset, data + p, at));
     }
   }
 
@@ -180,7 +170,7 @@ class StorageOperation final : public Operation {
     if (checking_ && !spec_.verify) return;  // nothing to check without verification
     attach();
     const auto start = Clock::now();
-    ReadJob base;
+    IoJob base;
     base.files = files_;
     base.block_bytes = block_bytes_;
     base.queue_depth = spec_.queue_depth;
@@ -194,7 +184,7 @@ class StorageOperation final : public Operation {
     for (std::size_t t = 0; t < threads; ++t)
       recorders.emplace_back(start, block_bytes_, &region_.path, region_.file_id, verify);
     auto job_of = [&](std::size_t t) {
-      ReadJob job = base;
+      IoJob job = base;
       const std::size_t n = blocks_.size();
       const std::size_t from = n * t / threads, to = n * (t + 1) / threads;
       job.blocks = std::span<const BlockRef>(blocks_).subspan(from, to - from);
@@ -224,32 +214,17 @@ class StorageOperation final : public Operation {
       last_.bytes += r.bytes;
       last_.latencies.insert(last_.latencies.end(), r.latencies.begin(), r.latencies.end());
       last_.finished.insert(last_.finished.end(), r.finished.begin(), r.finished.end());
-      bad_pages_ += r.bad_pages;
-      for (auto& m : r.messages)
-        if (messages_.size() < kMessagesPerRank) messages_.push_back(std::move(m));
+      bad_.add(r.bad);
     }
   }
 
   std::uint64_t count_wrong() override {
-    for (const auto& m : messages_)
-      std::fprintf(stderr, "preflight: rank %d: verify: %s\n", rank_, m.c_str());
-    if (bad_pages_ > messages_.size())
-      std::fprintf(stderr, "preflight: rank %d: verify: %llu bad 4 KiB pages in all\n", rank_,
-                   static_cast<unsigned long long>(bad_pages_));
-    std::fflush(stderr);
     checking_ = false;
-    const std::uint64_t bad = bad_pages_;
-    bad_pages_ = 0;
-    messages_.clear();
-    return bad;
+    return bad_.report(rank_, "verify");
   }
 
-  void corrupt_result() override {
-    // Test-only: as if one page of the region had been read wrong.
-    ++bad_pages_;
-    messages_.push_back(
-        fmt::format("test-only corruption of {} at offset {}", region_.path, region_.offset));
-  }
+  // Test-only: as if one page of the region had been read wrong.
+  void corrupt_result() override { bad_.plant(region_.path, region_.offset); }
 
   std::vector<double> iteration_counters() override {
     std::vector<double> v(kCounterCount, kNaN);
@@ -314,19 +289,65 @@ class StorageOperation final : public Operation {
   Iteration last_;
   double elapsed_ = 0;  // seconds of timed reads so far
   std::vector<double> interval_bytes_;
-  std::uint64_t bad_pages_ = 0;
-  std::vector<std::string> messages_;
+  BadPages bad_;
 };
 
 }  // namespace
 
+std::vector<RankLayout> make_rank_layouts(const std::vector<int>& ranks_per_node, bool node_ladder,
+                                          const RankContext& ctx) {
+  std::vector<int> per_node(static_cast<std::size_t>(ctx.node_count), 0);
+  for (int n : ctx.node_of_rank) ++per_node[static_cast<std::size_t>(n)];
+  int widest = 0;
+  for (int k : per_node) widest = std::max(widest, k);
+  std::vector<RankLayout> out;
+  auto add = [&](std::vector<int> groups) {
+    for (const auto& l : out)
+      if (l.group_of_rank == groups) return;
+    RankLayout l;
+    std::vector<int> active(static_cast<std::size_t>(ctx.node_count), 0);
+    for (std::size_t r = 0; r < groups.size(); ++r)
+      if (groups[r] >= 0) ++active[static_cast<std::size_t>(ctx.node_of_rank[r])];
+    for (int a : active) {
+      l.ranks += a;
+      l.nodes += a > 0;
+      l.ranks_per_node = std::max(l.ranks_per_node, a);
+    }
+    l.label = fmt::format("{} rank{} ({}/node x {} node{})", l.ranks, l.ranks == 1 ? "" : "s",
+                          l.ranks_per_node, l.nodes, l.nodes == 1 ? "" : "s");
+    l.group_of_rank = std::move(groups);
+    out.push_back(std::move(l));
+  };
+  const std::size_t n = ctx.node_of_rank.size();
+  std::vector<int> steps = ranks_per_node;
+  if (steps.empty()) steps.push_back(widest);
+  for (int k : steps) {
+    std::vector<int> g(n, -1);
+    for (std::size_t r = 0; r < n; ++r) g[r] = ctx.local_rank_of_rank[r] < k ? 0 : -1;
+    add(g);
+  }
+  if (node_ladder) {
+    std::vector<int> ladder;
+    for (int k = 1; k < ctx.node_count; k *= 2) ladder.push_back(k);
+    ladder.push_back(ctx.node_count);
+    for (int nodes : ladder) {
+      std::vector<int> g(n, -1);
+      for (std::size_t r = 0; r < n; ++r) g[r] = ctx.node_of_rank[r] < nodes ? 0 : -1;
+      add(g);
+    }
+  }
+  return out;
+}
+
 StorageCase::StorageCase(ReadSpec spec, RankLayout layout, std::vector<std::uint64_t> block_sizes,
-                         std::shared_ptr<Dataset> dataset, const RankContext& ctx)
+                         std::shared_ptr<Dataset> dataset, const RankContext& ctx,
+                         ReadIdentity identity)
     : spec_(std::move(spec)),
       layout_(std::move(layout)),
       block_sizes_(std::move(block_sizes)),
       dataset_(std::move(dataset)),
-      ctx_(ctx) {
+      ctx_(ctx),
+      identity_(std::move(identity)) {
   source_rank_ =
       spec_.cache == CacheState::kOtherNode
           ? other_node_source(ctx.rank, ctx.node_of_rank, ctx.local_rank_of_rank, ctx.node_count)
@@ -337,7 +358,7 @@ StorageCase::StorageCase(ReadSpec spec, RankLayout layout, std::vector<std::uint
 std::string StorageCase::subject() const {
   std::string tuning = fmt::format("qd{} x{}", spec_.queue_depth, spec_.threads);
   if (spec_.stonewall_s > 0) tuning += fmt::format(" stonewall {:g}s", spec_.stonewall_s);
-  return fmt::format("{} {} {} {} {}", spec_.engine, name_of(spec_.cache),
+  return fmt::format("{}{} {} {} {} {}", identity_.prefix, spec_.engine, name_of(spec_.cache),
                      spec_.random ? "random" : "sequential",
                      spec_.shared ? "shared" : "file-per-rank", tuning);
 }
@@ -349,7 +370,7 @@ std::string StorageCase::name() const {
 CaseMeaning StorageCase::meaning() const {
   namespace s = schema;
   CaseMeaning m;
-  m.stage = s::kStorageStage;
+  m.stage = identity_.stage;
   m.x_axis = s::kStorageXAxis;
   m.bands = s::kStorageBands;
   m.scaling = s::kStorageScaling;
@@ -364,7 +385,7 @@ CaseMeaning StorageCase::meaning() const {
 }
 
 std::vector<Param> StorageCase::params() const {
-  return {
+  std::vector<Param> out{
       {"engine", spec_.engine, "", false},
       {"direct", std::int64_t{spec_.cache == CacheState::kDirect}, "", false},
       {"cache_state", std::string(name_of(spec_.cache)), "", false},
@@ -383,6 +404,8 @@ std::vector<Param> StorageCase::params() const {
       {"fs_type", dataset_->fs_type(), "", false},
       {"verify", std::int64_t{spec_.verify}, "", false},
   };
+  out.insert(out.end(), identity_.params.begin(), identity_.params.end());
+  return out;
 }
 
 std::vector<Param> StorageCase::point_columns(std::size_t point, int) const {
@@ -402,7 +425,6 @@ std::vector<CounterSpec> StorageCase::series() const {
 
 std::vector<Metric> StorageCase::sample_metrics(std::size_t, int, const SampleView& v) const {
   const auto& c = *v.counters;
-  const auto& times = *v.times;
   auto at = [&](const std::vector<double>& m, std::size_t i, int r) {
     return m[i * v.ranks + static_cast<std::size_t>(r)];
   };
@@ -430,14 +452,7 @@ std::vector<Metric> StorageCase::sample_metrics(std::size_t, int, const SampleVi
     agg.push_back(span > 0 ? bytes / span / 1e9 : kNaN);
     iops.push_back(span > 0 ? ops / span : kNaN);
   }
-  std::vector<double> per_rank;
-  for (int r : *v.members) {
-    std::vector<double> bw;
-    for (std::size_t i = 0; i < v.iterations; ++i)
-      bw.push_back(at(c[kBytes], i, r) / at(times, i, r) / 1e9);
-    per_rank.push_back(median_of(bw));
-  }
-  std::erase_if(per_rank, [](double x) { return std::isnan(x); });
+  const std::vector<double> per_rank = rank_rates(v, c[kBytes], 1e9);
   const double rank_min =
       per_rank.empty() ? kNaN : *std::min_element(per_rank.begin(), per_rank.end());
   namespace s = schema;

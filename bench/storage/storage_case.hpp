@@ -1,5 +1,6 @@
 // One storage read case: engine, cache state, access pattern, file layout, queue depth and
-// threads on one rank layout (scaling step), swept over block sizes.
+// threads on one rank layout (scaling step), swept over block sizes. A checkpoint's restore is
+// the same read under the checkpoint family's name and stage (ReadIdentity).
 #pragma once
 
 #include <memory>
@@ -8,6 +9,7 @@
 
 #include "harness/case.hpp"
 #include "harness/rank_context.hpp"
+#include "preflight/schema/storage.hpp"
 #include "storage/cache_state.hpp"
 #include "storage/dataset.hpp"
 
@@ -34,12 +36,26 @@ struct RankLayout {
   int ranks = 0;
 };
 
+// The scaling steps: each of `ranks_per_node` (empty: every rank of each node) on every node,
+// then, with `node_ladder`, 1, 2, 4, ... full nodes; duplicates once.
+std::vector<RankLayout> make_rank_layouts(const std::vector<int>& ranks_per_node, bool node_ladder,
+                                          const RankContext& ctx);
+
+// Whose read a case is: the storage family's own, or another family's that reads the same way
+// (a checkpoint's restore), with its name, stage, a prefix to the case name and its parameters.
+struct ReadIdentity {
+  std::string family = "storage";
+  schema::Stage stage = schema::kStorageStage;
+  std::string prefix;         // "restore ": before the case name
+  std::vector<Param> params;  // recorded after the read's own
+};
+
 class StorageCase final : public Case {
  public:
   StorageCase(ReadSpec spec, RankLayout layout, std::vector<std::uint64_t> block_sizes,
-              std::shared_ptr<Dataset> dataset, const RankContext& ctx);
+              std::shared_ptr<Dataset> dataset, const RankContext& ctx, ReadIdentity identity = {});
   std::string name() const override;
-  std::string family() const override { return "storage"; }
+  std::string family() const override { return identity_.family; }
   std::string backend() const override { return spec_.engine; }
   std::vector<Param> params() const override;
   CaseMeaning meaning() const override;
@@ -49,7 +65,11 @@ class StorageCase final : public Case {
   std::vector<Metric> metrics(std::size_t, int, double) const override { return {}; }
   std::unique_ptr<Operation> make_operation(std::size_t point) override;
 
-  void start() override { dataset_->prepare(); }
+  // A restore reads a whole checkpoint: the data set is complete again once it is prepared.
+  void start() override {
+    dataset_->prepare();
+    dataset_->mark_complete(true);
+  }
   bool back_to_back() const override { return false; }
   bool quiet_setup() const override { return true; }
   // Aggregate bandwidth is total bytes / (last finish - first start), as IOR's.
@@ -67,6 +87,7 @@ class StorageCase final : public Case {
   std::vector<std::uint64_t> block_sizes_;
   std::shared_ptr<Dataset> dataset_;
   RankContext ctx_;
+  ReadIdentity identity_;
   int source_rank_ = 0;  // whose data this rank reads
 };
 

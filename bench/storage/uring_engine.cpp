@@ -1,5 +1,6 @@
-// io_uring (liburing): up to queue_depth reads in flight per thread, as fio's io_uring engine
-// with iodepth=N. Latency of a read is from its submission to its completion being reaped.
+// io_uring (liburing): up to queue_depth reads (or writes) in flight per thread, as fio's
+// io_uring engine with iodepth=N. Latency of one is from its submission to its completion being
+// reaped.
 #include <fmt/format.h>
 #include <liburing.h>
 #include <unistd.h>
@@ -20,30 +21,30 @@ class UringEngine final : public Engine {
   }
   std::string_view name() const override { return "io_uring"; }
 
-  void run(const ReadJob& job, Completions& out) override {
+  void run(const IoJob& job, Completions& out) override {
     setup(job.queue_depth, job.block_bytes);
     std::size_t next = 0, in_flight = 0;
     const std::size_t depth = static_cast<std::size_t>(depth_);
     while (next < job.blocks.size() || in_flight > 0) {
       const bool stop = job.deadline && Clock::now() >= *job.deadline;
-      std::size_t queued = 0;
-      while (!stop && next < job.blocks.size() && in_flight + queued < depth) {
+      // As fio's io_uring engine submits (iodepth_batch_submit=1): each read or write as soon
+      // as its slot is free, with GETEVENTS, which also posts what has completed since. The
+      // refill in one call per round took 608 io_uring_enter for 4096 random 16 KiB reads at
+      // depth 16 (fio 4097): on average 6.7 slots stood empty until each refill.
+      while (!stop && next < job.blocks.size() && in_flight < depth) {
         const std::size_t slot = free_.back();
         free_.pop_back();
         Slot& s = slots_[slot];
         s.block = job.blocks[next++];
         s.done = 0;
+        if (job.write) out.fill(s.block, buffer(slot));
         queue(job, slot);
-        ++queued;
+        submit();
+        ++in_flight;
       }
-      in_flight += queued;
       if (in_flight == 0) break;
-      // One system call submits what was queued and waits for a completion.
-      if (queued > 0) {
-        const int rc = io_uring_submit_and_wait(&ring_, 1);
-        if (rc < 0)
-          throw std::runtime_error(fmt::format("io_uring_submit_and_wait: {}", std::strerror(-rc)));
-      }
+      // Full, or nothing left to start: wait for one completion, then reap all there are
+      // (fio's iodepth_batch_complete_min=1, iodepth_batch_complete_max=iodepth).
       io_uring_cqe* cqe = nullptr;
       const int rc = io_uring_wait_cqe(&ring_, &cqe);
       if (rc < 0)
@@ -54,11 +55,12 @@ class UringEngine final : public Engine {
         io_uring_cqe_seen(&ring_, cqe);
         Slot& s = slots_[slot];
         if (res <= 0)
-          throw std::runtime_error(fmt::format("io_uring read of {} bytes at offset {}: {}",
-                                               job.block_bytes, s.block.offset + s.done,
-                                               res == 0 ? "end of file" : std::strerror(-res)));
+          throw std::runtime_error(fmt::format(
+              "io_uring {} of {} bytes at offset {}: {}", job.write ? "write" : "read",
+              job.block_bytes, s.block.offset + s.done,
+              res == 0 ? (job.write ? "nothing written" : "end of file") : std::strerror(-res)));
         s.done += static_cast<std::size_t>(res);
-        if (s.done < job.block_bytes) {  // a short read: read the rest
+        if (s.done < job.block_bytes) {  // a short read or write: the rest
           queue(job, slot, /*restart_clock=*/false);
           submit();
         } else {
@@ -111,18 +113,22 @@ class UringEngine final : public Engine {
 
   std::byte* buffer(std::size_t slot) { return buffers_.get() + slot * block_bytes_; }
 
-  void queue(const ReadJob& job, std::size_t slot, bool restart_clock = true) {
+  void queue(const IoJob& job, std::size_t slot, bool restart_clock = true) {
     io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
     if (sqe == nullptr) throw std::logic_error("io_uring: no free submission entry");
     Slot& s = slots_[slot];
-    io_uring_prep_read(sqe, job.files[s.block.file].fd, buffer(slot) + s.done,
-                       static_cast<unsigned>(job.block_bytes - s.done), s.block.offset + s.done);
+    const int fd = job.files[s.block.file].fd;
+    const auto bytes = static_cast<unsigned>(job.block_bytes - s.done);
+    if (job.write)
+      io_uring_prep_write(sqe, fd, buffer(slot) + s.done, bytes, s.block.offset + s.done);
+    else
+      io_uring_prep_read(sqe, fd, buffer(slot) + s.done, bytes, s.block.offset + s.done);
     io_uring_sqe_set_data64(sqe, slot);
     if (restart_clock) s.submitted = Clock::now();
   }
 
   void submit() {
-    const int rc = io_uring_submit(&ring_);
+    const int rc = io_uring_submit_and_get_events(&ring_);
     if (rc < 0) throw std::runtime_error(fmt::format("io_uring_submit: {}", std::strerror(-rc)));
   }
 

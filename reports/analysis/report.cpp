@@ -125,6 +125,7 @@ Report build_report(const ReportInputs& in) {
       r.regressions.push_back(
           {in.baselines, &runs[i], compare_runs(in.baselines, runs[i], in.regression)});
   }
+  for (const auto& run : r.runs) plugins::add_sections(run, r.sections);
   r.findings = find_bottlenecks(r.runs, r.scaling);
   if (in.catalogue != nullptr && runs.size() >= 2) {
     std::vector<const RunData*> pointers;

@@ -13,6 +13,7 @@
 #include "analysis/regression.hpp"
 #include "analysis/scaling.hpp"
 #include "plugins/alpha_beta.hpp"
+#include "plugins/plugins.hpp"
 #include "reader/results_reader.hpp"
 
 namespace preflight::report {
@@ -34,10 +35,11 @@ struct RegressionSection {
 
 struct Report {
   std::vector<RunReport> runs;
-  std::vector<ScalingSeries> scaling;  // every run's series, in run order
-  std::vector<AlphaBetaFit> fits;      // from the alpha-beta plug-in
-  std::vector<Finding> findings;       // ranked, most important first
-  std::vector<Check> checks;           // acceptance checks, in rule order
+  std::vector<ScalingSeries> scaling;      // every run's series, in run order
+  std::vector<AlphaBetaFit> fits;          // from the alpha-beta plug-in
+  std::vector<plugins::Section> sections;  // plug-ins' own sections, run by run
+  std::vector<Finding> findings;           // ranked, most important first
+  std::vector<Check> checks;               // acceptance checks, in rule order
   RegressionOptions regression_options;
   std::vector<RegressionSection> regressions;   // empty without --baseline
   std::optional<InstanceComparison> instances;  // with --prices and two or more files

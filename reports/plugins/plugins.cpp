@@ -16,6 +16,8 @@ const std::array kPlugins = {
            &served_from_memory_findings, nullptr},
     // comm: inter-node against intra-node throughput of the same collective.
     Plugin{"inter-vs-intra", "", nullptr, &inter_vs_intra, nullptr},
+    // checkpoint: the interval the measured save time allows and the run time it loses.
+    Plugin{"checkpoint-interval", "", nullptr, nullptr, nullptr, &checkpoint_interval_section},
 };
 
 }  // namespace
@@ -47,6 +49,11 @@ std::vector<AlphaBetaFit> fits(const RunData& run, const std::string& label) {
       out.insert(out.end(), more.begin(), more.end());
     }
   return out;
+}
+
+void add_sections(const RunReport& r, std::vector<Section>& out) {
+  for (const auto& p : kPlugins)
+    if (p.sections != nullptr) p.sections(r, out);
 }
 
 std::vector<std::string> unserved_quality_rules(const RunData& run) {

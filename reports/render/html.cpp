@@ -161,6 +161,7 @@ class Writer {
     scaling(scaling_plans);
     bandwidth_vs_size(size_plans);
     fits();
+    sections(static_cast<int>(scaling_plans.size() + size_plans.size()));
     outliers();
     regressions();
     instances();
@@ -828,6 +829,30 @@ class Writer {
             e(f.subject), e(f.topology), num(p.nodes), num(p.ranks), bytes(p.size),
             seconds(p.ring_s), seconds(p.tree_s)));
     add("</table></div>\n");
+  }
+
+  // Plug-ins' sections: heading, lines, table, charts (numbered after the page's own
+  // `numbered_before`, so that every chart's ids are its own).
+  void sections(int numbered_before) {
+    int number = numbered_before;
+    for (const auto& s : report_.sections) {
+      add(fmt::format("<h2 id=\"{}\">{}</h2>\n", e(s.id), e(s.title)));
+      for (const auto& line : s.lines) add(fmt::format("<p class=\"muted\">{}</p>\n", e(line)));
+      add("<div class=\"scroll\"><table>\n<tr>");
+      for (const auto& h : s.header) add(fmt::format("<th>{}</th>", e(h)));
+      add("</tr>\n");
+      for (const auto& row : s.rows) {
+        add("<tr>");
+        for (const auto& c : row) add(fmt::format("<td class=\"wrap\">{}</td>", e(c)));
+        add("</tr>\n");
+      }
+      add("</table></div>\n");
+      for (const auto& c : s.charts) {
+        ++number;
+        add(fmt::format("<h3>{}</h3>\n", e(c.title)));
+        figure(c, fmt::format("c{}", number), fmt::format("chart-{}", number), "", "chart");
+      }
+    }
   }
 
   void outliers() {

@@ -112,6 +112,31 @@ json scaling(const Report& r) {
   return out;
 }
 
+json sections(const Report& r) {
+  json out = json::array();
+  for (const auto& s : r.sections) {
+    json charts = json::array();
+    for (const auto& c : s.charts) {
+      json series = json::array();
+      for (const auto& line : c.series)
+        series.push_back({{"label", line.label}, {"x", line.x}, {"y", line.y}});
+      charts.push_back({{"title", c.title},
+                        {"x_label", c.x_label},
+                        {"y_label", c.y_label},
+                        {"log_x", c.log_x},
+                        {"log_y", c.log_y},
+                        {"series", series}});
+    }
+    out.push_back({{"id", s.id},
+                   {"title", s.title},
+                   {"lines", s.lines},
+                   {"header", s.header},
+                   {"rows", s.rows},
+                   {"charts", charts}});
+  }
+  return out;
+}
+
 json fits(const Report& r) {
   return plugins::fits_json(r.fits);
 }
@@ -223,6 +248,7 @@ std::string render_json(const Report& report) {
       {"not_measured", report.not_measured},
       {"scaling", scaling(report)},
       {"fits", fits(report)},
+      {"sections", sections(report)},
       {"regressions", regressions(report)},
       {"instances", instances(report)}};
   return doc.dump(2) + "\n";

@@ -182,6 +182,27 @@ void fits(std::string& md, const Report& r) {
                         figure(p.ring_s * 1e6), figure(p.tree_s * 1e6));
 }
 
+void sections(std::string& md, const Report& r) {
+  for (const auto& s : r.sections) {
+    md += fmt::format("\n## {}\n\n", cell(s.title));
+    for (const auto& line : s.lines) md += fmt::format("- {}\n", cell(line));
+    md += "\n|";
+    for (const auto& h : s.header) md += fmt::format(" {} |", cell(h));
+    md += "\n|";
+    for (std::size_t i = 0; i < s.header.size(); ++i) md += "---|";
+    md += "\n";
+    for (const auto& row : s.rows) {
+      md += "|";
+      for (const auto& c : row) md += fmt::format(" {} |", cell(c));
+      md += "\n";
+    }
+    for (const auto& chart : s.charts) {
+      md += fmt::format("\n**Chart: {}** (drawn in the HTML report)\n\n", cell(chart.title));
+      for (const auto& line : chart_as_text(chart)) md += fmt::format("- {}\n", cell(line));
+    }
+  }
+}
+
 void regressions(std::string& md, const Report& r) {
   for (const auto& s : r.regressions) {
     md += fmt::format("\n## Regression: {} against {}\n\n", cell(s.current->path),
@@ -259,6 +280,7 @@ std::string render_markdown(const Report& report) {
   outliers(md, report);
   scaling(md, report);
   fits(md, report);
+  sections(md, report);
   regressions(md, report);
   instances(md, report);
   return md;

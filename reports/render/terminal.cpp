@@ -165,6 +165,24 @@ void print_fits(std::FILE* out, const Report& report) {
   }
 }
 
+// Plug-ins' sections: the title, the lines, the table one row after the other (a cell per
+// header entry), then each chart's points.
+void print_sections(std::FILE* out, const Report& report) {
+  for (const auto& s : report.sections) {
+    fmt::print(out, "\n## {}\n", s.title);
+    for (const auto& line : s.lines) fmt::print(out, "  {}\n", line);
+    for (const auto& row : s.rows) {
+      fmt::print(out, "\n");
+      for (std::size_t i = 0; i < row.size() && i < s.header.size(); ++i)
+        fmt::print(out, "  {:<14} {}\n", s.header[i], row[i]);
+    }
+    for (const auto& chart : s.charts) {
+      fmt::print(out, "\n  chart: {}\n", chart.title);
+      for (const auto& line : chart_as_text(chart)) fmt::print(out, "    {}\n", line);
+    }
+  }
+}
+
 void print_regression(std::FILE* out, const RegressionSection& s,
                       const RegressionOptions& options) {
   const auto& report = s.result;
@@ -234,6 +252,7 @@ void print_report(std::FILE* out, const Report& report, bool colour) {
   if (report.instances) print_instances(out, *report.instances);
   print_scaling(out, report);
   print_fits(out, report);
+  print_sections(out, report);
   for (const auto& r : report.runs) {
     fmt::print(out, "\n## Cases of {}\n", r.run->path);
     for (const auto& c : r.run->cases) print_case(out, c);

@@ -26,4 +26,8 @@ std::string regression_method(const RegressionOptions& options);
 // (a discovery)", and for an undecided one the replicates that would decide it.
 std::string regression_evidence(const PointComparison& p);
 
+// A chart for text outputs: one line per series, "label: x1 -> y1, x2 -> y2, ..." with every
+// `every`-th point (and the last), so that a terminal shows what the HTML draws.
+std::vector<std::string> chart_as_text(const Chart& chart, std::size_t every = 5);
+
 }  // namespace preflight::report

@@ -22,6 +22,7 @@ preflight=$build/bench/preflight
 [[ -x $preflight ]] || { echo "storage-vs-fio: build preflight first (cmake --preset default && cmake --build --preset default)" >&2; exit 2; }
 command -v fio >/dev/null || { echo "storage-vs-fio: fio is not installed (apt-get install fio)" >&2; exit 2; }
 source "$root/scripts/mpi-env.sh"
+source "$here/paired_summary.sh"
 reps=${REPS:-5} size=${SIZE:-128M} seq_bs=${SEQ_BS:-1M} rand_bs=${RAND_BS:-16K} qd=${QD:-16}
 base=${DIR:-/var/tmp}
 work=$(mktemp -d "$base/storage-vs-fio.XXXXXX")
@@ -63,22 +64,6 @@ fio_run() {  # engine direct rw bs jobs -> "bandwidth_GB/s iops"
 import json, sys
 r = json.load(sys.stdin)["jobs"][0]["read"]
 print("%.6f %.3f" % (r["bw_bytes"] / 1e9, r["iops"]))'
-}
-
-summary() {  # file of "pf_bw pf_iops fio_bw fio_iops" lines -> the table's numbers
-  /usr/bin/python3 - "$1" <<'PY'
-import sys, statistics as st
-rows = [list(map(float, l.split())) for l in open(sys.argv[1]) if l.strip()]
-def q(v, p):
-    v = sorted(v); i = p * (len(v) - 1); lo = int(i); hi = min(lo + 1, len(v) - 1)
-    return v[lo] + (i - lo) * (v[hi] - v[lo])
-ratios = [r[0] / r[2] for r in rows]
-fio = [r[2] for r in rows]
-cv = st.stdev(fio) / st.mean(fio) if len(fio) > 1 else 0
-print(f"{st.median(r[0] for r in rows):7.3f} {st.median(r[1] for r in rows):9.0f} "
-      f"{st.median(fio):7.3f} {st.median(r[3] for r in rows):9.0f} "
-      f"{st.median(ratios):6.3f} [{q(ratios, .25):5.3f},{q(ratios, .75):5.3f}] {cv * 100:4.0f}%")
-PY
 }
 
 printf '%-8s %-6s %-8s %-5s %-4s | %7s %9s | %7s %9s | %6s %13s %5s\n' engine direct access bs jobs \

@@ -183,8 +183,10 @@ def check_recomputed_stats(case, where, world):
         if text(case.attrs.get("family", "")) == "comm":
             check_bandwidth(case, stats, row, here)
             check_size(case, stats, row, here, REQUESTED_SIZES)
-        if text(case.attrs.get("family", "")) == "storage":
+        if text(case.attrs.get("family", "")) == "storage" or is_restore(case):
             check_storage_row(case, stats, row, members, here)
+        elif text(case.attrs.get("family", "")) == "checkpoint":
+            check_save_row(case, stats, row, members, here)
 
 
 def median(values):
@@ -250,6 +252,98 @@ def check_storage_row(case, stats, row, members, here):
         if measured.size and measured.max() > COLD_LIMIT:
             problem(f"{here}: cache_state {text(case.attrs['cache_state'])} but up to {measured.max():.3f} "
                     f"of a rank's bytes were cached before a read (limit {COLD_LIMIT})")
+
+
+def is_restore(case):
+    return text(case.attrs.get("family", "")) == "checkpoint" and text(case.attrs.get("phase", "")) == "restore"
+
+
+def check_save_row(case, stats, row, members, here):
+    """Every save figure must follow from the samples, counters and starts (SPEC: The
+    checkpoint family)."""
+    pg = case["points"][f"{int(stats['point'][row]):04d}"]
+    times = pg["samples"][:][:, members]
+    c = {name: pg["counters"][name][:][:, members] for name in ("bytes", "handoff_s", "durable_s")}
+    starts = pg["starts"][:][:, members]
+    span = (starts + times).max(axis=1) - starts.min(axis=1)
+    handed = (starts + c["handoff_s"]).max(axis=1) - starts.min(axis=1)
+    total = c["bytes"].sum(axis=1)
+    per_rank = [median(c["bytes"][:, k] / times[:, k] / 1e9) for k in range(len(members))]
+    expected = {
+        "save_bw": median(total / span / 1e9),
+        "handoff_bw": median(total / handed / 1e9),
+        "blocking_s": median(span),
+        "handoff_s": median(handed),
+        "rank_bw_min": min(per_rank),
+        "rank_bw_median": median(per_rank),
+        "bytes_total": float(c["bytes"].sum()),
+        "release_spread": median(starts.max(axis=1) - starts.min(axis=1)),
+    }
+    for column, value in expected.items():
+        got = float(stats[column][row])
+        if not (abs(got - value) <= 1e-9 * max(abs(got), abs(value), 1e-300) or (np.isnan(got) and np.isnan(value))):
+            problem(f"{here}: {column} {got} but the samples and counters give {value}")
+    if not np.all(c["bytes"] == int(case.attrs["bytes_per_rank"])):
+        problem(f"{here}: a save did not write bytes_per_rank on every rank")
+    durable = int(case.attrs["durable"]) == 1
+    if durable != bool(np.all(np.isfinite(c["durable_s"]))) or (not durable and not np.all(np.isnan(c["durable_s"]))):
+        problem(f"{here}: durable {int(durable)} but counters/durable_s is {c['durable_s'].tolist()}")
+    finish = c["durable_s"] if durable else c["handoff_s"]
+    if not np.all(c["handoff_s"] <= finish) or not np.all(finish <= times * (1 + 1e-9)):
+        problem(f"{here}: handoff_s <= durable_s <= the rank's own time does not hold")
+    if handed.max() > span.max() * (1 + 1e-9):
+        problem(f"{here}: a hand-off after the save's finish")
+
+
+CHECKPOINT_SECTION = "The checkpoint family"
+
+
+def check_checkpoint_case(case, where, spec, world):
+    """Every checkpoint case has the family's attributes; a save its own tables, a restore the
+    storage family's (SPEC: The checkpoint family)."""
+    tables = spec[CHECKPOINT_SECTION]
+    check_attributes(case, tables[0]["rows"], where)
+    phase = text(case.attrs.get("phase", ""))
+    if text(case.attrs.get("stage", "")) != "checkpoint":
+        problem(f"{where}: stage '{text(case.attrs.get('stage', ''))}', a checkpoint case's is checkpoint")
+    if phase == "restore":
+        if not text(case.attrs["name"]).startswith("restore "):
+            problem(f"{where}: a restore case's name does not start with 'restore'")
+        check_storage_case(case, where, spec, world)
+        return
+    if phase != "save":
+        problem(f"{where}: phase '{phase}' is not save or restore")
+        return
+    check_attributes(case, tables[1]["rows"], where)
+    check_columns(case["stats"], tables[2]["rows"], where + "/stats", len(case["stats"]["point"]))
+    check_spec_meaning(case["stats"], tables[2]["rows"], where + "/stats", True)
+    meaning = {r["attribute"]: r["value"] for r in tables[4]["rows"]}
+    for name in ("stage", "x_axis", "bands", "scaling", "series", "peer_slow", "peer_late", "work_counter", "quality", "min_samples"):
+        if name in case.attrs and text(case.attrs[name]) != meaning[name]:
+            problem(f"{where}: {name} '{text(case.attrs[name])}', SPEC.md says '{meaning[name]}' for a save")
+    subject, layout = text(case.attrs.get("subject", "")), text(case.attrs.get("layout", ""))
+    if text(case.attrs["name"]) != f"{subject} {layout}":
+        problem(f"{where}: subject '{subject}' is not the name without its layout '{layout}'")
+    for p in case["points"]:
+        check_counters(case, p, tables[3]["rows"], where, world)
+        check_spec_meaning(case["points"][p]["counters"], tables[3]["rows"], f"{where} point {p}/counters", False)
+    check_span_case(case, where, spec, world)
+
+
+def check_checkpoint_matrix(cases, wanted):
+    """Every wanted save and restore combination ran: 'save:ENGINE:LAYOUT:DURABLE' and
+    'restore:ENGINE:LAYOUT:CACHE' entries."""
+    seen = set()
+    for case in cases:
+        a = case.attrs
+        if text(a.get("family", "")) != "checkpoint":
+            continue
+        phase = text(a["phase"])
+        last = text(a["durable"]) if phase == "save" else text(a["cache_state"])
+        seen.add(f"{phase}:{text(a['engine'])}:{text(a['file_layout'])}:{last}")
+    for w in wanted.split(","):
+        if w not in seen:
+            problem(f"no checkpoint case {w} (found {sorted(seen)})")
 
 
 SCHEMA_VERSION = None  # from SPEC.md's title (spec_version); a unit test ties it to layout.hpp
@@ -425,19 +519,7 @@ def check_storage_case(case, where, spec, world):
         problem(f"{where}: ranks {case.attrs['ranks']}, group_of_rank has {np.count_nonzero(groups >= 0)} active")
     for p in case["points"]:
         pg = case["points"][p]
-        iterations = pg["samples"].shape[0]
-        for row in tables[2]["rows"]:
-            name = row["name"]
-            if name not in pg.get("counters", {}):
-                problem(f"{where} point {p}: missing counters/{name}")
-                continue
-            ds = pg["counters"][name]
-            if ds.shape != (iterations, world):
-                problem(f"{where} point {p}: counters/{name} shape {ds.shape}, expected {(iterations, world)}")
-            if text(ds.attrs.get("units", "?")) != row["units"]:
-                problem(f"{where} point {p}: counters/{name} units '{text(ds.attrs.get('units', ''))}', spec says '{row['units']}'")
-            if not np.all(np.isnan(ds[:][:, groups < 0])):
-                problem(f"{where} point {p}: counters/{name} has values for idle ranks")
+        check_counters(case, p, tables[2]["rows"], where, world)
         if "series" not in pg or "interval_bw" not in pg["series"]:
             problem(f"{where} point {p}: missing series/interval_bw")
             continue
@@ -458,6 +540,26 @@ def check_storage_case(case, where, spec, world):
                 if len(col) == 0 or col[:-1].sum() > read[k] * (1 + 1e-9) or col.sum() < read[k] * (1 - 1e-9):
                     problem(f"{where} point {p}: series/interval_bw of rank {r} does not add up to "
                             f"counters/bytes ({read[k]} B)")
+
+
+def check_counters(case, p, rows, where, world):
+    """Point p has every counter SPEC.md's rows list: iterations x world_size, its units, NaN
+    for idle ranks."""
+    pg = case["points"][p]
+    groups = case["group_of_rank"][:]
+    iterations = pg["samples"].shape[0]
+    for row in rows:
+        name = row["name"]
+        if name not in pg.get("counters", {}):
+            problem(f"{where} point {p}: missing counters/{name}")
+            continue
+        ds = pg["counters"][name]
+        if ds.shape != (iterations, world):
+            problem(f"{where} point {p}: counters/{name} shape {ds.shape}, expected {(iterations, world)}")
+        if text(ds.attrs.get("units", "?")) != row["units"]:
+            problem(f"{where} point {p}: counters/{name} units '{text(ds.attrs.get('units', ''))}', spec says '{row['units']}'")
+        if not np.all(np.isnan(ds[:][:, groups < 0])):
+            problem(f"{where} point {p}: counters/{name} has values for idle ranks")
 
 
 SPANS_HEADING = "Spans across ranks"
@@ -703,6 +805,8 @@ def main():
     parser.add_argument("--cache-states", help="comma list of storage cache states that must appear")
     parser.add_argument("--slowest-rank", type=int,
                         help="this rank was planted slow: its median time is the largest at each case's last point")
+    parser.add_argument("--checkpoint-matrix",
+                        help="comma list of save:ENGINE:LAYOUT:DURABLE and restore:ENGINE:LAYOUT:CACHE that must appear")
     parser.add_argument("--cold-limit", type=float,
                         help="largest resident_before allowed in a storage case that is not warm")
     args = parser.parse_args()
@@ -777,6 +881,8 @@ def main():
                 check_spec_meaning(case["stats"], comm_tables[1]["rows"], where + "/stats", True)
             if text(case.attrs.get("family", "")) == "storage":
                 check_storage_case(case, where, spec, world)
+            elif text(case.attrs.get("family", "")) == "checkpoint":
+                check_checkpoint_case(case, where, spec, world)
             elif "clock_error_s" in case.attrs:  # another family whose figure spans its ranks
                 check_span_case(case, where, spec, world)
             if case["group_of_rank"].shape != (world,):
@@ -790,6 +896,8 @@ def main():
             check_slowest_rank(cases, args.slowest_rank)
         if args.storage_matrix:
             check_storage_matrix(cases)
+        if args.checkpoint_matrix:
+            check_checkpoint_matrix(cases, args.checkpoint_matrix)
         if args.late_rank is not None:
             check_late_rank(cases, args.late_rank, args.late_seconds)
         if args.cache_states:

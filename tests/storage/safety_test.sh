@@ -10,22 +10,8 @@
 set -uo pipefail
 bin=$1 work=$2
 source "$(dirname "$0")/../faults/common.sh"
-rm -rf "$work" && mkdir -p "$work/data"
-mounts=()
-cleanup() { for m in "${mounts[@]}"; do umount "$m" 2>/dev/null; done; }
-trap cleanup EXIT
-small=(--size 1M --block-sizes 64K --warmup 0 --min-iters 1 --iters 1)
-refused() {  # [np=N] refused DESCRIPTION MESSAGE ARGS...: exit 2, MESSAGE on stderr, no results file
-  local what=$1 message=$2; shift 2
-  rm -f "$work/out.h5"
-  mpirun -np "${np:-2}" "$bin" storage "$@" -o "$work/out.h5" >"$work/stdout" 2>"$work/stderr"
-  local rc=$?
-  if [[ $rc -eq 2 ]] && grep -qF -- "$message" "$work/stderr" && [[ ! -e $work/out.h5 ]]; then
-    pass "$what: $(grep -m1 preflight: "$work/stderr")"
-  else
-    fail "$what: exit $rc, stderr: $(head -3 "$work/stderr")"
-  fi
-}
+family=storage
+source "$(dirname "$0")/refusals.sh"
 refused "missing dir" "does not exist" --dir "$work/nowhere" "${small[@]}"
 
 if mkdir -p "$work/ro" && mount -t tmpfs -o ro,size=1m tmpfs "$work/ro" 2>/dev/null; then

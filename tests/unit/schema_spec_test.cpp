@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "preflight/schema/checkpoint.hpp"
 #include "preflight/schema/comm.hpp"
 #include "preflight/schema/layout.hpp"
 #include "preflight/schema/storage.hpp"
@@ -191,6 +192,26 @@ TEST(SchemaSpec, StorageMeaning) {
                   {"work_counter", std::string(kStorageWorkCounter)},
                   {"quality", std::string(kStorageQuality)},
                   {"min_samples", std::to_string(kStorageMinSamples)}});
+}
+
+TEST(SchemaSpec, CheckpointTables) {
+  expect_documented(kCheckpointCaseAttributes, "The checkpoint family", 0);
+  expect_documented(kCheckpointSaveAttributes, "The checkpoint family", 1);
+  expect_documented(kCheckpointStatsColumns, "The checkpoint family", 2);
+  expect_documented(kCheckpointCounters, "The checkpoint family", 3);
+}
+TEST(SchemaSpec, CheckpointMeaning) {
+  expect_meaning("The checkpoint family", 4,
+                 {{"stage", std::string(name_of(kCheckpointStage))},
+                  {"x_axis", std::string(kCheckpointXAxis)},
+                  {"bands", std::string(name_of(kCheckpointBands))},
+                  {"scaling", std::string(name_of(kCheckpointScaling))},
+                  {"series", std::string(kCheckpointSeriesName)},
+                  {"peer_slow", flag(kCheckpointPeerSlow)},
+                  {"peer_late", flag(kCheckpointPeerLate)},
+                  {"work_counter", std::string(kCheckpointWorkCounter)},
+                  {"quality", ""},
+                  {"min_samples", std::to_string(kCheckpointMinSamples)}});
 }
 
 // values_of gives each attribute a value of the type its table entry says.
