@@ -212,6 +212,12 @@ class CheckpointFamily final : public Family {
 
   nlohmann::json config() const override { return options_table().json(config_); }
 
+  FamilyNeeds needs() const override {
+    FamilyNeeds n;
+    n.directories.push_back(config_.dir);
+    return n;
+  }
+
   std::vector<std::unique_ptr<Case>> make_cases(const RankContext& ctx) override {
     const auto& c = config_;
     const bool restore = has(c.phases, "restore"), save = has(c.phases, "save");
