@@ -4,6 +4,8 @@
 #include <array>
 
 #include "comm/comm_family.hpp"
+#include "matmul/matmul_family.hpp"
+#include "memory/memory_family.hpp"
 #include "storage/storage_family.hpp"
 
 namespace preflight {
@@ -12,6 +14,8 @@ std::span<const FamilyEntry> family_table() {
   static constexpr std::array kFamilies = {
       FamilyEntry{"comm", &comm::make_comm_family},
       FamilyEntry{"storage", &storage::make_storage_family},
+      FamilyEntry{"matmul", &matmul::make_matmul_family},
+      FamilyEntry{"memory", &memory::make_memory_family},
   };
   return kFamilies;
 }
