@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "gpu/event_timer.hpp"
 #include "matmul/backend.hpp"
 
 namespace preflight::matmul {
@@ -118,30 +119,6 @@ double rounded(cudaDataType_t t, double v) {
   return decode(t, b);
 }
 
-class EventTimer final : public DeviceTimer {
- public:
-  explicit EventTimer(cudaStream_t s) : stream_(s) {
-    check(cudaEventCreate(&start_), "cudaEventCreate");
-    check(cudaEventCreate(&stop_), "cudaEventCreate");
-  }
-  ~EventTimer() override {
-    cudaEventDestroy(start_);
-    cudaEventDestroy(stop_);
-  }
-  void start() override { cudaEventRecord(start_, stream_); }
-  void stop() override { cudaEventRecord(stop_, stream_); }
-  double seconds() override {
-    float ms = 0;
-    cudaEventSynchronize(stop_);
-    cudaEventElapsedTime(&ms, start_, stop_);
-    return ms / 1e3;
-  }
-
- private:
-  cudaStream_t stream_;
-  cudaEvent_t start_{}, stop_{};
-};
-
 class LtGemm final : public GemmOperation {
  public:
   LtGemm(const GemmPoint& p, cublasLtHandle_t handle)
@@ -151,7 +128,7 @@ class LtGemm final : public GemmOperation {
         samples_(pick_samples(p.shape, p.samples, seed_of(p.rank, p.point, 2))) {
     const auto& s = p_.shape;
     check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
-    timer_ = std::make_unique<EventTimer>(stream_);
+    timer_ = std::make_unique<gpu::EventTimer>(stream_);
     check(cudaMalloc(&a_, bytes_of(t_.a) * static_cast<std::size_t>(s.k * s.m)), "cudaMalloc A");
     check(cudaMalloc(&b_, bytes_of(t_.b) * static_cast<std::size_t>(s.k * s.n)), "cudaMalloc B");
     check(cudaMalloc(&c_, bytes_of(t_.c) * static_cast<std::size_t>(s.m * s.n)), "cudaMalloc C");
@@ -233,6 +210,9 @@ class LtGemm final : public GemmOperation {
     std::vector<unsigned char> host(n * bytes_of(t));
     for (std::size_t e = 0; e < n; ++e) encode(t, input_value(seed, e), &host[e * bytes_of(t)]);
     check(cudaMemcpy(dst, host.data(), host.size(), cudaMemcpyHostToDevice), "upload");
+    // A copy from pageable memory may return before it lands; the GEMM's stream does not wait
+    // for the legacy stream, so wait here.
+    check(cudaDeviceSynchronize(), "upload");
   }
   void describe() {
     const auto& s = p_.shape;
@@ -295,7 +275,7 @@ class LtGemm final : public GemmOperation {
   cublasLtHandle_t handle_;
   std::vector<Element> samples_;
   cudaStream_t stream_{};
-  std::unique_ptr<EventTimer> timer_;
+  std::unique_ptr<gpu::EventTimer> timer_;
   void *a_ = nullptr, *b_ = nullptr, *c_ = nullptr, *workspace_ = nullptr;
   cublasLtMatmulDesc_t desc_{};
   cublasLtMatrixLayout_t la_{}, lb_{}, lc_{};

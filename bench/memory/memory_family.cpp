@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "harness/options.hpp"
 #include "harness/sizes.hpp"
+#include "memory/backend.hpp"
 #include "memory/memory_peak.hpp"
 #include "memory/stream_case.hpp"
 #include "telemetry/rank_threads.hpp"
@@ -31,8 +33,18 @@ constexpr std::array kLayoutEntries = {
 };
 constexpr NameTable<Layout> kLayoutNames{kLayoutEntries};
 
+constexpr std::array kGpuCopyEntries = {
+    std::pair{GpuCopy::kHbmTriad, std::string_view("hbm_triad")},
+    std::pair{GpuCopy::kDeviceToDevice, std::string_view("d2d")},
+    std::pair{GpuCopy::kHostToDevice, std::string_view("h2d")},
+    std::pair{GpuCopy::kDeviceToHost, std::string_view("d2h")},
+};
+constexpr NameTable<GpuCopy> kGpuCopyNames{kGpuCopyEntries};
+
 struct MemoryConfig {
+  std::string backend;
   std::vector<StreamKernel> kernels;
+  std::vector<GpuCopy> copies;
   std::vector<std::uint64_t> sizes;
   std::vector<Layout> layouts;
   int threads = 0;
@@ -43,6 +55,17 @@ struct MemoryConfig {
 const OptionTable<MemoryConfig>& options_table() {
   using C = MemoryConfig;
   static const OptionTable<C> table({
+      opt::one_of({.key = "backend",
+                   .flags = "--backend",
+                   .help = "Memory of the host (cpu) or of the rank's GPU (cuda)",
+                   .default_value = "cpu"},
+                  &C::backend, {"cpu", "cuda"}),
+      opt::names({.key = "copies",
+                  .flags = "--copies",
+                  .help = "GPU (backend cuda): device memory (hbm_triad, d2d), the host link "
+                          "from and to pinned memory (h2d, d2h)",
+                  .default_value = "hbm_triad,d2d,h2d,d2h"},
+                 &C::copies, kGpuCopyNames, "all"),
       opt::names({.key = "kernels",
                   .flags = "--kernel",
                   .help = "STREAM kernels",
@@ -56,7 +79,8 @@ const OptionTable<MemoryConfig>& options_table() {
                  &C::sizes),
       opt::choice({.key = "layout",
                    .flags = "--layout",
-                   .help = "One rank per node alone (rank), every rank at once (node)",
+                   .help = "One rank per node alone (rank; on GPUs each GPU alone in turn), every "
+                           "rank at once (node)",
                    .default_value = "both",
                    .record = "layouts"},
                   &C::layouts, kLayoutNames, "both"),
@@ -99,6 +123,11 @@ class MemoryFamily final : public Family {
   nlohmann::json config() const override { return options_table().json(config_); }
 
   std::vector<std::string> skipped(const RankContext& ctx) const override {
+    if (config_.backend == "cuda") {
+      if (const std::string why = cuda_unavailable(ctx.local_rank); !why.empty())
+        return {fmt::format("backend cuda: {}; every memory case of it left out", why)};
+      return {};
+    }
     if (!duplicate(Layout::kNode, ranks_per_node(ctx))) return {};
     return {
         "layout node: every node has one rank, so it is the layout rank again; run more ranks "
@@ -122,9 +151,14 @@ class MemoryFamily final : public Family {
       const int ranks = static_cast<int>(std::count(groups.begin(), groups.end(), 0));
       for (StreamKernel k : config_.kernels) {
         StreamCaseSpec spec;
-        spec.kernel = k;
+        spec.kernel_label = std::string(kKernelNames.name(k));
+        spec.arrays = kernels::stream_arrays(k);
+        const int threads = config_.threads > 0 ? config_.threads : telemetry::rank_threads(ctx);
+        spec.make = [k, threads](std::size_t elements, std::uint64_t seed) {
+          return make_cpu_stream(k, elements, threads, seed);
+        };
         spec.sizes = config_.sizes;
-        spec.threads = config_.threads > 0 ? config_.threads : telemetry::rank_threads(ctx);
+        spec.threads = threads;
         spec.interval_s = config_.interval_s;
         spec.memory_peak_gbs = peak.gbs;
         spec.memory_peak_source = peak.source;
@@ -140,6 +174,56 @@ class MemoryFamily final : public Family {
   }
 
  private:
+  // Each GPU alone in turn (layout rank: the ranks of local rank l on every node), then every
+  // GPU at once (layout node): shared PCIe switches show as a fall from the one to the other.
+  std::vector<std::unique_ptr<Case>> gpu_cases(const RankContext& ctx) const {
+    std::vector<std::unique_ptr<Case>> cases;
+    int missing = cuda_unavailable(ctx.local_rank).empty() ? 0 : 1, any_missing = 0;
+    MPI_Allreduce(&missing, &any_missing, 1, MPI_INT, MPI_MAX, ctx.world);
+    if (any_missing) return cases;  // see skipped()
+    auto telemetry = std::make_shared<const telemetry::TelemetryPlan>(
+        telemetry::plan_telemetry(ctx, cuda_pci_bus(ctx.local_rank)));
+    const int per_node = ranks_per_node(ctx);
+    std::vector<std::pair<std::vector<int>, std::string>> layouts;
+    for (Layout layout : config_.layouts) {
+      if (layout == Layout::kNode) {
+        layouts.push_back({std::vector<int>(static_cast<std::size_t>(ctx.size), 0),
+                           fmt::format("{} GPUs per node at once", per_node)});
+        continue;
+      }
+      for (int l = 0; l < per_node; ++l) {
+        std::vector<int> groups(static_cast<std::size_t>(ctx.size), -1);
+        for (std::size_t r = 0; r < groups.size(); ++r)
+          groups[r] = ctx.local_rank_of_rank[r] == l ? 0 : -1;
+        layouts.push_back({std::move(groups), fmt::format("GPU {} alone", l)});
+      }
+    }
+    const MemoryPeak peak{std::nan(""), "unknown: not read for GPUs"};
+    for (auto& [groups, label] : layouts) {
+      const int ranks = static_cast<int>(std::count(groups.begin(), groups.end(), 0));
+      for (GpuCopy copy : config_.copies) {
+        StreamCaseSpec spec;
+        spec.backend = "cuda";
+        spec.kernel_label = std::string(gpu_copy_name(copy));
+        spec.arrays = gpu_copy_arrays(copy);
+        spec.make = [copy, local = ctx.local_rank](std::size_t elements, std::uint64_t seed) {
+          return make_cuda_copy(copy, local, elements, seed);
+        };
+        spec.sizes = config_.sizes;
+        spec.threads = 1;
+        spec.interval_s = config_.interval_s;
+        spec.memory_peak_gbs = peak.gbs;
+        spec.memory_peak_source = peak.source;
+        spec.ranks_per_node = ranks == ctx.size ? per_node : 1;
+        spec.nodes = ctx.node_count;
+        spec.ranks = ranks;
+        spec.layout = label;
+        cases.push_back(std::make_unique<StreamCase>(spec, groups, telemetry, ctx.rank));
+      }
+    }
+    return cases;
+  }
+
   // The most ranks on any node (virtual nodes or real ones).
   static int ranks_per_node(const RankContext& ctx) {
     int most = 0;

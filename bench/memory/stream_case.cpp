@@ -5,9 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "cpu/page_aligned.hpp"
 #include "harness/stats.hpp"
-#include "memory/thread_team.hpp"
 #include "preflight/schema/memory.hpp"
 #include "telemetry/observed_operation.hpp"
 
@@ -15,93 +13,8 @@ namespace preflight::memory {
 namespace {
 
 namespace s = schema;
-using kernels::StreamKernel;
-
-// One rank's three arrays and its team. Each thread first touches its own slice, so on a
-// multi-socket node its pages land on its own socket, as STREAM's OpenMP loops do.
-class StreamOperation final : public Operation {
- public:
-  StreamOperation(StreamKernel kernel, std::size_t elements, int threads, std::uint64_t seed)
-      : kernel_(kernel),
-        n_(elements),
-        seed_(seed),
-        a_(n_),
-        b_(n_),
-        c_(n_),
-        team_(threads, [this](int t, int slices) { slice(t, slices); }) {}
-  void fill() override {
-    for (std::size_t j = 0; j < n_; ++j) {
-      a_[j] = kernels::stream_input(0, j, seed_);
-      b_[j] = kernels::stream_input(1, j, seed_);
-      c_[j] = kernels::stream_input(2, j, seed_);
-    }
-    // The output array to NaN: an element the kernel never wrote fails the check.
-    std::fill(output().begin(), output().end(), std::nan(""));
-  }
-  void run() override { team_.run(); }
-  std::uint64_t count_wrong() override {
-    std::uint64_t wrong = 0;
-    const auto& out = output();
-    for (std::size_t j = 0; j < n_; ++j) wrong += out[j] == expected(j) ? 0 : 1;
-    return wrong;
-  }
-  void corrupt_result() override { output()[n_ / 2] += 1; }
-
- private:
-  void slice(int t, int slices) {
-    const std::size_t per =
-        (n_ + static_cast<std::size_t>(slices) - 1) / static_cast<std::size_t>(slices);
-    const std::size_t begin = std::min(n_, per * static_cast<std::size_t>(t));
-    kernels::stream_run(kernel_, a_.data(), b_.data(), c_.data(), begin, std::min(n_, begin + per));
-  }
-  kernels::PageVector<double>& output() {
-    switch (kernel_) {
-      case StreamKernel::kScale:
-        return b_;
-      case StreamKernel::kTriad:
-        return a_;
-      default:
-        return c_;
-    }
-  }
-  double expected(std::size_t j) const {
-    const double a = kernels::stream_input(0, j, seed_), b = kernels::stream_input(1, j, seed_),
-                 c = kernels::stream_input(2, j, seed_), q = kernels::kStreamScalar;
-    switch (kernel_) {
-      case StreamKernel::kCopy:
-        return a;
-      case StreamKernel::kScale:
-        return q * c;
-      case StreamKernel::kAdd:
-        return a + b;
-      case StreamKernel::kTriad:
-        return b + q * c;
-    }
-    return 0;
-  }
-
-  StreamKernel kernel_;
-  std::size_t n_;
-  std::uint64_t seed_;
-  kernels::PageVector<double> a_, b_, c_;
-  ThreadTeam team_;
-};
 
 }  // namespace
-
-std::string_view kernel_name(StreamKernel k) {
-  switch (k) {
-    case StreamKernel::kCopy:
-      return "copy";
-    case StreamKernel::kScale:
-      return "scale";
-    case StreamKernel::kAdd:
-      return "add";
-    case StreamKernel::kTriad:
-      return "triad";
-  }
-  return "?";
-}
 
 StreamCase::StreamCase(StreamCaseSpec spec, std::vector<int> group_of_rank,
                        std::shared_ptr<const telemetry::TelemetryPlan> telemetry, int rank)
@@ -111,7 +24,8 @@ StreamCase::StreamCase(StreamCaseSpec spec, std::vector<int> group_of_rank,
       rank_(rank) {}
 
 std::string StreamCase::subject() const {
-  return fmt::format("cpu {} x{}", kernel_name(spec_.kernel), spec_.threads);
+  return spec_.backend == "cpu" ? fmt::format("cpu {} x{}", spec_.kernel_label, spec_.threads)
+                                : fmt::format("{} {}", spec_.backend, spec_.kernel_label);
 }
 
 std::string StreamCase::name() const {
@@ -123,7 +37,7 @@ std::vector<Param> StreamCase::params() const {
   auto item = [&](std::size_t i, std::variant<std::int64_t, double, std::string> v) {
     return Param{std::string(a[i].name), std::move(v), std::string(a[i].unit), false};
   };
-  return {item(0, std::string(kernel_name(spec_.kernel))),
+  return {item(0, spec_.kernel_label),
           item(1, std::int64_t{spec_.threads}),
           item(2, std::int64_t{spec_.ranks_per_node}),
           item(3, std::int64_t{spec_.nodes}),
@@ -151,7 +65,7 @@ CaseMeaning StreamCase::meaning() const {
 
 double StreamCase::bytes_moved(std::size_t point) const {
   const std::uint64_t elements = spec_.sizes[point] / sizeof(double);
-  return static_cast<double>(elements * sizeof(double)) * kernels::stream_arrays(spec_.kernel);
+  return static_cast<double>(elements * sizeof(double)) * spec_.arrays;
 }
 
 std::vector<Param> StreamCase::point_columns(std::size_t point, int /*group*/) const {
@@ -195,8 +109,7 @@ std::vector<CounterSpec> StreamCase::series() const {
 
 std::unique_ptr<Operation> StreamCase::make_operation(std::size_t point) {
   if (group_of_rank_[static_cast<std::size_t>(rank_)] < 0) return nullptr;
-  auto op = std::make_unique<StreamOperation>(spec_.kernel, spec_.sizes[point] / sizeof(double),
-                                              spec_.threads, static_cast<std::uint64_t>(rank_));
+  auto op = spec_.make(spec_.sizes[point] / sizeof(double), static_cast<std::uint64_t>(rank_));
   return std::make_unique<telemetry::ObservedOperation>(std::move(op), *telemetry_,
                                                         bytes_moved(point) / 1e9, spec_.interval_s);
 }

@@ -1,20 +1,24 @@
-// One STREAM kernel on one rank layout (one rank per node alone, or every rank of every node at
-// once), swept over array sizes. Every active rank runs on its own arrays; a node's figure is
-// its ranks' together.
+// One STREAM kernel (or GPU copy) on one rank layout (one rank per node alone, or every rank of
+// every node at once), swept over array sizes. Every active rank runs on its own arrays; a
+// node's figure is its ranks' together. The operation comes from the backend (memory/backend.hpp).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "cpu/stream.hpp"
 #include "harness/case.hpp"
 #include "telemetry/sampler.hpp"
 
 namespace preflight::memory {
 
 struct StreamCaseSpec {
-  kernels::StreamKernel kernel = kernels::StreamKernel::kTriad;
+  std::string backend = "cpu";  // cpu or cuda
+  std::string kernel_label;     // copy, ..., triad; on a GPU hbm_triad, d2d, h2d, d2h
+  int arrays = 3;               // bytes moved per element of an array, in arrays of doubles
+  // This rank's operation over `elements` doubles per array, its inputs from `seed`.
+  std::function<std::unique_ptr<Operation>(std::size_t elements, std::uint64_t seed)> make;
   std::vector<std::uint64_t> sizes;  // bytes of each array
   int threads = 1;
   double interval_s = 1;
@@ -30,7 +34,7 @@ class StreamCase final : public Case {
              std::shared_ptr<const telemetry::TelemetryPlan> telemetry, int rank);
   std::string name() const override;
   std::string family() const override { return "memory"; }
-  std::string backend() const override { return "cpu"; }
+  std::string backend() const override { return spec_.backend; }
   std::vector<Param> params() const override;
   CaseMeaning meaning() const override;
   const std::vector<int>& group_of_rank() const override { return group_of_rank_; }
@@ -51,7 +55,5 @@ class StreamCase final : public Case {
   std::shared_ptr<const telemetry::TelemetryPlan> telemetry_;
   int rank_ = 0;
 };
-
-std::string_view kernel_name(kernels::StreamKernel k);
 
 }  // namespace preflight::memory

@@ -28,7 +28,7 @@ for n, c in f['cases'].items():
     for i in range(len(s['tflops'])):
         if not (s['tflops'][i] > 0): print(n, 'tflops', s['tflops'][i])
         if not (0 < s['peak_fraction'][i] <= 1.5): print(n, 'peak_fraction', s['peak_fraction'][i])
-        if s['flop'][i] != 2 * s['m'][i] * s['n'][i] * s['k'][i]: print(n, 'flop')
+        if s['flop'][i] != 2 * s['gemm_m'][i] * s['gemm_n'][i] * s['gemm_k'][i]: print(n, 'flop')
     if int(c.attrs['verify_samples']) != 256: print(n, 'verify_samples')
 ")
 [[ -z $bad ]] && pass "every case ok: tflops > 0, 0 < peak_fraction <= 1.5, flop = 2mnk" || fail "$bad"
@@ -50,7 +50,7 @@ print(text(c.attrs['telemetry']), '|', ' '.join(series), '|', rows)")
 grep -q "^# slow node: $host/v2 " "$work/report.txt" &&
   pass "report: $(grep '^# slow node' "$work/report.txt" | head -1)" ||
   { fail "planted slow node 2 not named"; grep -e '^# slow' "$work/report.txt"; }
-! grep -qi "gpu_\|gpu util\|gpu temp" "$work/report.txt" "$work/report.html" &&
+! grep -qiE "gpu_(util|mem_used|temp_c|power_w|sm_mhz|mem_mhz|throttle|ecc_errors|pcie)" "$work/report.txt" "$work/report.html" &&
   pass "report: no GPU figure in the terminal or HTML" || fail "the report shows a GPU figure"
 grep -q 'id="per-device"' "$work/report.html" && grep -q 'id="device-1"' "$work/report.html" &&
   pass "HTML: per-device section with a chart" || fail "HTML: no per-device chart"
@@ -67,7 +67,7 @@ mpirun -np 4 "$bin" memory --ranks-per-node 2 --sizes 64K,1M "${quick[@]}" -o "$
 mem=$(h5 "$work/memory.h5" "
 for n, c in f['cases'].items():
     s = c['stats']; top = [i for i in range(len(s['group'])) if s['group'][i] == -1]
-    print(text(c.attrs['kernel']), int(c.attrs['ranks']), int(c.attrs['ranks_per_node']),
+    print(text(c.attrs['memory_op']), int(c.attrs['ranks']), int(c.attrs['ranks_per_node']),
           text(c.attrs['status']), '%.2f' % s['bw'][top[-1]], '%.2f' % s['node_bw'][top[-1]],
           text(c.attrs['memory_peak_source'])[:7])")
 echo "$mem"

@@ -187,10 +187,12 @@ TEST(Stream, KernelsComputeWhatTheCheckExpects) {
     for (std::size_t j = 0; j < n; ++j) {
       const double x = kernels::stream_input(0, j, 3), y = kernels::stream_input(1, j, 3),
                    z = kernels::stream_input(2, j, 3);
-      if (k == StreamKernel::kCopy) ASSERT_EQ(c[j], x);
-      if (k == StreamKernel::kScale) ASSERT_EQ(b[j], q * z);
-      if (k == StreamKernel::kAdd) ASSERT_EQ(c[j], x + y);
-      if (k == StreamKernel::kTriad) ASSERT_EQ(a[j], y + q * z);
+      const double want = k == StreamKernel::kCopy    ? x
+                          : k == StreamKernel::kScale ? q * z
+                          : k == StreamKernel::kAdd   ? x + y
+                                                      : y + q * z;
+      const double got = k == StreamKernel::kScale ? b[j] : k == StreamKernel::kTriad ? a[j] : c[j];
+      ASSERT_EQ(got, want) << static_cast<int>(k) << " at " << j;
     }
   }
 }

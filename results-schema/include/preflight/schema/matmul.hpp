@@ -20,7 +20,7 @@ inline constexpr std::array kMatmulCaseAttributes = {
          "theoretical peak of one rank's device for dtype; NaN when unknown"},
     Item{"peak_source", Type::kString, "", "how each factor of peak_tflops was found"},
     Item{"verify_samples", Type::kInt64, "", "elements of C checked against the reference"},
-    Item{"tolerance", Type::kFloat64, "",
+    Item{"check_tolerance", Type::kFloat64, "",
          "allowed error of a checked element, relative to sum |a_ik b_kj|"},
     Item{"library", Type::kString, "", "the GEMM library's version and configuration"},
     Item{"interval_s", Type::kFloat64, "s", "time one row of series/interval_tflops covers"},
@@ -44,12 +44,12 @@ enum MatmulColumn : std::size_t {
   kMatmulColumnCount
 };
 inline constexpr std::array kMatmulStatsColumns = {
-    Column{"m", Type::kInt64, "", "rows of A and C", Direction::kNone, Kind::kCount},
-    Column{"n", Type::kInt64, "", "columns of B and C", Direction::kNone, Kind::kCount},
-    Column{"k", Type::kInt64, "", "columns of A, rows of B", Direction::kNone, Kind::kCount},
-    Column{"flop", Type::kInt64, "FLOP", "2 m n k: the work of one operation", Direction::kNone,
+    Column{"gemm_m", Type::kInt64, "", "rows of A and C", Direction::kNone, Kind::kCount},
+    Column{"gemm_n", Type::kInt64, "", "columns of B and C", Direction::kNone, Kind::kCount},
+    Column{"gemm_k", Type::kInt64, "", "columns of A, rows of B", Direction::kNone, Kind::kCount},
+    Column{"flop", Type::kInt64, "FLOP", "2 gemm_m gemm_n gemm_k: the work of one operation", Direction::kNone,
            Kind::kCount},
-    Column{"algorithm", Type::kInt64, "",
+    Column{"kept_algorithm", Type::kInt64, "",
            "rank 0's kept algorithm: its place in the heuristics' list (0: their first choice); "
            "-1 where the library chooses alone",
            Direction::kNone, Kind::kLabel},
@@ -70,11 +70,11 @@ inline constexpr std::array kMatmulStatsColumns = {
            Direction::kHigher, Kind::kWorkRate},
 };
 static_assert(kMatmulStatsColumns.size() == kMatmulColumnCount);
-static_assert(kMatmulStatsColumns[kMatmulM].name == "m");
-static_assert(kMatmulStatsColumns[kMatmulN].name == "n");
-static_assert(kMatmulStatsColumns[kMatmulK].name == "k");
+static_assert(kMatmulStatsColumns[kMatmulM].name == "gemm_m");
+static_assert(kMatmulStatsColumns[kMatmulN].name == "gemm_n");
+static_assert(kMatmulStatsColumns[kMatmulK].name == "gemm_k");
 static_assert(kMatmulStatsColumns[kMatmulFlop].name == "flop");
-static_assert(kMatmulStatsColumns[kMatmulAlgorithm].name == "algorithm");
+static_assert(kMatmulStatsColumns[kMatmulAlgorithm].name == "kept_algorithm");
 static_assert(kMatmulStatsColumns[kMatmulTflops].name == "tflops");
 static_assert(kMatmulStatsColumns[kMatmulBatchedTflops].name == "batched_tflops");
 static_assert(kMatmulStatsColumns[kMatmulPeakFraction].name == "peak_fraction");
