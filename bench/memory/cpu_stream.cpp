@@ -58,8 +58,16 @@ class StreamOperation final : public Operation {
   void slice(int t, int slices) {
     const std::size_t per =
         (n_ + static_cast<std::size_t>(slices) - 1) / static_cast<std::size_t>(slices);
-    const std::size_t begin = std::min(n_, per * static_cast<std::size_t>(t));
-    kernels::stream_run(kernel_, a_.data(), b_.data(), c_.data(), begin, std::min(n_, begin + per));
+    const std::size_t begin = std::min(n_, per * static_cast<std::size_t>(t)),
+                      end = std::min(n_, begin + per);
+    if (!filling_) return kernels::stream_run(kernel_, a_.data(), b_.data(), c_.data(), begin, end);
+    for (std::size_t j = begin; j < end; ++j) {
+      a_[j] = kernels::stream_input(0, j, seed_);
+      b_[j] = kernels::stream_input(1, j, seed_);
+      c_[j] = kernels::stream_input(2, j, seed_);
+    }
+    // The output array to NaN: an element the kernel never wrote fails the check.
+    for (std::size_t j = begin; j < end; ++j) output()[j] = std::nan("");
   }
   UntouchedArray& output() {
     switch (kernel_) {

@@ -3,9 +3,11 @@
 // per interval, the STREAM kernels' check, and NVML and CPU sensors that are absent.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 #include <vector>
 
 #include "cpu/stream.hpp"
@@ -102,11 +104,16 @@ std::string fake_root(const std::string& name, const std::string& flags, double 
   const auto root = std::filesystem::temp_directory_path() / ("preflight-compute-" + name);
   std::filesystem::remove_all(root);
   std::filesystem::create_directories(root / "proc");
-  std::ofstream(root / "proc/cpuinfo")
-      << "processor\t: 0\nmodel name\t: Test CPU\ncpu MHz\t\t: " << mhz << "\nflags\t\t: " << flags
-      << "\n\n";
-  if (max_khz > 0) {
-    const auto freq = root / "sys/devices/system/cpu/cpu0/cpufreq";
+  // One block per CPU the test's thread may run on, as the kernel writes it.
+  std::ofstream cpuinfo(root / "proc/cpuinfo");
+  for (unsigned cpu = 0; cpu < std::max(1U, std::thread::hardware_concurrency()); ++cpu)
+    cpuinfo << "processor\t: " << cpu << "\nmodel name\t: Test CPU\ncpu MHz\t\t: " << mhz
+            << "\nflags\t\t: " << flags << "\n\n";
+  cpuinfo.close();
+  // Every CPU the test's thread may run on has its cpufreq directory, as on a real machine.
+  for (unsigned cpu = 0; max_khz > 0 && cpu < std::max(1U, std::thread::hardware_concurrency());
+       ++cpu) {
+    const auto freq = root / ("sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/cpufreq");
     std::filesystem::create_directories(freq);
     std::ofstream(freq / "cpuinfo_max_freq") << max_khz << "\n";
     std::ofstream(freq / "scaling_cur_freq") << max_khz / 2 << "\n";
