@@ -15,8 +15,8 @@ source "$root/scripts/mpi-env.sh"
 reps=${REPS:-5} bytes=${BYTES:-64M} iters=${ITERS:-20} warmup=3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# -O2 as a user's plain build would; the same compiler as preflight's (which builds -O3).
-cc -O2 -o "$work/stream_triad" "$here/stream_triad.c"
+# -O3, as preflight itself is built (and STREAM is usually built), with the same compiler.
+cc -O3 -o "$work/stream_triad" "$here/stream_triad.c"
 elements=$(/usr/bin/python3 -c "import sys
 s = sys.argv[1]; m = {'K': 1 << 10, 'M': 1 << 20, 'G': 1 << 30}
 print((int(s[:-1]) * m[s[-1]] if s[-1] in m else int(s)) // 8)" "$bytes")
