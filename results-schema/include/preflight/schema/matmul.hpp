@@ -47,8 +47,8 @@ inline constexpr std::array kMatmulStatsColumns = {
     Column{"gemm_m", Type::kInt64, "", "rows of A and C", Direction::kNone, Kind::kCount},
     Column{"gemm_n", Type::kInt64, "", "columns of B and C", Direction::kNone, Kind::kCount},
     Column{"gemm_k", Type::kInt64, "", "columns of A, rows of B", Direction::kNone, Kind::kCount},
-    Column{"flop", Type::kInt64, "FLOP", "2 gemm_m gemm_n gemm_k: the work of one operation", Direction::kNone,
-           Kind::kCount},
+    Column{"flop", Type::kInt64, "FLOP", "2 gemm_m gemm_n gemm_k: the work of one operation",
+           Direction::kNone, Kind::kCount},
     Column{"kept_algorithm", Type::kInt64, "",
            "rank 0's kept algorithm: its place in the heuristics' list (0: their first choice); "
            "-1 where the library chooses alone",

@@ -12,7 +12,8 @@
 namespace preflight::schema {
 
 inline constexpr std::array kMemoryCaseAttributes = {
-    Item{"memory_op", Type::kString, "", "copy, scale, add, triad (STREAM's); hbm_triad, d2d, h2d, d2h"},
+    Item{"memory_op", Type::kString, "",
+         "copy, scale, add, triad (STREAM's); hbm_triad, d2d, h2d, d2h"},
     Item{"threads", Type::kInt64, "threads", "threads of each rank"},
     Item{"ranks_per_node", Type::kInt64, "ranks", "active ranks per node in this case"},
     Item{"nodes", Type::kInt64, "nodes", "nodes with active ranks in this case"},
