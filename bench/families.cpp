@@ -5,6 +5,8 @@
 
 #include "checkpoint/checkpoint_family.hpp"
 #include "comm/comm_family.hpp"
+#include "matmul/matmul_family.hpp"
+#include "memory/memory_family.hpp"
 #include "storage/storage_family.hpp"
 
 namespace preflight {
@@ -14,6 +16,8 @@ std::span<const FamilyEntry> family_table() {
       FamilyEntry{"comm", &comm::make_comm_family},
       FamilyEntry{"storage", &storage::make_storage_family},
       FamilyEntry{"checkpoint", &checkpoint::make_checkpoint_family},
+      FamilyEntry{"matmul", &matmul::make_matmul_family},
+      FamilyEntry{"memory", &memory::make_memory_family},
   };
   return kFamilies;
 }

@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "analysis/case_view.hpp"
+#include "analysis/per_device.hpp"
 #include "render/charts.hpp"
 #include "render/text_format.hpp"
 #include "render/verdict_reasons.hpp"
@@ -163,6 +164,7 @@ class Writer {
     fits();
     sections(static_cast<int>(scaling_plans.size() + size_plans.size()));
     outliers();
+    per_device();
     regressions();
     instances();
     out_ += "</main>\n</body>\n</html>\n";
@@ -882,6 +884,46 @@ class Writer {
       add("</table></div>\n");
     }
     if (report_.runs.empty()) add("<p>none</p>\n");
+  }
+
+  // Each rank's rate beside its peers' median, one chart per case that compares peers
+  // (analysis/per_device.hpp): the slow device is the point below the line.
+  void per_device() {
+    constexpr std::size_t kMaxCharts = 24;
+    add("<h2 id=\"per-device\">Per device</h2>\n");
+    std::size_t drawn = 0, left = 0;
+    for (const auto& r : report_.runs) {
+      if (!r.run) continue;
+      for (const auto& d : per_device_rates(*r.run)) {
+        if (drawn == kMaxCharts) {
+          ++left;
+          continue;
+        }
+        Chart c;
+        c.title = d.c->name + " " + CaseView(*d.c).point_label(d.point);
+        c.x_label = "rank";
+        c.y_label = d.unit.empty() ? d.metric : d.metric + " (" + d.unit + ")";
+        ChartSeries each{"each rank", {}, {}}, peers{"peers' median", {}, {}};
+        for (std::size_t i = 0; i < d.ranks.size(); ++i) {
+          each.x.push_back(d.ranks[i]);
+          each.y.push_back(d.rates[i]);
+        }
+        peers.x = {static_cast<double>(d.ranks.front()), static_cast<double>(d.ranks.back())};
+        peers.y = {d.peers_median, d.peers_median};
+        c.series = {std::move(each), std::move(peers)};
+        ++drawn;
+        add(fmt::format("<h3>{}{}</h3>\n", e(c.title),
+                        report_.runs.size() > 1 ? " &middot; " + e(r.label) : std::string()));
+        figure(std::move(c), fmt::format("d{}", drawn), fmt::format("device-{}", drawn),
+               fmt::format("{} each rank reached on its own (its median time), and the median of "
+                           "all of them; lowest {:.4g}, median {:.4g}.",
+                           e(d.metric), *std::min_element(d.rates.begin(), d.rates.end()),
+                           d.peers_median),
+               "chart");
+      }
+    }
+    if (drawn == 0) add("<p>none: no case compares ranks with their peers</p>\n");
+    if (left > 0) add(fmt::format("<p>{} more not drawn</p>\n", left));
   }
 
   void regressions() {

@@ -14,6 +14,8 @@
 #include "harness/family_cli.hpp"
 #include "harness/options.hpp"
 #include "harness/usage_error.hpp"
+#include "matmul/matmul_family.hpp"
+#include "memory/memory_family.hpp"
 #include "storage/storage_family.hpp"
 
 namespace preflight {
@@ -22,9 +24,11 @@ namespace {
 std::unique_ptr<Family> make_test_family(const std::string& name) {
   if (name == "comm") return comm::make_comm_family();
   if (name == "storage") return storage::make_storage_family();
+  if (name == "matmul") return matmul::make_matmul_family();
+  if (name == "memory") return memory::make_memory_family();
   return nullptr;
 }
-const std::vector<std::string> kFamilies = {"comm", "storage"};
+const std::vector<std::string> kFamilies = {"comm", "storage", "matmul", "memory"};
 
 std::string long_flag(const std::string& flags) {
   return flags.substr(flags.rfind(',') + 1);

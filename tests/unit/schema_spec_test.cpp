@@ -12,7 +12,10 @@
 #include "preflight/schema/checkpoint.hpp"
 #include "preflight/schema/comm.hpp"
 #include "preflight/schema/layout.hpp"
+#include "preflight/schema/matmul.hpp"
+#include "preflight/schema/memory.hpp"
 #include "preflight/schema/storage.hpp"
+#include "preflight/schema/telemetry.hpp"
 
 namespace preflight::schema {
 namespace {
@@ -180,6 +183,46 @@ TEST(SchemaSpec, CommMeaning) {
                   {"quality", std::string(kCommQuality)},
                   {"min_samples", std::to_string(kCommMinSamples)}});
 }
+TEST(SchemaSpec, MatmulTables) {
+  expect_documented(kMatmulCaseAttributes, "The matmul family", 0);
+  expect_documented(kMatmulStatsColumns, "The matmul family", 1);
+  expect_documented(kMatmulSeries, "The matmul family", 2);
+}
+TEST(SchemaSpec, MatmulMeaning) {
+  expect_meaning("The matmul family", 3,
+                 {{"stage", std::string(name_of(kMatmulStage))},
+                  {"x_axis", std::string(kMatmulXAxis)},
+                  {"bands", std::string(name_of(kMatmulBands))},
+                  {"scaling", std::string(name_of(kMatmulScaling))},
+                  {"series", std::string(kMatmulSeriesName)},
+                  {"peer_slow", flag(kMatmulPeerSlow)},
+                  {"peer_late", flag(kMatmulPeerLate)},
+                  {"work_counter", ""},
+                  {"quality", ""},
+                  {"min_samples", std::to_string(kMatmulMinSamples)}});
+}
+TEST(SchemaSpec, MemoryTables) {
+  expect_documented(kMemoryCaseAttributes, "The memory family", 0);
+  expect_documented(kMemoryStatsColumns, "The memory family", 1);
+  expect_documented(kMemorySeries, "The memory family", 2);
+}
+TEST(SchemaSpec, MemoryMeaning) {
+  expect_meaning("The memory family", 3,
+                 {{"stage", std::string(name_of(kMemoryStage))},
+                  {"x_axis", std::string(kMemoryXAxis)},
+                  {"bands", std::string(name_of(kMemoryBands))},
+                  {"scaling", std::string(name_of(kMemoryScaling))},
+                  {"series", std::string(kMemorySeriesName)},
+                  {"peer_slow", flag(kMemoryPeerSlow)},
+                  {"peer_late", flag(kMemoryPeerLate)},
+                  {"work_counter", ""},
+                  {"quality", ""},
+                  {"min_samples", std::to_string(kMemoryMinSamples)}});
+}
+TEST(SchemaSpec, TelemetrySeries) {
+  expect_documented(kTelemetrySeries, "Telemetry", 0);
+}
+
 TEST(SchemaSpec, StorageMeaning) {
   expect_meaning("The storage family", 4,
                  {{"stage", std::string(name_of(kStorageStage))},
@@ -244,6 +287,8 @@ TEST(SchemaSpec, OneHeadlinePerFamily) {
   EXPECT_EQ(headlines(kStatsColumns), 0);
   EXPECT_EQ(headlines(kCommStatsColumns), 1);
   EXPECT_EQ(headlines(kStorageStatsColumns), 1);
+  EXPECT_EQ(headlines(kMatmulStatsColumns), 1);
+  EXPECT_EQ(headlines(kMemoryStatsColumns), 1);
   for (const auto& c : kStorageStatsColumns) {
     const bool from_counter = c.per_iteration == PerIteration::kCounterRate ||
                               c.per_iteration == PerIteration::kCounterMedian;

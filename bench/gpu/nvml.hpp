@@ -1,0 +1,55 @@
+// NVML, loaded with dlopen at run time: the development and CI machines have no nvml.h and no
+// driver, and a user's node may have a GPU without NVML in its container. Absent is an answer
+// ("not available" and why), never a made-up figure.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace preflight::gpu {
+
+// One reading of one GPU; a field NVML did not give is nullopt.
+struct GpuReading {
+  std::optional<double> util;      // 0..1
+  std::optional<double> mem_used;  // bytes
+  std::optional<double> temp_c;
+  std::optional<double> power_w;
+  std::optional<double> sm_mhz;
+  std::optional<double> mem_mhz;
+  std::optional<double> throttle;    // reason bits, idle and application-setting bits removed
+  std::optional<double> ecc_errors;  // volatile uncorrected
+  std::optional<double> pcie_width;
+  std::optional<double> pcie_gen;
+};
+
+struct PcieLink {
+  unsigned width = 0, max_width = 0, gen = 0, max_gen = 0;
+};
+
+class Nvml {
+ public:
+  // Loads `library` (default libnvidia-ml.so.1) and initialises NVML. Never throws: see
+  // available() and why_not().
+  explicit Nvml(const std::string& library = "libnvidia-ml.so.1");
+  ~Nvml();
+  Nvml(const Nvml&) = delete;
+  Nvml& operator=(const Nvml&) = delete;
+
+  bool available() const { return api_ != nullptr; }
+  const std::string& why_not() const { return why_not_; }  // "" when available
+  unsigned device_count() const;
+  // A device handle by NVML index or by PCI bus id ("0000:3b:00.0", from CUDA); -1 if none.
+  int index_of_pci_bus(const std::string& bus_id) const;
+  GpuReading read(unsigned index) const;
+  std::optional<PcieLink> pcie_link(unsigned index) const;
+
+  struct Api;
+
+ private:
+  void* handle_ = nullptr;
+  std::unique_ptr<Api> api_;
+  std::string why_not_;
+};
+
+}  // namespace preflight::gpu

@@ -1,0 +1,378 @@
+// The GPU backend: cuBLASLt. For each point it asks the heuristics for their top candidates,
+// times each on the rank's GPU, and keeps the fastest (its place in the list is recorded).
+// Layout "TN" (A transposed, column-major) for every dtype: cuBLASLt's fp8 kernels require it.
+#include <cublasLt.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include "gpu/event_timer.hpp"
+#include "matmul/backend.hpp"
+
+namespace preflight::matmul {
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess)
+    throw std::runtime_error(fmt::format("{}: {}", what, cudaGetErrorString(e)));
+}
+void check(cublasStatus_t s, const char* what) {
+  if (s != CUBLAS_STATUS_SUCCESS)
+    throw std::runtime_error(fmt::format("{}: cuBLAS status {}", what, static_cast<int>(s)));
+}
+
+constexpr int kCandidates = 8;                // heuristics' top candidates timed per point
+constexpr int kTrialRuns = 5;                 // timed runs per candidate
+constexpr std::size_t kWorkspace = 64 << 20;  // what cuBLASLt's Hopper kernels may ask for
+
+// How one dtype runs: the CUDA types of A, B and C, the compute type and the scale type.
+struct LtTypes {
+  cudaDataType_t a, b, c;
+  cublasComputeType_t compute;
+  cudaDataType_t scale;
+};
+
+LtTypes lt_types(DType d) {
+  switch (d) {
+    case DType::kFloat64:
+      return {CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F, CUDA_R_64F};
+    case DType::kFloat32:
+      return {CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F};
+    case DType::kTf32:
+      return {CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F};
+    case DType::kFloat16:
+      return {CUDA_R_16F, CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F, CUDA_R_32F};
+    case DType::kBfloat16:
+      return {CUDA_R_16BF, CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUDA_R_32F};
+    case DType::kFp8E4m3:
+      return {CUDA_R_8F_E4M3, CUDA_R_8F_E4M3, CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUDA_R_32F};
+    case DType::kFp8E5m2:  // e5m2 x e5m2 has no kernel: B is e4m3, as in training's backward pass
+      return {CUDA_R_8F_E5M2, CUDA_R_8F_E4M3, CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUDA_R_32F};
+  }
+  return lt_types(DType::kFloat32);
+}
+
+std::size_t bytes_of(cudaDataType_t t) {
+  switch (t) {
+    case CUDA_R_64F:
+      return 8;
+    case CUDA_R_32F:
+      return 4;
+    case CUDA_R_16F:
+    case CUDA_R_16BF:
+      return 2;
+    default:
+      return 1;
+  }
+}
+
+// A host value as the GPU stores it, and back: what the reference must use.
+void encode(cudaDataType_t t, double v, unsigned char* out) {
+  switch (t) {
+    case CUDA_R_64F:
+      *reinterpret_cast<double*>(out) = v;
+      return;
+    case CUDA_R_32F:
+      *reinterpret_cast<float*>(out) = static_cast<float>(v);
+      return;
+    case CUDA_R_16F:
+      *reinterpret_cast<__half*>(out) = __float2half(static_cast<float>(v));
+      return;
+    case CUDA_R_16BF:
+      *reinterpret_cast<__nv_bfloat16*>(out) = __float2bfloat16(static_cast<float>(v));
+      return;
+    case CUDA_R_8F_E4M3:
+      *reinterpret_cast<__nv_fp8_e4m3*>(out) = __nv_fp8_e4m3(static_cast<float>(v));
+      return;
+    default:
+      *reinterpret_cast<__nv_fp8_e5m2*>(out) = __nv_fp8_e5m2(static_cast<float>(v));
+      return;
+  }
+}
+
+double decode(cudaDataType_t t, const unsigned char* in) {
+  switch (t) {
+    case CUDA_R_64F:
+      return *reinterpret_cast<const double*>(in);
+    case CUDA_R_32F:
+      return *reinterpret_cast<const float*>(in);
+    case CUDA_R_16F:
+      return __half2float(*reinterpret_cast<const __half*>(in));
+    case CUDA_R_16BF:
+      return __bfloat162float(*reinterpret_cast<const __nv_bfloat16*>(in));
+    case CUDA_R_8F_E4M3:
+      return static_cast<float>(*reinterpret_cast<const __nv_fp8_e4m3*>(in));
+    default:
+      return static_cast<float>(*reinterpret_cast<const __nv_fp8_e5m2*>(in));
+  }
+}
+
+double rounded(cudaDataType_t t, double v) {
+  unsigned char b[8] = {};
+  encode(t, v, b);
+  return decode(t, b);
+}
+
+class LtGemm final : public GemmOperation {
+ public:
+  LtGemm(const GemmPoint& p, cublasLtHandle_t handle)
+      : p_(p),
+        t_(lt_types(p.dtype)),
+        handle_(handle),
+        samples_(pick_samples(p.shape, p.samples, seed_of(p.rank, p.point, 2))) {
+    const auto& s = p_.shape;
+    check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+    timer_ = std::make_unique<gpu::EventTimer>(stream_);
+    check(cudaMalloc(&a_, bytes_of(t_.a) * static_cast<std::size_t>(s.k * s.m)), "cudaMalloc A");
+    check(cudaMalloc(&b_, bytes_of(t_.b) * static_cast<std::size_t>(s.k * s.n)), "cudaMalloc B");
+    check(cudaMalloc(&c_, bytes_of(t_.c) * static_cast<std::size_t>(s.m * s.n)), "cudaMalloc C");
+    check(cudaMalloc(&workspace_, kWorkspace), "cudaMalloc workspace");
+    describe();
+    fill();
+    choose_algorithm();
+  }
+  ~LtGemm() override {
+    cudaStreamSynchronize(stream_);
+    cublasLtMatmulPreferenceDestroy(pref_);
+    cublasLtMatrixLayoutDestroy(la_);
+    cublasLtMatrixLayoutDestroy(lb_);
+    cublasLtMatrixLayoutDestroy(lc_);
+    cublasLtMatmulDescDestroy(desc_);
+    cudaFree(a_);
+    cudaFree(b_);
+    cudaFree(c_);
+    cudaFree(workspace_);
+    timer_.reset();
+    cudaStreamDestroy(stream_);
+  }
+
+  // The inputs once (they never change), C to NaN before every check.
+  void fill() override {
+    if (!filled_) upload_inputs();
+    filled_ = true;
+    check(
+        cudaMemsetAsync(
+            c_, 0xff, bytes_of(t_.c) * static_cast<std::size_t>(p_.shape.m * p_.shape.n), stream_),
+        "cudaMemset C");  // all-ones bytes: NaN in every float type, so an unwritten C fails
+    check(cudaStreamSynchronize(stream_), "fill");
+  }
+  void upload_inputs() {
+    upload(a_, t_.a, seed_of(p_.rank, p_.point, 0),
+           static_cast<std::size_t>(p_.shape.k * p_.shape.m));
+    upload(b_, t_.b, seed_of(p_.rank, p_.point, 1),
+           static_cast<std::size_t>(p_.shape.k * p_.shape.n));
+  }
+  void launch() override { matmul(algo_); }
+  void wait() override { check(cudaStreamSynchronize(stream_), "cublasLtMatmul"); }
+  void run() override {
+    launch();
+    wait();
+  }
+  DeviceTimer* device_timer() override { return timer_.get(); }
+  std::uint64_t count_wrong() override {
+    const auto& s = p_.shape;
+    const auto sa = seed_of(p_.rank, p_.point, 0), sb = seed_of(p_.rank, p_.point, 1);
+    return matmul::count_wrong(
+        s, samples_, tolerance_of(p_.dtype, s.k),
+        [&](std::int64_t i, std::int64_t q) {
+          return rounded(t_.a, input_value(sa, static_cast<std::uint64_t>(i * s.k + q)));
+        },
+        [&](std::int64_t q, std::int64_t j) {
+          return rounded(t_.b, input_value(sb, static_cast<std::uint64_t>(j * s.k + q)));
+        },
+        [&](std::int64_t i, std::int64_t j) { return read_c(i, j); });
+  }
+  void corrupt_result() override {
+    const auto& e = samples_.front();
+    unsigned char b[8] = {};
+    encode(t_.c, read_c(e.i, e.j) + 1024, b);
+    check(cudaMemcpy(c_at(e.i, e.j), b, bytes_of(t_.c), cudaMemcpyHostToDevice), "corrupt C");
+  }
+  std::int64_t algorithm() const override { return kept_; }
+
+ private:
+  unsigned char* c_at(std::int64_t i, std::int64_t j) const {
+    return static_cast<unsigned char*>(c_) +
+           bytes_of(t_.c) * static_cast<std::size_t>(j * p_.shape.m + i);
+  }
+  double read_c(std::int64_t i, std::int64_t j) const {
+    unsigned char b[8] = {};
+    check(cudaMemcpy(b, c_at(i, j), bytes_of(t_.c), cudaMemcpyDeviceToHost), "read C");
+    return decode(t_.c, b);
+  }
+  void upload(void* dst, cudaDataType_t t, std::uint64_t seed, std::size_t n) {
+    std::vector<unsigned char> host(n * bytes_of(t));
+    for (std::size_t e = 0; e < n; ++e) encode(t, input_value(seed, e), &host[e * bytes_of(t)]);
+    check(cudaMemcpy(dst, host.data(), host.size(), cudaMemcpyHostToDevice), "upload");
+    // A copy from pageable memory may return before it lands; the GEMM's stream does not wait
+    // for the legacy stream, so wait here.
+    check(cudaDeviceSynchronize(), "upload");
+  }
+  void describe() {
+    const auto& s = p_.shape;
+    const auto m = static_cast<std::uint64_t>(s.m), n = static_cast<std::uint64_t>(s.n),
+               k = static_cast<std::uint64_t>(s.k);
+    check(cublasLtMatmulDescCreate(&desc_, t_.compute, t_.scale), "MatmulDescCreate");
+    const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+    check(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta)),
+          "TRANSA");
+    check(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb)),
+          "TRANSB");
+    check(cublasLtMatrixLayoutCreate(&la_, t_.a, k, m, static_cast<std::int64_t>(k)), "layout A");
+    check(cublasLtMatrixLayoutCreate(&lb_, t_.b, k, n, static_cast<std::int64_t>(k)), "layout B");
+    check(cublasLtMatrixLayoutCreate(&lc_, t_.c, m, n, static_cast<std::int64_t>(m)), "layout C");
+    check(cublasLtMatmulPreferenceCreate(&pref_), "PreferenceCreate");
+    const std::size_t ws = kWorkspace;
+    check(cublasLtMatmulPreferenceSetAttribute(pref_, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
+                                               sizeof(ws)),
+          "workspace");
+  }
+  void matmul(const cublasLtMatmulAlgo_t& algo) {
+    const double alpha64 = 1, beta64 = 0;
+    const float alpha32 = 1, beta32 = 0;
+    const bool wide = t_.scale == CUDA_R_64F;
+    check(cublasLtMatmul(handle_, desc_, wide ? static_cast<const void*>(&alpha64) : &alpha32, a_,
+                         la_, b_, lb_, wide ? static_cast<const void*>(&beta64) : &beta32, c_, lc_,
+                         c_, lc_, &algo, workspace_, kWorkspace, stream_),
+          "cublasLtMatmul");
+  }
+  // The heuristics' top candidates, each timed on this GPU; the fastest is kept.
+  void choose_algorithm() {
+    cublasLtMatmulHeuristicResult_t results[kCandidates] = {};
+    int found = 0;
+    check(cublasLtMatmulAlgoGetHeuristic(handle_, desc_, la_, lb_, lc_, lc_, pref_, kCandidates,
+                                         results, &found),
+          "AlgoGetHeuristic");
+    if (found == 0)
+      throw std::runtime_error(fmt::format("cuBLASLt has no algorithm for {} {}x{}x{}",
+                                           kDTypeNames.name(p_.dtype), p_.shape.m, p_.shape.n,
+                                           p_.shape.k));
+    float best = INFINITY;
+    for (int i = 0; i < found; ++i) {
+      if (results[i].state != CUBLAS_STATUS_SUCCESS) continue;
+      matmul(results[i].algo);  // warm-up
+      timer_->start();
+      for (int r = 0; r < kTrialRuns; ++r) matmul(results[i].algo);
+      timer_->stop();
+      const auto t = static_cast<float>(timer_->seconds());
+      if (t < best) {
+        best = t;
+        kept_ = i;
+        algo_ = results[i].algo;
+      }
+    }
+    wait();
+  }
+
+  GemmPoint p_;
+  LtTypes t_;
+  cublasLtHandle_t handle_;
+  std::vector<Element> samples_;
+  cudaStream_t stream_{};
+  std::unique_ptr<gpu::EventTimer> timer_;
+  void *a_ = nullptr, *b_ = nullptr, *c_ = nullptr, *workspace_ = nullptr;
+  cublasLtMatmulDesc_t desc_{};
+  cublasLtMatrixLayout_t la_{}, lb_{}, lc_{};
+  cublasLtMatmulPreference_t pref_{};
+  cublasLtMatmulAlgo_t algo_{};
+  std::int64_t kept_ = -1;
+  bool filled_ = false;
+};
+
+// Dense FLOP per SM per clock on sm_90 (H100/H200: 132 SMs x 4096 x 1.83 GHz = 989 TFLOP/s
+// bf16, the datasheet's figure); other architectures: unknown, so no fraction of peak is shown.
+double sm90_flop_per_clock(DType d) {
+  switch (d) {
+    case DType::kFloat64:
+    case DType::kFloat32:
+      return 256;
+    case DType::kTf32:
+      return 2048;
+    case DType::kFloat16:
+    case DType::kBfloat16:
+      return 4096;
+    case DType::kFp8E4m3:
+    case DType::kFp8E5m2:
+      return 8192;
+  }
+  return 0;
+}
+
+class CublasLtBackend final : public GemmBackend {
+ public:
+  explicit CublasLtBackend(int local_rank) {
+    int count = 0;
+    const cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0) {
+      why_not_ =
+          fmt::format("no GPU ({})", e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+      return;
+    }
+    device_ = local_rank % count;
+    check(cudaSetDevice(device_), "cudaSetDevice");
+    check(cudaGetDeviceProperties(&prop_, device_), "cudaGetDeviceProperties");
+    check(cudaDeviceGetAttribute(&clock_khz_, cudaDevAttrClockRate, device_), "clock rate");
+    char bus[32] = {};
+    if (cudaDeviceGetPCIBusId(bus, sizeof(bus), device_) == cudaSuccess) bus_ = bus;
+    check(cublasLtCreate(&handle_), "cublasLtCreate");
+  }
+  ~CublasLtBackend() override {
+    if (handle_) cublasLtDestroy(handle_);
+  }
+  std::string_view name() const override { return "cublaslt"; }
+  std::string library() const override {
+    return fmt::format("cuBLASLt {} on {} (sm_{}{}), top {} heuristic candidates timed",
+                       cublasLtGetVersion(), prop_.name, prop_.major, prop_.minor, kCandidates);
+  }
+  bool on_gpu() const override { return true; }
+  bool supports(DType d) const override {
+    if (!why_not_.empty()) return false;
+    const int cc = prop_.major * 10 + prop_.minor;
+    if (d == DType::kFp8E4m3 || d == DType::kFp8E5m2) return cc >= 89;
+    if (d == DType::kTf32 || d == DType::kBfloat16) return cc >= 80;
+    return true;
+  }
+  std::string unavailable() const override { return why_not_; }
+  std::string pci_bus() const override { return bus_; }
+  Peak peak(DType d, const CpuPeakInputs&) const override {
+    Peak p;
+    const double ghz = clock_khz_ / 1e6;
+    if (prop_.major == 9 && prop_.minor == 0) {
+      p.tflops = prop_.multiProcessorCount * sm90_flop_per_clock(d) * ghz * 1e9 / 1e12;
+      p.source = fmt::format(
+          "{} SMs (cudaGetDeviceProperties) x {} dense FLOP/clock/SM for {} on sm_90 (NVIDIA's "
+          "Hopper figures) x {:.3f} GHz (cudaDevAttrClockRate, the boost clock)",
+          prop_.multiProcessorCount, sm90_flop_per_clock(d), kDTypeNames.name(d), ghz);
+    } else {
+      p.tflops = std::nan("");
+      p.source =
+          fmt::format("unknown: FLOP/clock/SM not tabulated for sm_{}{}", prop_.major, prop_.minor);
+    }
+    return p;
+  }
+  std::unique_ptr<GemmOperation> make_operation(const GemmPoint& p) override {
+    check(cudaSetDevice(device_), "cudaSetDevice");
+    return std::make_unique<LtGemm>(p, handle_);
+  }
+
+ private:
+  std::string why_not_;
+  int device_ = 0, clock_khz_ = 0;
+  cudaDeviceProp prop_{};
+  std::string bus_;
+  cublasLtHandle_t handle_ = nullptr;
+};
+
+}  // namespace
+
+std::shared_ptr<GemmBackend> make_cublaslt_backend(int local_rank) {
+  return std::make_shared<CublasLtBackend>(local_rank);
+}
+
+}  // namespace preflight::matmul
