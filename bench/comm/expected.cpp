@@ -1,5 +1,8 @@
 #include "comm/expected.hpp"
 
+#include <algorithm>
+#include <optional>
+
 #include "comm/collective_traits.hpp"
 #include "cpu/pattern.hpp"
 
@@ -68,33 +71,76 @@ void fill_input(const CollectivePoint& p, std::span<T> input) {
   k::fill_pattern(input, static_cast<std::uint64_t>(p.rank), 0);
 }
 
-template <typename T>
-std::uint64_t count_wrong(const CollectivePoint& p, std::span<const T> result) {
-  if (!holds_result(p)) return 0;
+std::vector<ResultRange> result_ranges(const CollectivePoint& p) {
+  if (!holds_result(p)) return {};
   const auto rank = static_cast<std::uint64_t>(p.rank);
   const auto ranks = static_cast<std::uint64_t>(p.ranks);
   const std::uint64_t c = p.chunk;
-  std::uint64_t wrong = 0;
+  const auto from = [](std::uint64_t q) { return static_cast<std::int64_t>(q); };
+  std::vector<ResultRange> out;
   switch (row(p).expected) {
     case ExpectedResult::kReduced:
-      return k::ReducedPattern<T>(reduction_of(p.spec.redop), ranks).count_mismatches(result, 0);
+      return {{0, c, kReducedSource, 0}};
     case ExpectedResult::kReducedOwnChunk:
-      return k::ReducedPattern<T>(reduction_of(p.spec.redop), ranks)
-          .count_mismatches(result, rank * c);
+      return {{0, c, kReducedSource, rank * c}};
     case ExpectedResult::kChunkFromEachRank:
-      for (std::uint64_t q = 0; q < ranks; ++q)
-        wrong += k::count_pattern_mismatches(result.subspan(q * c, c), q, 0);
-      return wrong;
+      for (std::uint64_t q = 0; q < ranks; ++q) out.push_back({q * c, c, from(q), 0});
+      return out;
     case ExpectedResult::kOwnChunkFromEachRank:
-      for (std::uint64_t q = 0; q < ranks; ++q)
-        wrong += k::count_pattern_mismatches(result.subspan(q * c, c), q, rank * c);
-      return wrong;
+      for (std::uint64_t q = 0; q < ranks; ++q) out.push_back({q * c, c, from(q), rank * c});
+      return out;
     case ExpectedResult::kRootInput:
-      return k::count_pattern_mismatches(result, kRoot, 0);
+      return {{0, c, from(kRoot), 0}};
     case ExpectedResult::kPreviousRankInput:
-      return k::count_pattern_mismatches(result, (rank + ranks - 1) % ranks, 0);
+      return {{0, c, from((rank + ranks - 1) % ranks), 0}};
   }
-  return 0;
+  return out;
+}
+
+template <typename T>
+std::vector<double> reduced_values_of(const CollectivePoint& p) {
+  const k::ReducedPattern<T> reduced(reduction_of(p.spec.redop),
+                                     static_cast<std::uint64_t>(p.ranks));
+  std::vector<double> out;
+  for (std::uint64_t residue = 0; residue < k::kPatternModulus; ++residue)
+    out.push_back(static_cast<double>(reduced.expected_at(residue)));
+  return out;
+}
+
+std::vector<double> reduced_values(const CollectivePoint& p) {
+  switch (p.spec.dtype) {
+    case DType::kFloat32:
+      return reduced_values_of<float>(p);
+    case DType::kFloat64:
+      return reduced_values_of<double>(p);
+    case DType::kInt32:
+      return reduced_values_of<std::int32_t>(p);
+    case DType::kInt64:
+      return reduced_values_of<std::int64_t>(p);
+    case DType::kUInt32:
+      return reduced_values_of<std::uint32_t>(p);
+    case DType::kUInt64:
+      return reduced_values_of<std::uint64_t>(p);
+  }
+  return {};
+}
+
+template <typename T>
+std::uint64_t count_wrong(const CollectivePoint& p, std::span<const T> result) {
+  const auto ranges = result_ranges(p);
+  if (ranges.empty()) return 0;
+  std::uint64_t wrong = 0;
+  const auto needs_reduction = [](const ResultRange& r) { return r.source == kReducedSource; };
+  std::optional<k::ReducedPattern<T>> reduced;
+  if (std::any_of(ranges.begin(), ranges.end(), needs_reduction))
+    reduced.emplace(reduction_of(p.spec.redop), static_cast<std::uint64_t>(p.ranks));
+  for (const auto& r : ranges) {
+    const auto part = result.subspan(r.offset, r.count);
+    wrong += needs_reduction(r) ? reduced->count_mismatches(part, r.first_index)
+                                : k::count_pattern_mismatches(
+                                      part, static_cast<std::uint64_t>(r.source), r.first_index);
+  }
+  return wrong;
 }
 
 std::uint64_t max_exact_sum_ranks(DType t) {

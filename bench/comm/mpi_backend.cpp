@@ -205,7 +205,7 @@ class MpiBackend final : public CommBackend {
 
 }  // namespace
 
-std::unique_ptr<CommBackend> make_mpi_backend() {
+std::unique_ptr<CommBackend> make_mpi_backend(const BackendSettings&) {
   return std::make_unique<MpiBackend>();
 }
 

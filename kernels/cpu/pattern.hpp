@@ -80,6 +80,9 @@ class ReducedPattern {
     }
   }
 
+  // What an element whose index i has (7 i) mod 61 == residue must hold.
+  T expected_at(std::uint64_t residue) const { return expected_[residue % kPatternModulus]; }
+
   // Elements of `got` that differ from the reduction at indices first_index, first_index+1, ...
   std::uint64_t count_mismatches(std::span<const T> got, std::uint64_t first_index) const {
     std::uint64_t residue = (first_index * 7) % kPatternModulus;

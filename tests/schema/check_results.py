@@ -728,6 +728,10 @@ def main():
         world = int(f.attrs["world_size"])
         check_columns(f["environment"], spec["Environment columns (`/environment/<column>`, one row per world rank)"][0]["rows"],
                       "/environment", world)
+        # The GPU columns came later: a file has all of them or (written before them) none.
+        gpu_rows = spec["GPU environment columns (`/environment/<column>`, one row per world rank)"][0]["rows"]
+        if any(r["name"] in f["environment"] for r in gpu_rows):
+            check_columns(f["environment"], gpu_rows, "/environment", world)
         if args.status and text(f.attrs["status"]) != args.status:
             problem(f"run status '{text(f.attrs['status'])}', expected '{args.status}'")
         if args.nodes is not None and int(f.attrs["node_count"]) != args.nodes:

@@ -25,6 +25,19 @@ inline constexpr std::array kCommCaseAttributes = {
          "nodes in this ladder step; 0 for other topologies"},
 };
 
+// Further case attributes of a case the NCCL backend ran (backend `nccl`): how its figures were
+// taken, in the order the backend writes them.
+enum CommGpuAttribute : std::size_t { kCommLaunch, kCommRegistration, kCommTimer };
+inline constexpr std::array kCommGpuCaseAttributes = {
+    Item{"launch", Type::kString, "",
+         "stream: each operation queued by its NCCL call; cuda-graph: replayed from a CUDA graph "
+         "captured once"},
+    Item{"registration", Type::kString, "",
+         "off, local (ncclCommRegister) or window (ncclCommWindowRegister, symmetric)"},
+    Item{"timer", Type::kString, "",
+         "cuda-events: times are CUDA events on the operations' stream"},
+};
+
 // Stats columns: the point columns size_bytes and count, then the time metrics and their
 // back-to-back twins, in this order.
 enum CommColumn : std::size_t {
