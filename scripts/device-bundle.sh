@@ -9,6 +9,8 @@
 #   device-bundle/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/, .../pmix2/  Open MPI's and PMIx's
 #                           plugins, where OPAL_PREFIX=device-bundle makes Open MPI look
 #   device-bundle/share/openmpi/  Open MPI's help texts
+#   device-bundle/lib/glibc/      this machine's C library and loader, for a GPU machine whose
+#                           own C library is older (device-check.sh falls back to them)
 #   device-bundle/device-check.sh, configs/device/, tests/nccl/  what the check runs
 #
 # device-bundle.sh [--build DIR] [--out DIR] [--from-build]
@@ -37,7 +39,6 @@ fi
 for exe in "$build/bench/preflight" "$build/reports/preflight-report"; do
   [[ -x $exe ]] || { echo "device-bundle.sh: $exe not built" >&2; exit 2; }
 done
-mpi_lib=$(dirname "$(readlink -f "$(ompi_info --path libdir --parsable | sed 's/.*://')/libmpi.so")")
 mpi_plugins=$(ompi_info --path pkglibdir --parsable | sed 's/.*://')
 mpi_data=$(ompi_info --path pkgdatadir --parsable | sed 's/.*://')
 pmix_root=$(dirname "$(dirname "$(find /usr/lib -path '*pmix*/lib/pmix' -type d | head -1)")")
@@ -62,16 +63,21 @@ find "$out" -name 'mca_*ucx*' -o -name 'mca_*openib*' -o -name 'mca_*psm*' -o -n
 # Shared libraries as ldd resolves them, but not the C library, the loader, or what the GPU
 # machine has its own of (the driver's libcuda and NVML, NCCL, cuBLAS).
 skip='^(linux-vdso|ld-linux|libc\.so|libm\.so|libpthread|libdl\.so|librt\.so|libresolv|libcuda\.so|libnvidia-|libnccl|libcublas|libcudart)'
-collect() {
-  ldd "$1" 2>/dev/null | awk '/=> \//{print $1, $3}' | while read -r name path; do
-    [[ $name =~ $skip ]] && continue
-    [[ -e $out/lib/$name ]] || cp -L "$path" "$out/lib/$name"
+# One ldd over every executable and plugin: it lists each one's whole closure of libraries.
+find "$out/bin" "$out/lib" -type f \( -perm -u+x -o -name '*.so' \) -print0 |
+  xargs -0 ldd 2>/dev/null | awk '/=> \//{print $1, $3}' | sort -u |
+  while read -r name path; do
+    [[ $name =~ $skip || -e $out/lib/$name ]] && continue
+    cp -L "$path" "$out/lib/$name"
   done
-}
-for f in "$out/bin/"* $(find "$out/lib/" -name '*.so' -path '*mca*' -o -name '*.so' -path '*pmix*'); do
-  collect "$f"
+
+# This machine's C library and loader, apart: device-check.sh runs preflight through them only
+# where the GPU machine's C library is older than the one these libraries were built against
+# (Open MPI's libevent here needs glibc 2.36).
+mkdir -p "$out/lib/glibc"
+for name in ld-linux-x86-64.so.2 libc.so.6 libm.so.6 libpthread.so.0 libdl.so.2 librt.so.1 libresolv.so.2; do
+  cp -L "/lib/x86_64-linux-gnu/$name" "$out/lib/glibc/$name"
 done
-for f in "$out/lib/"*.so*; do collect "$f"; done  # libraries of libraries
 
 mkdir -p "$out/configs" "$out/tests"
 cp "$root/scripts/device-check.sh" "$out/"

@@ -50,15 +50,24 @@ export PMIX_MCA_mca_base_component_path=$bundle/lib/x86_64-linux-gnu/pmix2/lib/p
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 preflight=$bundle/bin/preflight report=$bundle/bin/preflight-report
 
-if ! "$preflight" --version >/dev/null 2>"$out/load.log"; then
-  echo "device-check.sh: the bundle's preflight does not load here:" >&2
-  cat "$out/load.log" >&2
-  ldd "$preflight" | grep "not found" >&2
-  exit 2
+# Where this machine's C library is older than the bundle's libraries need (or with
+# PREFLIGHT_BUNDLE_LOADER=1), run the executables through the bundle's own loader and C library.
+if [[ ${PREFLIGHT_BUNDLE_LOADER:-0} == 1 ]] || ! "$preflight" --version >/dev/null 2>"$out/load.log"; then
+  loader=("$bundle/lib/glibc/ld-linux-x86-64.so.2" --library-path "$bundle/lib/glibc:$LD_LIBRARY_PATH")
+  if ! "${loader[@]}" "$preflight" --version >/dev/null 2>>"$out/load.log"; then
+    echo "device-check.sh: the bundle's preflight does not load here:" >&2
+    cat "$out/load.log" >&2
+    ldd "$preflight" | grep "not found" >&2
+    exit 2
+  fi
+  echo "device-check.sh: running through the bundle's C library (this machine's is older, or PREFLIGHT_BUNDLE_LOADER=1)"
+  preflight_cmd=("${loader[@]}" "$preflight") report_cmd=("${loader[@]}" "$report")
+else
+  preflight_cmd=("$preflight") report_cmd=("$report")
 fi
 
 # One rank per GPU. One GPU: a singleton that starts no daemon; more: the bundle's mpirun.
-env_line=$(OMPI_MCA_ess_singleton_isolated=1 "$preflight" env 2>&1 | sed -n 2p)
+env_line=$(OMPI_MCA_ess_singleton_isolated=1 "${preflight_cmd[@]}" env 2>&1 | sed -n 2p)
 if [[ $env_line == *" none ("* ]]; then
   why=${env_line#* none (}
   echo "device-check.sh: no GPU: ${why%)}; nothing ran"
@@ -71,9 +80,9 @@ gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 [[ ${gpus:-0} -ge 1 ]] || gpus=1
 launch() {
   if [[ $gpus -eq 1 ]]; then
-    OMPI_MCA_ess_singleton_isolated=1 timeout "$timeout_s" "$preflight" "$@"
+    OMPI_MCA_ess_singleton_isolated=1 timeout "$timeout_s" "${preflight_cmd[@]}" "$@"
   else
-    timeout "$timeout_s" "$bundle/bin/mpirun" -np "$gpus" --bind-to none "$preflight" "$@"
+    timeout "$timeout_s" "$bundle/bin/mpirun" -np "$gpus" --bind-to none "${preflight_cmd[@]}" "$@"
   fi
 }
 
@@ -88,7 +97,7 @@ check() {
   local rc=$?
   local summary=""
   if [[ -f $file ]]; then
-    "$report" "$file" --json "$out/$name.json" --no-color >"$out/$name.report.txt" 2>&1
+    "${report_cmd[@]}" "$file" --json "$out/$name.json" --no-color >"$out/$name.report.txt" 2>&1
     summary=$(python3 - "$out/$name.json" "$out/$name.log" <<'PY'
 import json, sys
 try:
@@ -111,7 +120,7 @@ for line in open(sys.argv[2], errors="replace"):
                     best = max(best, float(tokens[header.index(name)]))
                 except ValueError:
                     pass
-print(f"{cases} case(s), status {status}" + (f", best busbw {best:.1f} GB/s" if best else ""))
+print(f"{cases} case(s), status {status}" + (f", best busbw {best:.3g} GB/s" if best else ""))
 PY
 )
   fi

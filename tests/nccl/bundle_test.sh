@@ -27,4 +27,12 @@ set -e
 echo "$output"
 [[ $rc -eq 3 ]] || { echo "FAIL: device-check.sh exited $rc, expected 3 (no GPU)"; exit 1; }
 grep -q "^device-check.sh: no GPU: " <<<"$output" || { echo "FAIL: no 'no GPU' message"; exit 1; }
+# The same through the bundle's own loader and C library (a GPU machine with an older one).
+set +e
+output=$(env -i LD_LIBRARY_PATH="$b/lib" PREFLIGHT_BUNDLE_LOADER=1 /bin/bash "$b/device-check.sh" 2>&1)
+rc=$?
+set -e
+echo "$output"
+[[ $rc -eq 3 ]] || { echo "FAIL: through the bundle's loader device-check.sh exited $rc, expected 3"; exit 1; }
+grep -q "^device-check.sh: running through the bundle's C library" <<<"$output" || { echo "FAIL: the bundle's loader was not used"; exit 1; }
 echo "PASS: bundle of $(du -sm "$b" | cut -f1) MiB loads under env -i and stops at 'no GPU' (exit 3)"
