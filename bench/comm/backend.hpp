@@ -62,6 +62,11 @@ class CommBackend {
   virtual std::uint64_t max_elements() const = 0;
   // MPI's broadcast has one buffer, so it has no out-of-place form.
   virtual bool supports_out_of_place(Collective c) const = 0;
+  // Whether it has the element type (MPI has no 16-bit floating types).
+  virtual bool supports(DType t) const {
+    (void)t;
+    return true;
+  }
   // NCCL documents no in-place form of all-to-all and send/recv.
   virtual bool supports_in_place(Collective c) const {
     (void)c;

@@ -241,8 +241,16 @@ class CommFamily final : public Family {
     std::map<int, int> group_sizes;
     for (int g : layout.group_of_rank)
       if (g >= 0) ++group_sizes[g];
-    const bool sums = std::find(config_.redops.begin(), config_.redops.end(), RedOp::kSum) !=
-                      config_.redops.end();
+    const auto asks = [&](RedOp r) {
+      return std::find(config_.redops.begin(), config_.redops.end(), r) != config_.redops.end();
+    };
+    const bool sums = asks(RedOp::kSum), products = asks(RedOp::kProd);
+    for (DType dtype : config_.dtypes)
+      if (!backend.supports(dtype))
+        throw UsageError(fmt::format(
+            "dtypes: {} is not an element type of the {} backend; use backend nccl (on GPUs) or "
+            "another dtype",
+            name_of(dtype), backend.name()));
     for (const auto& [group, n] : group_sizes)
       for (Collective op : config_.ops)
         for (DType dtype : config_.dtypes) {
@@ -253,6 +261,13 @@ class CommFamily final : public Family {
                 "{} ranks; use a wider dtype (float64: up to {}) or redops max and min",
                 name_of(dtype), n, max_exact_sum_ranks(dtype),
                 max_exact_sum_ranks(DType::kFloat64)));
+          if (products && reduces(op) && ranks > max_exact_product_ranks(dtype))
+            throw UsageError(fmt::format(
+                "redops: a product of {} over {} ranks cannot be checked: its values stay exact up "
+                "to {} rank{}; use a wider dtype (float64: up to {}) or fewer ranks per group",
+                name_of(dtype), n, max_exact_product_ranks(dtype),
+                max_exact_product_ranks(dtype) == 1 ? "" : "s",
+                max_exact_product_ranks(DType::kFloat64)));
           for (std::uint64_t bytes : config_.sizes) {
             const std::uint64_t elements =
                 reported_bytes(op, chunk_elements(op, bytes, dtype, n), dtype, n) / size_of(dtype);

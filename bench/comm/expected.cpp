@@ -12,6 +12,10 @@ namespace {
 namespace k = preflight::kernels;
 
 constexpr int kRoot = 0;
+// Significand bits (with the implicit one) of the 16-bit floating types, which C++ has no
+// numeric_limits for here: IEEE binary16 and bfloat16.
+constexpr int kFloat16Digits = 11;
+constexpr int kBFloat16Digits = 8;
 
 k::Reduction reduction_of(RedOp op) {
   switch (op) {
@@ -19,6 +23,8 @@ k::Reduction reduction_of(RedOp op) {
       return k::Reduction::kMax;
     case RedOp::kMin:
       return k::Reduction::kMin;
+    case RedOp::kProd:
+      return k::Reduction::kProd;
     default:
       return k::Reduction::kSum;
   }
@@ -121,6 +127,15 @@ std::vector<double> reduced_values(const CollectivePoint& p) {
       return reduced_values_of<std::uint32_t>(p);
     case DType::kUInt64:
       return reduced_values_of<std::uint64_t>(p);
+    case DType::kInt8:
+      return reduced_values_of<std::int8_t>(p);
+    case DType::kUInt8:
+      return reduced_values_of<std::uint8_t>(p);
+    case DType::kFloat16:
+    case DType::kBFloat16:
+      // No host type: the values are whole numbers the type holds exactly (the comm family
+      // refuses more ranks than keep them so), so double gives the same table.
+      return reduced_values_of<double>(p);
   }
   return {};
 }
@@ -157,6 +172,40 @@ std::uint64_t max_exact_sum_ranks(DType t) {
       return k::max_exact_sum_ranks<std::uint32_t>();
     case DType::kUInt64:
       return k::max_exact_sum_ranks<std::uint64_t>();
+    case DType::kInt8:
+      return k::max_exact_sum_ranks<std::int8_t>();
+    case DType::kUInt8:
+      return k::max_exact_sum_ranks<std::uint8_t>();
+    case DType::kFloat16:
+      return (std::uint64_t{1} << kFloat16Digits) / k::kPatternModulus;
+    case DType::kBFloat16:
+      return (std::uint64_t{1} << kBFloat16Digits) / k::kPatternModulus;
+  }
+  return 0;
+}
+
+std::uint64_t max_exact_product_ranks(DType t) {
+  switch (t) {
+    case DType::kFloat32:
+      return k::max_exact_product_ranks<float>();
+    case DType::kFloat64:
+      return k::max_exact_product_ranks<double>();
+    case DType::kInt32:
+      return k::max_exact_product_ranks<std::int32_t>();
+    case DType::kInt64:
+      return k::max_exact_product_ranks<std::int64_t>();
+    case DType::kUInt32:
+      return k::max_exact_product_ranks<std::uint32_t>();
+    case DType::kUInt64:
+      return k::max_exact_product_ranks<std::uint64_t>();
+    case DType::kInt8:
+      return k::max_exact_product_ranks<std::int8_t>();
+    case DType::kUInt8:
+      return k::max_exact_product_ranks<std::uint8_t>();
+    case DType::kFloat16:
+      return k::max_exact_product_ranks(std::uint64_t{1} << kFloat16Digits);
+    case DType::kBFloat16:
+      return k::max_exact_product_ranks(std::uint64_t{1} << kBFloat16Digits);
   }
   return 0;
 }
@@ -170,6 +219,8 @@ PREFLIGHT_INSTANTIATE(std::int32_t)
 PREFLIGHT_INSTANTIATE(std::int64_t)
 PREFLIGHT_INSTANTIATE(std::uint32_t)
 PREFLIGHT_INSTANTIATE(std::uint64_t)
+PREFLIGHT_INSTANTIATE(std::int8_t)
+PREFLIGHT_INSTANTIATE(std::uint8_t)
 #undef PREFLIGHT_INSTANTIATE
 
 }  // namespace preflight::comm

@@ -50,5 +50,7 @@ std::uint64_t count_wrong(const CollectivePoint& p, std::span<const T> result);
 // The most ranks a sum of type t can be checked over: beyond it the pattern's sums round and
 // the check would fail right results or pass wrong ones, so the comm family refuses more.
 std::uint64_t max_exact_sum_ranks(DType t);
+// The same for a product: the most ranks whose product of pattern values t holds exactly.
+std::uint64_t max_exact_product_ranks(DType t);
 
 }  // namespace preflight::comm

@@ -31,10 +31,9 @@ void check_cuda(cudaError_t status, const char* what) {
 void check_nccl(ncclResult_t status, const char* what, ncclComm_t comm = nullptr) {
   if (status == ncclSuccess) return;
   const char* detail = comm != nullptr ? ncclGetLastError(comm) : nullptr;
-  throw std::runtime_error(fmt::format("{}: {}{}", what, ncclGetErrorString(status),
-                                       detail != nullptr && *detail != '\0'
-                                           ? fmt::format(" ({})", detail)
-                                           : std::string()));
+  throw std::runtime_error(fmt::format(
+      "{}: {}{}", what, ncclGetErrorString(status),
+      detail != nullptr && *detail != '\0' ? fmt::format(" ({})", detail) : std::string()));
 }
 
 ncclDataType_t nccl_type(DType t) {
@@ -51,6 +50,14 @@ ncclDataType_t nccl_type(DType t) {
       return ncclUint32;
     case DType::kUInt64:
       return ncclUint64;
+    case DType::kInt8:
+      return ncclInt8;
+    case DType::kUInt8:
+      return ncclUint8;
+    case DType::kFloat16:
+      return ncclFloat16;
+    case DType::kBFloat16:
+      return ncclBfloat16;
   }
   return ncclFloat32;
 }
@@ -69,6 +76,14 @@ gpu::Element element_of(DType t) {
       return gpu::Element::kUInt32;
     case DType::kUInt64:
       return gpu::Element::kUInt64;
+    case DType::kInt8:
+      return gpu::Element::kInt8;
+    case DType::kUInt8:
+      return gpu::Element::kUInt8;
+    case DType::kFloat16:
+      return gpu::Element::kFloat16;
+    case DType::kBFloat16:
+      return gpu::Element::kBFloat16;
   }
   return gpu::Element::kFloat32;
 }
@@ -79,6 +94,8 @@ ncclRedOp_t nccl_op(RedOp op) {
       return ncclMax;
     case RedOp::kMin:
       return ncclMin;
+    case RedOp::kProd:
+      return ncclProd;
     default:
       return ncclSum;
   }
@@ -290,10 +307,10 @@ class NcclCollective final : public AsyncOperation {
     for (const auto& r : ranges) {
       const void* part = at(recv_, result_offset_ + r.offset);
       if (r.source != kReducedSource) {
-        check_cuda(gpu::count_pattern_mismatches(e, part, r.count,
-                                                 static_cast<std::uint64_t>(r.source),
-                                                 r.first_index, wrong_, s),
-                   "check kernel");
+        check_cuda(
+            gpu::count_pattern_mismatches(e, part, r.count, static_cast<std::uint64_t>(r.source),
+                                          r.first_index, wrong_, s),
+            "check kernel");
         continue;
       }
       if (!have_table) {

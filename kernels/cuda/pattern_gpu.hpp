@@ -11,7 +11,18 @@
 namespace preflight::kernels::gpu {
 
 // The element types the kernels read and write (the comm family's dtypes).
-enum class Element { kFloat32, kFloat64, kInt32, kInt64, kUInt32, kUInt64 };
+enum class Element {
+  kFloat32,
+  kFloat64,
+  kInt32,
+  kInt64,
+  kUInt32,
+  kUInt64,
+  kInt8,
+  kUInt8,
+  kFloat16,
+  kBFloat16
+};
 
 // What a reduced buffer must hold: element i is value[(7 i) mod 61], as ReducedPattern's
 // table (cpu/pattern.hpp). Every pattern reduction is a small whole number, exact in double.

@@ -541,7 +541,8 @@ def check_storage_matrix(cases):
                         problem(f"no storage case {engine} direct={direct} {access} {layout}")
 
 
-DTYPE_BYTES = {"float32": 4, "float64": 8, "int32": 4, "int64": 8, "uint32": 4, "uint64": 8}
+DTYPE_BYTES = {"float32": 4, "float64": 8, "int32": 4, "int64": 8, "uint32": 4, "uint64": 8,
+               "int8": 1, "uint8": 1, "float16": 2, "bfloat16": 2}
 
 
 def check_size(case, stats, row, here, requested):

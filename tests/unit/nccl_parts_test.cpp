@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "comm/backend.hpp"
@@ -101,7 +103,7 @@ TEST(NcclBackend, ResultRangesCoverTheResultOnce) {
 }
 
 TEST(NcclBackend, ReducedValuesAreTheHostChecksTable) {
-  for (RedOp op : {RedOp::kSum, RedOp::kMax, RedOp::kMin}) {
+  for (RedOp op : {RedOp::kSum, RedOp::kMax, RedOp::kMin, RedOp::kProd}) {
     const CollectivePoint p{{Collective::kAllReduce, DType::kInt32, op, false}, 61, 0, 4};
     const auto values = reduced_values(p);
     ASSERT_EQ(values.size(), kernels::kPatternModulus);
@@ -113,6 +115,64 @@ TEST(NcclBackend, ReducedValuesAreTheHostChecksTable) {
     buffer[10] += 1;
     EXPECT_EQ(count_wrong<std::int32_t>(p, buffer), 1u) << name_of(op);
   }
+}
+
+// Every element type NCCL and the pattern check share: its name round-trips, its size is its
+// NCCL type's, and its exact-sum and exact-product limits are the largest that keep the
+// pattern's whole numbers exact.
+TEST(DTypeTable, NamesAndSizes) {
+  const std::vector<std::pair<DType, std::size_t>> sizes = {
+      {DType::kInt8, 1},    {DType::kUInt8, 1}, {DType::kFloat16, 2}, {DType::kBFloat16, 2},
+      {DType::kFloat32, 4}, {DType::kInt32, 4}, {DType::kUInt32, 4},  {DType::kFloat64, 8},
+      {DType::kInt64, 8},   {DType::kUInt64, 8}};
+  EXPECT_EQ(dtype_names().values().size(), sizes.size());
+  for (const auto& [t, bytes] : sizes) {
+    EXPECT_EQ(dtype_names().parse(std::string(name_of(t))), t) << name_of(t);
+    EXPECT_EQ(size_of(t), bytes) << name_of(t);
+  }
+  EXPECT_EQ(redop_names().parse("prod"), RedOp::kProd);
+  EXPECT_FALSE(redop_names().parse("avg").has_value());
+}
+
+TEST(DTypeTable, ExactLimitsKeepThePatternExact) {
+  // The whole numbers each type holds exactly: 2^significand bits, or the integer maximum.
+  const std::vector<std::pair<DType, double>> exact = {{DType::kInt8, 127},
+                                                       {DType::kUInt8, 255},
+                                                       {DType::kFloat16, 2048},
+                                                       {DType::kBFloat16, 256},
+                                                       {DType::kFloat32, 16777216},
+                                                       {DType::kInt32, 2147483647.0},
+                                                       {DType::kUInt32, 4294967295.0},
+                                                       {DType::kFloat64, 9007199254740992.0}};
+  const double top = static_cast<double>(kernels::kPatternModulus);  // the largest value
+  for (const auto& [t, limit] : exact) {
+    const auto sums = static_cast<double>(max_exact_sum_ranks(t));
+    EXPECT_LE(sums * top, limit) << name_of(t);
+    EXPECT_GT((sums + 1) * top, limit) << name_of(t);
+    const auto products = static_cast<double>(max_exact_product_ranks(t));
+    EXPECT_LE(std::pow(top, products), limit) << name_of(t);
+    EXPECT_GT(std::pow(top, products + 1), limit) << name_of(t);
+  }
+}
+
+TEST(DTypeTable, ProductTableIsTheBruteForceProduct) {
+  const CollectivePoint p{{Collective::kAllReduce, DType::kFloat64, RedOp::kProd, false}, 61, 0, 3};
+  const auto values = reduced_values(p);
+  for (std::uint64_t i = 0; i < 61; ++i) {
+    double product = 1;
+    for (std::uint64_t q = 0; q < 3; ++q)
+      product *= static_cast<double>(kernels::pattern_value(q, i));
+    EXPECT_EQ(values[(7 * i) % kernels::kPatternModulus], product) << i;
+  }
+  // int8 through its host check: a maximum table written back passes, one value off fails.
+  const CollectivePoint q{{Collective::kAllReduce, DType::kInt8, RedOp::kMax, false}, 61, 1, 2};
+  const auto table = reduced_values(q);
+  std::vector<std::int8_t> buffer(61);
+  for (std::uint64_t i = 0; i < buffer.size(); ++i)
+    buffer[i] = static_cast<std::int8_t>(table[(7 * i) % kernels::kPatternModulus]);
+  EXPECT_EQ(count_wrong<std::int8_t>(q, buffer), 0u);
+  buffer[3] = 0;
+  EXPECT_EQ(count_wrong<std::int8_t>(q, buffer), 1u);
 }
 
 }  // namespace

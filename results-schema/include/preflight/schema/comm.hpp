@@ -15,8 +15,11 @@ namespace preflight::schema {
 inline constexpr std::array kCommCaseAttributes = {
     Item{"collective", Type::kString, "",
          "allreduce, allgather, reducescatter, broadcast, reduce, alltoall, sendrecv"},
-    Item{"dtype", Type::kString, "", "float32, float64, int32, int64, uint32, uint64"},
-    Item{"redop", Type::kString, "", "sum, max, min; none for collectives without a reduction"},
+    Item{"dtype", Type::kString, "",
+         "float32, float64, int32, int64, uint32, uint64, int8, uint8, float16, bfloat16 (the "
+         "16-bit floating types with backend nccl only)"},
+    Item{"redop", Type::kString, "",
+         "sum, max, min, prod; none for collectives without a reduction"},
     Item{"root", Type::kInt64, "", "root rank within each group (broadcast, reduce), else -1"},
     Item{"placement", Type::kString, "", "in-place or out-of-place"},
     Item{"topology", Type::kString, "", "world, intra, inter, rail or ladder"},
