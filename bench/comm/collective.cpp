@@ -24,11 +24,16 @@ constexpr std::array kDTypes = {
     std::pair{DType::kInt64, std::string_view("int64")},
     std::pair{DType::kUInt32, std::string_view("uint32")},
     std::pair{DType::kUInt64, std::string_view("uint64")},
+    std::pair{DType::kInt8, std::string_view("int8")},
+    std::pair{DType::kUInt8, std::string_view("uint8")},
+    std::pair{DType::kFloat16, std::string_view("float16")},
+    std::pair{DType::kBFloat16, std::string_view("bfloat16")},
 };
 constexpr std::array kRedOps = {
     std::pair{RedOp::kSum, std::string_view("sum")},
     std::pair{RedOp::kMax, std::string_view("max")},
     std::pair{RedOp::kMin, std::string_view("min")},
+    std::pair{RedOp::kProd, std::string_view("prod")},
 };
 
 constexpr NameTable<Collective> kCollectiveNames{kCollectives};
@@ -71,13 +76,22 @@ const std::vector<Collective>& all_collectives() {
 
 std::size_t size_of(DType t) {
   switch (t) {
+    case DType::kInt8:
+    case DType::kUInt8:
+      return 1;
+    case DType::kFloat16:
+    case DType::kBFloat16:
+      return 2;
     case DType::kFloat32:
     case DType::kInt32:
     case DType::kUInt32:
       return 4;
-    default:
+    case DType::kFloat64:
+    case DType::kInt64:
+    case DType::kUInt64:
       return 8;
   }
+  return 8;
 }
 
 bool reduces(Collective c) {

@@ -13,8 +13,20 @@
 
 namespace preflight::comm {
 
-enum class DType { kFloat32, kFloat64, kInt32, kInt64, kUInt32, kUInt64 };
-enum class RedOp { kSum, kMax, kMin };
+// float16 and bfloat16 have no MPI type: only a backend that supports() them runs them.
+enum class DType {
+  kFloat32,
+  kFloat64,
+  kInt32,
+  kInt64,
+  kUInt32,
+  kUInt64,
+  kInt8,
+  kUInt8,
+  kFloat16,
+  kBFloat16
+};
+enum class RedOp { kSum, kMax, kMin, kProd };
 
 // The names users write and the results record, one table each.
 const NameTable<Collective>& collective_names();

@@ -83,7 +83,7 @@ CaseMeaning CollectiveCase::meaning() const {
 
 std::vector<Param> CollectiveCase::params() const {
   const auto& layout = groups_->layout();
-  return {
+  std::vector<Param> out = {
       {"collective", std::string(name_of(spec_.op)), "", false},
       {"dtype", std::string(name_of(spec_.dtype)), "", true},
       {"redop", reduces(spec_.op) ? std::string(name_of(spec_.redop)) : std::string("none"), "",
@@ -94,6 +94,8 @@ std::vector<Param> CollectiveCase::params() const {
       {"layout", layout.label, "", false},
       {"ladder_nodes", std::int64_t{layout.nodes}, "nodes", false},
   };
+  for (auto& p : backend_->case_params()) out.push_back(std::move(p));
+  return out;
 }
 
 std::uint64_t CollectiveCase::bytes(std::size_t point, int ranks) const {

@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <optional>
 
 #include "comm/backend.hpp"
 #include "comm/collective_case.hpp"
 #include "comm/expected.hpp"
+#include "comm/nccl_env.hpp"
 #include "harness/options.hpp"
 #include "harness/sizes.hpp"
 #include "harness/usage_error.hpp"
@@ -19,7 +21,10 @@ namespace {
 
 // The family's configuration after reading and checking. The defaults are the option table's.
 struct CommConfig {
-  std::string backend;
+  std::string backend;  // a backend's name, or "auto": NCCL where every rank has a GPU, else MPI
+  bool cuda_graph = false;
+  std::string registration;
+  double abort_after_s = 0;
   std::vector<Collective> ops;
   std::vector<DType> dtypes;
   std::vector<RedOp> redops;
@@ -37,14 +42,40 @@ constexpr std::array kPlacements = {
 };
 constexpr NameTable<bool> kPlacementNames{kPlacements};
 
+constexpr std::string_view kAutoBackend = "auto";
+
+std::vector<std::string> backend_choices() {
+  auto names = backend_names();
+  names.emplace_back(kAutoBackend);
+  return names;
+}
+
 const OptionTable<CommConfig>& options_table() {
   using C = CommConfig;
   static const OptionTable<C> table({
       opt::one_of({.key = "backend",
                    .flags = "--backend",
-                   .help = "Communication library",
+                   .help = "Communication library (auto: nccl where every rank has a GPU, "
+                           "else mpi; each case records which ran)",
                    .default_value = "mpi"},
-                  &C::backend, backend_names()),
+                  &C::backend, backend_choices()),
+      opt::boolean({.key = "cuda_graph",
+                    .flags = "-G,--cuda-graph",
+                    .help = "NCCL: replay each operation from a captured CUDA graph",
+                    .default_value = "false"},
+                   &C::cuda_graph),
+      opt::one_of({.key = "registration",
+                   .flags = "-R,--registration",
+                   .help = "NCCL: register buffers (local: ncclCommRegister, window: "
+                           "ncclCommWindowRegister, symmetric)",
+                   .default_value = "off"},
+                  &C::registration, registration_names().names()),
+      opt::duration({.key = "abort_after",
+                     .flags = "--abort-after",
+                     .help = "NCCL: abort the communicators when an operation makes no progress "
+                             "this long (0: never; the watchdog ends the job at timing.timeout)",
+                     .default_value = "0"},
+                    &C::abort_after_s, 0, "0 (never) or a time such as 120s"),
       opt::names(
           {.key = "ops", .flags = "--op", .help = "Collectives", .default_value = "allreduce"},
           &C::ops, collective_names(), "all"),
@@ -128,13 +159,37 @@ class CommFamily final : public Family {
       spec.factor = spec.step > 0 ? 0 : c.step_factor;  // a step in bytes, when given, wins
       c.sizes = expand_sweep(spec, entry.where(entry.has("max_bytes") ? "max_bytes" : "min_bytes"));
     }
+    // The GPU options mean nothing to MPI: asking for them with it is a mistake, not a no-op.
+    if (c.backend == "mpi")
+      for (const char* key : {"cuda_graph", "registration", "abort_after"})
+        if (entry.has(key))
+          entry.fail(key, "backend nccl or auto (a NCCL option)", "it with backend mpi");
     config_ = c;
+  }
+
+  void check_environment(const ConfigNode& env) const override {
+    if (!env.yaml().IsMap()) return;  // the campaign reader has refused it already
+    for (const auto& item : env.yaml()) {
+      const auto name = item.first.as<std::string>();
+      if (name.rfind("NCCL_", 0) != 0 && name.rfind("nccl_", 0) != 0) continue;
+      if (name.rfind("nccl_", 0) == 0)
+        env.fail(name, "NCCL variables in capitals (NCCL reads only those)", name);
+      if (auto problem = check_nccl_variable(name, item.second.as<std::string>()))
+        env.fail(name, problem->expected, problem->found);
+    }
   }
 
   nlohmann::json config() const override { return options_table().json(config_); }
 
   std::vector<std::string> skipped(const RankContext& ctx) const override {
     std::vector<std::string> out;
+    if (const auto& why = resolve(ctx).unavailable; !why.empty()) {
+      out.push_back(fmt::format(
+          "backend {}: {}: none of its cases ran; run it where every rank has a GPU, or use "
+          "backend auto (NCCL where a GPU is present, MPI where not)",
+          config_.backend, why));
+      return out;
+    }
     for (Topology t : config_.topologies)
       for (const auto& layout :
            make_layouts(t, ctx.node_of_rank, ctx.local_rank_of_rank, ctx.node_count))
@@ -149,7 +204,9 @@ class CommFamily final : public Family {
   }
 
   std::vector<std::unique_ptr<Case>> make_cases(const RankContext& ctx) override {
-    std::shared_ptr<CommBackend> backend = make_backend(config_.backend);
+    const Resolved& resolved = resolve(ctx);
+    if (!resolved.unavailable.empty()) return {};  // see skipped()
+    const std::shared_ptr<CommBackend>& backend = resolved.backend;
     std::vector<std::unique_ptr<Case>> cases;
     for (Topology t : config_.topologies)
       for (auto& layout :
@@ -184,8 +241,16 @@ class CommFamily final : public Family {
     std::map<int, int> group_sizes;
     for (int g : layout.group_of_rank)
       if (g >= 0) ++group_sizes[g];
-    const bool sums = std::find(config_.redops.begin(), config_.redops.end(), RedOp::kSum) !=
-                      config_.redops.end();
+    const auto asks = [&](RedOp r) {
+      return std::find(config_.redops.begin(), config_.redops.end(), r) != config_.redops.end();
+    };
+    const bool sums = asks(RedOp::kSum), products = asks(RedOp::kProd);
+    for (DType dtype : config_.dtypes)
+      if (!backend.supports(dtype))
+        throw UsageError(fmt::format(
+            "dtypes: {} is not an element type of the {} backend; use backend nccl (on GPUs) or "
+            "another dtype",
+            name_of(dtype), backend.name()));
     for (const auto& [group, n] : group_sizes)
       for (Collective op : config_.ops)
         for (DType dtype : config_.dtypes) {
@@ -196,6 +261,13 @@ class CommFamily final : public Family {
                 "{} ranks; use a wider dtype (float64: up to {}) or redops max and min",
                 name_of(dtype), n, max_exact_sum_ranks(dtype),
                 max_exact_sum_ranks(DType::kFloat64)));
+          if (products && reduces(op) && ranks > max_exact_product_ranks(dtype))
+            throw UsageError(fmt::format(
+                "redops: a product of {} over {} ranks cannot be checked: its values stay exact up "
+                "to {} rank{}; use a wider dtype (float64: up to {}) or fewer ranks per group",
+                name_of(dtype), n, max_exact_product_ranks(dtype),
+                max_exact_product_ranks(dtype) == 1 ? "" : "s",
+                max_exact_product_ranks(DType::kFloat64)));
           for (std::uint64_t bytes : config_.sizes) {
             const std::uint64_t elements =
                 reported_bytes(op, chunk_elements(op, bytes, dtype, n), dtype, n) / size_of(dtype);
@@ -209,13 +281,42 @@ class CommFamily final : public Family {
         }
   }
 
-  // A backend without an out-of-place form of a collective runs it in place, once.
+  // A backend without an out-of-place form of a collective runs it in place, once; one without
+  // an in-place form, out of place, once.
   std::vector<bool> placements_of(const CommBackend& backend, Collective op) const {
-    if (backend.supports_out_of_place(op)) return config_.placements;
-    return {true};
+    if (!backend.supports_out_of_place(op)) return {true};
+    if (!backend.supports_in_place(op)) return {false};
+    return config_.placements;
+  }
+
+  // The backend that runs, decided once (collective: every rank asks the same question), and
+  // why it cannot run here, if it cannot.
+  struct Resolved {
+    std::shared_ptr<CommBackend> backend;
+    std::string unavailable;
+  };
+  const Resolved& resolve(const RankContext& ctx) const {
+    if (resolved_) return *resolved_;
+    BackendSettings settings;
+    settings.world = ctx.world;
+    settings.cuda_graph = config_.cuda_graph;
+    settings.registration =
+        registration_names().parse(config_.registration).value_or(Registration::kOff);
+    settings.abort_after_s = config_.abort_after_s;
+    const bool automatic = config_.backend == kAutoBackend;
+    Resolved r;
+    r.backend = make_backend(automatic ? "nccl" : config_.backend, settings);
+    r.unavailable = r.backend->unavailable(ctx.world);
+    if (automatic && !r.unavailable.empty()) {
+      r.backend = make_backend("mpi", settings);
+      r.unavailable.clear();
+    }
+    resolved_ = std::move(r);
+    return *resolved_;
   }
 
   CommConfig config_;
+  mutable std::optional<Resolved> resolved_;
 };
 
 }  // namespace

@@ -42,6 +42,13 @@ MPI_Datatype mpi_type(DType t) {
       return MPI_UINT32_T;
     case DType::kUInt64:
       return MPI_UINT64_T;
+    case DType::kInt8:
+      return MPI_INT8_T;
+    case DType::kUInt8:
+      return MPI_UINT8_T;
+    case DType::kFloat16:
+    case DType::kBFloat16:
+      break;  // no MPI type: supports() says so before any case is made
   }
   return MPI_DATATYPE_NULL;
 }
@@ -52,6 +59,8 @@ MPI_Op mpi_op(RedOp op) {
       return MPI_MAX;
     case RedOp::kMin:
       return MPI_MIN;
+    case RedOp::kProd:
+      return MPI_PROD;
     default:
       return MPI_SUM;
   }
@@ -179,6 +188,7 @@ class MpiBackend final : public CommBackend {
   // A capability of MPI's, not a trait of the collective: MPI_Bcast has one buffer, where
   // ncclBroadcast has a send and a receive buffer.
   bool supports_out_of_place(Collective c) const override { return c != Collective::kBroadcast; }
+  bool supports(DType t) const override { return t != DType::kFloat16 && t != DType::kBFloat16; }
   std::unique_ptr<CommGroup> connect(MPI_Comm group) override {
     return std::make_unique<MpiGroup>(group);
   }
@@ -198,6 +208,13 @@ class MpiBackend final : public CommBackend {
         return make_collective<std::uint32_t>(p, comm);
       case DType::kUInt64:
         return make_collective<std::uint64_t>(p, comm);
+      case DType::kInt8:
+        return make_collective<std::int8_t>(p, comm);
+      case DType::kUInt8:
+        return make_collective<std::uint8_t>(p, comm);
+      case DType::kFloat16:
+      case DType::kBFloat16:
+        break;  // refused by supports() before any case is made
     }
     return nullptr;
   }
@@ -205,7 +222,7 @@ class MpiBackend final : public CommBackend {
 
 }  // namespace
 
-std::unique_ptr<CommBackend> make_mpi_backend() {
+std::unique_ptr<CommBackend> make_mpi_backend(const BackendSettings&) {
   return std::make_unique<MpiBackend>();
 }
 

@@ -33,6 +33,7 @@ GpuInfo query_gpu(int local_rank) {
   int nccl = 0;
   if (ncclGetVersion(&nccl) == ncclSuccess)
     info.nccl = fmt::format("{}.{}.{}", nccl / 10000, (nccl % 10000) / 100, nccl % 100);
+  info.nccl_built = fmt::format("{}.{}.{}", NCCL_MAJOR, NCCL_MINOR, NCCL_PATCH);
 #endif
   int driver = 0;
   if (cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0)
@@ -45,11 +46,15 @@ GpuInfo query_gpu(int local_rank) {
     cudaGetLastError();  // clear the sticky error so later CUDA calls start clean
     return info;
   }
+  const int device = local_rank % info.count;
   cudaDeviceProp props{};
-  if (cudaGetDeviceProperties(&props, local_rank % info.count) == cudaSuccess) {
+  if (cudaGetDeviceProperties(&props, device) == cudaSuccess) {
     info.model = props.name;
     info.uuid = uuid_text(props.uuid);
+    info.memory_bytes = props.totalGlobalMem;
   }
+  char bus[32] = {};
+  if (cudaDeviceGetPCIBusId(bus, sizeof(bus), device) == cudaSuccess) info.pci_bus_id = bus;
   return info;
 }
 

@@ -179,6 +179,11 @@ Campaign read_campaign(const YAML::Node& yaml, const std::string& file, FamilyMa
     b.family = std::move(family);
     c.benchmarks.push_back(std::move(b));
   }
+  // A variant's environment is checked by the families that read it, so that a misspelt
+  // library setting fails here, before anything runs, not in the library hours later.
+  for (const auto& v : root.sequence("variants"))
+    if (v.has("env"))
+      for (const auto& b : c.benchmarks) b.family->check_environment(v.child("env"));
   c.effective = yaml_to_json(yaml);
   nlohmann::json resolved = nlohmann::json::array();
   for (const auto& b : c.benchmarks)

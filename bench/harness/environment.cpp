@@ -7,8 +7,10 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "gpu/gpu_info.hpp"
 #include "harness/mpi_strings.hpp"
@@ -63,7 +65,12 @@ nlohmann::json to_json(const RankEnvironment& e) {
           {"gpu_driver", e.gpu_driver},
           {"cuda_runtime", e.cuda_runtime},
           {"nccl_version", e.nccl_version},
-          {"gpu_note", e.gpu_note}};
+          {"gpu_note", e.gpu_note},
+          {"gpu_pci_bus_id", e.gpu_pci_bus_id},
+          {"gpu_memory_bytes", e.gpu_memory_bytes},
+          {"gpu_nvlinks", e.gpu_nvlinks},
+          {"nccl_built_version", e.nccl_built_version},
+          {"nccl_env", e.nccl_env}};
 }
 
 RankEnvironment from_json(const nlohmann::json& j) {
@@ -85,10 +92,25 @@ RankEnvironment from_json(const nlohmann::json& j) {
   j.at("cuda_runtime").get_to(e.cuda_runtime);
   j.at("nccl_version").get_to(e.nccl_version);
   j.at("gpu_note").get_to(e.gpu_note);
+  j.at("gpu_pci_bus_id").get_to(e.gpu_pci_bus_id);
+  j.at("gpu_memory_bytes").get_to(e.gpu_memory_bytes);
+  j.at("gpu_nvlinks").get_to(e.gpu_nvlinks);
+  j.at("nccl_built_version").get_to(e.nccl_built_version);
+  j.at("nccl_env").get_to(e.nccl_env);
   return e;
 }
 
 }  // namespace
+
+std::string nccl_environment(char** variables) {
+  std::vector<std::string> found;
+  for (char** v = variables; v != nullptr && *v != nullptr; ++v)
+    if (std::string_view(*v).starts_with("NCCL_")) found.emplace_back(*v);
+  std::sort(found.begin(), found.end());
+  std::string out;
+  for (const auto& f : found) out += (out.empty() ? "" : " ") + f;
+  return out;
+}
 
 RankEnvironment local_environment(const RankContext& ctx) {
   RankEnvironment e;
@@ -110,6 +132,10 @@ RankEnvironment local_environment(const RankContext& ctx) {
   e.cuda_runtime = gpu.runtime;
   e.nccl_version = gpu.nccl;
   e.gpu_note = gpu.note;
+  e.gpu_pci_bus_id = gpu.pci_bus_id;
+  e.gpu_memory_bytes = gpu.memory_bytes;
+  e.nccl_built_version = gpu.nccl_built;
+  e.nccl_env = nccl_environment(environ);
   return e;
 }
 
@@ -125,9 +151,14 @@ void print_environment(const std::vector<RankEnvironment>& env) {
              "node", "local", "cpu", "cores", "mem(GiB)", "kernel", "mpi", "gpu");
   for (const auto& e : env) {
     const std::string gpu =
-        e.gpu_count > 0 ? fmt::format("{} {} (driver {}, CUDA {}, NCCL {})", e.gpu_model,
-                                      e.gpu_uuid, e.gpu_driver, e.cuda_runtime, e.nccl_version)
-                        : fmt::format("none ({})", e.gpu_note);
+        e.gpu_count > 0
+            ? fmt::format(
+                  "{} {} bus {} {:.0f} GiB (CUDA driver {}, runtime {}, NCCL {}, built "
+                  "with {}){}",
+                  e.gpu_model, e.gpu_uuid, e.gpu_pci_bus_id,
+                  static_cast<double>(e.gpu_memory_bytes) / (1 << 30), e.gpu_driver, e.cuda_runtime,
+                  e.nccl_version, e.nccl_built_version, e.nccl_env.empty() ? "" : " " + e.nccl_env)
+            : fmt::format("none ({})", e.gpu_note);
     fmt::print("{:>5} {:<20} {:>4} {:>5} {:<28.28} {:>5} {:>8.1f} {:<22.22} {:<16.16} {}\n", e.rank,
                e.host, e.node, e.local_rank, e.cpu_model, e.cpu_cores,
                static_cast<double>(e.memory_bytes) / (1 << 30), e.kernel, e.mpi_library, gpu);

@@ -23,10 +23,18 @@ struct RankEnvironment {
   std::string mpi_library;
   std::int64_t gpu_count = 0;
   std::string gpu_model, gpu_uuid, gpu_driver, cuda_runtime, nccl_version;
+  std::string gpu_pci_bus_id;
+  std::uint64_t gpu_memory_bytes = 0;
+  std::int64_t gpu_nvlinks = -1;  // not measured: needs NVML (not read yet)
+  std::string nccl_built_version;
+  std::string nccl_env;  // NCCL_* of this rank's environment, "NAME=VALUE NAME=VALUE"
   std::string gpu_note;  // why there is no GPU; not recorded, shown by `preflight env`
 };
 
 RankEnvironment local_environment(const RankContext& ctx);
+
+// The NCCL_* entries of an environment block (environ), sorted, "NAME=VALUE NAME=VALUE".
+std::string nccl_environment(char** variables);
 
 // Collective; rank 0 gets every rank's environment in rank order, the others nothing.
 std::vector<RankEnvironment> gather_environment(const RankContext& ctx);

@@ -44,6 +44,9 @@ class Family {
   // name, family and timing, are the harness's); throws UsageError at the key's position.
   // With an OptionTable: table.read(entry, config), then the rules between keys.
   virtual void configure(const ConfigNode& entry) = 0;
+  // Checks a variant's environment map (variants[i].env) for the variables this family's
+  // libraries read; throws UsageError at the variable's key. The default checks nothing.
+  virtual void check_environment(const ConfigNode& env) const { (void)env; }
   // The effective configuration, recorded in the results (table.json(config)).
   virtual nlohmann::json config() const = 0;
   // Collective over ctx.world: every rank makes the same cases in the same order. May be

@@ -108,6 +108,26 @@ void write_environment(hid_t file, const std::vector<RankEnvironment>& env) {
   strings("gpu_driver", &RankEnvironment::gpu_driver);
   strings("cuda_runtime", &RankEnvironment::cuda_runtime);
   strings("nccl_version", &RankEnvironment::nccl_version);
+  const auto& gpu_cols = s::kGpuEnvironmentColumns;
+  auto gpu_strings = [&](std::string_view name, std::string RankEnvironment::*field) {
+    std::vector<std::string> v;
+    for (const auto& e : env) v.push_back(e.*field);
+    h5::write_column(group.get(), name, std::span<const std::string>(v),
+                     info_of(item(gpu_cols, name)));
+  };
+  gpu_strings("gpu_pci_bus_id", &RankEnvironment::gpu_pci_bus_id);
+  std::vector<std::uint64_t> gpu_memory;
+  std::vector<std::int64_t> nvlinks;
+  for (const auto& e : env) {
+    gpu_memory.push_back(e.gpu_memory_bytes);
+    nvlinks.push_back(e.gpu_nvlinks);
+  }
+  h5::write_column(group.get(), "gpu_memory_bytes", std::span<const std::uint64_t>(gpu_memory),
+                   info_of(item(gpu_cols, "gpu_memory_bytes")));
+  h5::write_column(group.get(), "gpu_nvlinks", std::span<const std::int64_t>(nvlinks),
+                   info_of(item(gpu_cols, "gpu_nvlinks")));
+  gpu_strings("nccl_built_version", &RankEnvironment::nccl_built_version);
+  gpu_strings("nccl_env", &RankEnvironment::nccl_env);
 }
 
 void write_env_checks(hid_t file, const std::vector<EnvCheck>& checks) {

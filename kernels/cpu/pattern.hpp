@@ -57,7 +57,24 @@ std::uint64_t count_pattern_mismatches(std::span<const T> got, std::uint64_t ran
   return wrong;
 }
 
-enum class Reduction { kSum, kMax, kMin };
+enum class Reduction { kSum, kMax, kMin, kProd };
+
+// The most ranks whose product of pattern values stays exact in a type that holds every whole
+// number up to `limit` (2^digits, or an integer type's largest value): the largest n with
+// 61^n <= limit, since every partial product is a whole number no larger than the total.
+constexpr std::uint64_t max_exact_product_ranks(std::uint64_t limit) {
+  std::uint64_t ranks = 0;
+  for (std::uint64_t product = 1; product <= limit / kPatternModulus; product *= kPatternModulus)
+    ++ranks;
+  return ranks;
+}
+template <typename T>
+constexpr std::uint64_t max_exact_product_ranks() {
+  if constexpr (std::numeric_limits<T>::is_integer)
+    return max_exact_product_ranks(static_cast<std::uint64_t>(std::numeric_limits<T>::max()));
+  else
+    return max_exact_product_ranks(std::uint64_t{1} << std::numeric_limits<T>::digits);
+}
 
 // The reduction over ranks 0..n-1 of pattern_value(q, i) depends on i only through
 // (7 i) mod 61, so 61 precomputed results check any reduced buffer in one pass.
@@ -66,19 +83,24 @@ class ReducedPattern {
  public:
   ReducedPattern(Reduction reduction, std::uint64_t ranks) {
     for (std::uint64_t residue = 0; residue < kPatternModulus; ++residue) {
-      std::uint64_t sum = 0, high = 0, low = kPatternModulus + 1;
+      std::uint64_t sum = 0, high = 0, low = kPatternModulus + 1, product = 1;
       for (std::uint64_t q = 0; q < ranks; ++q) {
         const std::uint64_t v = (q * 131 + residue) % kPatternModulus + 1;
         sum += v;
         high = std::max(high, v);
         low = std::min(low, v);
+        product *= v;  // exact within max_exact_product_ranks, which the comm family enforces
       }
-      const std::uint64_t r = reduction == Reduction::kSum   ? sum
-                              : reduction == Reduction::kMax ? high
-                                                             : low;
+      const std::uint64_t r = reduction == Reduction::kSum    ? sum
+                              : reduction == Reduction::kMax  ? high
+                              : reduction == Reduction::kProd ? product
+                                                              : low;
       expected_[residue] = static_cast<T>(r);
     }
   }
+
+  // What an element whose index i has (7 i) mod 61 == residue must hold.
+  T expected_at(std::uint64_t residue) const { return expected_[residue % kPatternModulus]; }
 
   // Elements of `got` that differ from the reduction at indices first_index, first_index+1, ...
   std::uint64_t count_mismatches(std::span<const T> got, std::uint64_t first_index) const {

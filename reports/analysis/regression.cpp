@@ -33,8 +33,9 @@ std::vector<EnvironmentChange> environment_changes(const RunData& a, const RunDa
   compare("ranks", std::to_string(a.world_size), std::to_string(b.world_size));
   compare("nodes", std::to_string(a.node_count), std::to_string(b.node_count));
   compare("config", a.config, b.config);
-  for (const char* column : {"host", "cpu_model", "kernel", "mpi_library", "gpu_model",
-                             "gpu_driver", "cuda_runtime", "nccl_version"}) {
+  for (const char* column :
+       {"host", "cpu_model", "kernel", "mpi_library", "gpu_model", "gpu_driver", "cuda_runtime",
+        "nccl_version", "nccl_built_version", "nccl_env", "gpu_memory_bytes", "gpu_nvlinks"}) {
     const auto ia = a.environment.find(column), ib = b.environment.find(column);
     if (ia == a.environment.end() || ib == b.environment.end()) continue;
     compare(column, joined_values(ia->second), joined_values(ib->second));

@@ -377,7 +377,10 @@ RunData read_run(const std::string& path) {
     if (!h5::exists(f, s::kEnvironmentGroup))
       throw ReadError(missing(path, "the group /environment"));
     h5::Handle env = h5::open_group(f, s::kEnvironmentGroup);
-    for (const auto& item : s::kEnvironmentColumns) {
+    std::vector<s::Item> columns(s::kEnvironmentColumns.begin(), s::kEnvironmentColumns.end());
+    for (const auto& item : s::kGpuEnvironmentColumns)
+      if (h5::exists(env.get(), item.name)) columns.push_back(item);  // newer files only
+    for (const auto& item : columns) {
       if (!h5::exists(env.get(), item.name))
         throw ReadError(missing(path, fmt::format("column '{}' of /environment", item.name)));
       const Column c = read_column(env.get(), std::string(item.name), Declared::kNone, path);

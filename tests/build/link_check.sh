@@ -31,6 +31,18 @@ for lib in harness comm storage; do
   fi
 done
 
+# NCCL: only the comm family's NCCL backend calls collectives (and the GPU environment query
+# its version); never the harness or another family, never the report.
+for lib in harness storage; do
+  a=$(find "$build/bench" -name "libpreflight_$lib.a" | head -n 1)
+  [[ -n $a && $(nm "$a" 2>/dev/null) == *" U nccl"* ]] && fail "libpreflight_$lib.a calls NCCL"
+done
+if [[ $(ldd "$preflight") == *libnccl* ]]; then
+  a=$(find "$build/bench" -name libpreflight_comm.a | head -n 1)
+  [[ $(nm "$a" 2>/dev/null) == *" U ncclCommInitRank"* ]] || fail "preflight loads NCCL but libpreflight_comm.a has no NCCL backend"
+fi
+[[ $(ldd "$report") == *libnccl* ]] && fail "preflight-report loads NCCL"
+
 for exe in "$preflight" "$report"; do
   libs=$(ldd "$exe" | grep -o 'libhdf5[^ ]*' | sort -u | tr '\n' ' ')
   [[ $libs == *openmpi* || $libs == *mpich* ]] && fail "$(basename "$exe") loads a parallel HDF5: $libs"

@@ -643,7 +643,8 @@ def check_storage_matrix(cases):
                         problem(f"no storage case {engine} direct={direct} {access} {layout}")
 
 
-DTYPE_BYTES = {"float32": 4, "float64": 8, "int32": 4, "int64": 8, "uint32": 4, "uint64": 8}
+DTYPE_BYTES = {"float32": 4, "float64": 8, "int32": 4, "int64": 8, "uint32": 4, "uint64": 8,
+               "int8": 1, "uint8": 1, "float16": 2, "bfloat16": 2}
 
 
 def check_size(case, stats, row, here, requested):
@@ -845,6 +846,10 @@ def main():
                 problem("/env_checks has a failed check, yet the run measured without --env-check warn")
         if "scheduler" in f.attrs and not isinstance(json.loads(text(f.attrs["scheduler"])), dict):
             problem("attribute scheduler is not a JSON object")
+        # The GPU columns came later: a file has all of them or (written before them) none.
+        gpu_rows = spec["GPU environment columns (`/environment/<column>`, one row per world rank)"][0]["rows"]
+        if any(r["name"] in f["environment"] for r in gpu_rows):
+            check_columns(f["environment"], gpu_rows, "/environment", world)
         if args.status and text(f.attrs["status"]) != args.status:
             problem(f"run status '{text(f.attrs['status'])}', expected '{args.status}'")
         if args.nodes is not None and int(f.attrs["node_count"]) != args.nodes:

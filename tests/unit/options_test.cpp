@@ -117,7 +117,7 @@ TEST(Options, YamlSetAndFlagJudgeEveryOptionAlike) {
     // Only free text (a directory, a data set id) takes "bogus-value".
     if (name == "comm") {
       EXPECT_EQ(from_yaml(name, "redops", "bogus-value"),
-                ": expected one of sum, max, min, found 'bogus-value'");
+                ": expected one of sum, max, min, prod, found 'bogus-value'");
     }
     EXPECT_GE(refused, static_cast<int>(family->options().size()) - 2) << name;
   }

@@ -113,6 +113,9 @@ TEST(SchemaSpec, EnvironmentColumns) {
 TEST(SchemaSpec, EnvCheckColumns) {
   expect_documented(kEnvCheckColumns, "Environment checks");
 }
+TEST(SchemaSpec, GpuEnvironmentColumns) {
+  expect_documented(kGpuEnvironmentColumns, "GPU environment columns");
+}
 TEST(SchemaSpec, CaseAttributes) {
   expect_documented(kCaseAttributes, "Case attributes");
 }
@@ -134,6 +137,9 @@ TEST(SchemaSpec, SpanCaseAttributes) {
 
 TEST(SchemaSpec, CommCaseAttributes) {
   expect_documented(kCommCaseAttributes, "The comm family", 0);
+}
+TEST(SchemaSpec, CommGpuCaseAttributes) {
+  expect_documented(kCommGpuCaseAttributes, "The comm family on GPUs", 0);
 }
 TEST(SchemaSpec, CommStatsColumns) {
   expect_documented(kCommStatsColumns, "The comm family", 1);

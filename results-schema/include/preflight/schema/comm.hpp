@@ -15,14 +15,30 @@ namespace preflight::schema {
 inline constexpr std::array kCommCaseAttributes = {
     Item{"collective", Type::kString, "",
          "allreduce, allgather, reducescatter, broadcast, reduce, alltoall, sendrecv"},
-    Item{"dtype", Type::kString, "", "float32, float64, int32, int64, uint32, uint64"},
-    Item{"redop", Type::kString, "", "sum, max, min; none for collectives without a reduction"},
+    Item{"dtype", Type::kString, "",
+         "float32, float64, int32, int64, uint32, uint64, int8, uint8, float16, bfloat16 (the "
+         "16-bit floating types with backend nccl only)"},
+    Item{"redop", Type::kString, "",
+         "sum, max, min, prod; none for collectives without a reduction"},
     Item{"root", Type::kInt64, "", "root rank within each group (broadcast, reduce), else -1"},
     Item{"placement", Type::kString, "", "in-place or out-of-place"},
     Item{"topology", Type::kString, "", "world, intra, inter, rail or ladder"},
     Item{"layout", Type::kString, "", "the layout's label, e.g. `ladder 2 nodes`"},
     Item{"ladder_nodes", Type::kInt64, "nodes",
          "nodes in this ladder step; 0 for other topologies"},
+};
+
+// Further case attributes of a case the NCCL backend ran (backend `nccl`): how its figures were
+// taken, in the order the backend writes them.
+enum CommGpuAttribute : std::size_t { kCommLaunch, kCommRegistration, kCommTimer };
+inline constexpr std::array kCommGpuCaseAttributes = {
+    Item{"launch", Type::kString, "",
+         "stream: each operation queued by its NCCL call; cuda-graph: replayed from a CUDA graph "
+         "captured once"},
+    Item{"registration", Type::kString, "",
+         "off, local (ncclCommRegister) or window (ncclCommWindowRegister, symmetric)"},
+    Item{"timer", Type::kString, "",
+         "cuda-events: times are CUDA events on the operations' stream"},
 };
 
 // Stats columns: the point columns size_bytes and count, then the time metrics and their

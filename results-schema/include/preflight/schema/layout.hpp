@@ -160,6 +160,19 @@ inline constexpr std::string_view kSkipped = "skipped";
 // gave them to rank 0 (Slurm: kind, job_id, job_name, node_list, partition, nodes, ntasks,
 // tasks_per_node, cluster).
 inline constexpr std::string_view kSchedulerAttribute = "scheduler";
+// Environment columns of the GPU and NCCL, added after the columns above: a reader takes them
+// when present (files written before them lack them). Empty, 0 or -1 where there is none.
+inline constexpr std::array kGpuEnvironmentColumns = {
+    Item{"gpu_pci_bus_id", Type::kString, "",
+         "PCI bus id of the rank's GPU (domain:bus:device.function), empty when none"},
+    Item{"gpu_memory_bytes", Type::kUInt64, "B", "memory of the rank's GPU, 0 when none"},
+    Item{"gpu_nvlinks", Type::kInt64, "links",
+         "active NVLinks of the rank's GPU; -1: not measured (needs NVML, not read yet)"},
+    Item{"nccl_built_version", Type::kString, "",
+         "NCCL version preflight was compiled against, empty when built without NCCL"},
+    Item{"nccl_env", Type::kString, "",
+         "the NCCL_* variables of the rank's environment at start, NAME=VALUE, space-separated"},
+};
 
 inline constexpr std::array kCaseAttributes = {
     Item{"index", Type::kInt64, "", "position of the case in the run, 0-based"},
