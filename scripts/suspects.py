@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """The hosts a preflight-report JSON verdict names as suspects, one "HOST<TAB>REASON" line each,
 for scripts that act on them through the scheduler (scripts/slurm/drain-suspects.sh,
-scripts/k8s/taint-suspects.sh). A suspect is a node the report names slow or late against its
-peers (runs[].outliers of kind node); a virtual node's name (host/vN) is its host. A name that
-is not a plain host name is refused on stderr, never passed on: it would reach a shell.
+scripts/k8s/taint-suspects.sh). A host suspect is a node the report names slow against its peers
+(runs[].outliers of kind node; a virtual node's name, host/vN, is its host) or a host the pair
+sweep isolates (suspects[] of kind host: slow with every partner). A link suspect (suspects[] of
+kind link: one pair slow while both hosts are fine with others) is no reason to drain either
+host: it is printed on stderr as the cable or port to check. A name that is not a plain host
+name is refused on stderr, never passed on: it would reach a shell.
 
 suspects.py REPORT.json"""
 import json
@@ -23,6 +26,14 @@ def suspects(report):
             why = "preflight: slow node, {:.2f}x its peers over {} sizes ({})".format(
                 float(o.get("ratio", 0)), o.get("sizes", 0), run.get("label", ""))
             seen.setdefault(host, why)
+    for s in report.get("suspects", []):
+        hosts = [str(h) for h in s.get("hosts", [])]
+        if s.get("kind") == "host" and len(hosts) == 1:
+            seen.setdefault(hosts[0], "preflight: {} ({})".format(s.get("action", "node fault"),
+                                                                 s.get("run", "")))
+        elif s.get("kind") == "link":
+            print("suspects: link {}: {} (no host drained for it)".format(
+                " - ".join(hosts), s.get("action", "")), file=sys.stderr)
     return seen
 
 

@@ -11,11 +11,15 @@ cat >"$work/named.json" <<'JSON'
 {"runs": [{"label": "r1", "outliers": [
   {"kind": "node", "name": "gpu07/v1", "ranks": [2, 3], "ratio": 1.52, "robust_z": 9, "sizes": 6},
   {"kind": "rank", "name": "rank 5", "ranks": [5], "ratio": 1.4, "robust_z": 5, "sizes": 3},
-  {"kind": "node", "name": "x;reboot", "ranks": [6], "ratio": 2.0, "robust_z": 9, "sizes": 1}]}]}
+  {"kind": "node", "name": "x;reboot", "ranks": [6], "ratio": 2.0, "robust_z": 9, "sizes": 1}]}],
+ "suspects": [{"kind": "host", "hosts": ["pf2"], "action": "drain pf2: slow with every partner", "run": "r1", "finding": 1},
+              {"kind": "link", "hosts": ["pf0", "pf3"], "action": "check the cable between pf0 and pf3", "run": "r1", "finding": 2}]}
 JSON
 "$src/scripts/slurm/drain-suspects.sh" "$work/named.json" >"$work/drain.out" 2>"$work/drain.err"
 expect "drain: the slow node's host, with why" grep -qx 'scontrol update NodeName=gpu07 State=DRAIN Reason="preflight: slow node, 1.52x its peers over 6 sizes (r1)"' "$work/drain.out"
-[[ $(grep -c '^scontrol' "$work/drain.out") -eq 1 ]] && pass "drain: one command (no rank, no refused name)" ||
+expect "drain: the host the pair sweep isolates" grep -q '^scontrol update NodeName=pf2 State=DRAIN Reason="preflight: drain pf2: slow with every partner (r1)"' "$work/drain.out"
+expect "drain: a link suspect drains no host, it is named to check" grep -q 'link pf0 - pf3: check the cable between pf0 and pf3' "$work/drain.err"
+[[ $(grep -c '^scontrol' "$work/drain.out") -eq 2 ]] && pass "drain: two commands (no rank, no link, no refused name)" ||
   fail "drain: $(grep -c '^scontrol' "$work/drain.out") commands"
 expect "drain: a name that is no host name is refused" grep -q "refused a name that is no host name: 'x;reboot'" "$work/drain.err"
 expect "drain: printed only" grep -q 'printed only: run again with --execute' "$work/drain.out"
