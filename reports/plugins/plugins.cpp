@@ -16,6 +16,8 @@ const std::array kPlugins = {
            &served_from_memory_findings, nullptr},
     // comm: inter-node against intra-node throughput of the same collective.
     Plugin{"inter-vs-intra", "", nullptr, &inter_vs_intra, nullptr},
+    // fabric: the node x node pair matrix; node and link faults isolated from it.
+    Plugin{"pair-matrix", "", nullptr, &pair_matrix_findings, nullptr},
 };
 
 }  // namespace

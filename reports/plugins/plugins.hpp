@@ -51,5 +51,6 @@ std::vector<std::string> unserved_quality_rules(const RunData& run);
 std::string served_from_memory(const CaseView& v, std::size_t point, const Selection& where);
 void served_from_memory_findings(const RunReport& r, std::vector<Finding>& out);
 void inter_vs_intra(const RunReport& r, std::vector<Finding>& out);
+void pair_matrix_findings(const RunReport& r, std::vector<Finding>& out);
 
 }  // namespace preflight::report::plugins
