@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "analysis/report.hpp"
@@ -58,12 +59,7 @@ void add_case(const RunData& run, const CaseData& c, TestMatrix& t) {
   t.m.unit = c.stats.count(metric) ? c.stats.at(metric).unit : "";
   const std::size_t point = t.m.higher_is_better ? v.points() - 1 : 0;
   t.size = v.point_label(point);
-  const auto node = [&](int rank) {
-    const auto it = t.node_of_rank.find(rank);
-    if (it != t.node_of_rank.end()) return it->second;
-    t.m.nodes.push_back(host_of(run, rank));
-    return t.node_of_rank[rank] = static_cast<int>(t.m.nodes.size()) - 1;
-  };
+  const auto node = [&](int rank) { return t.node_of_rank.at(rank); };
   for (std::size_t g = 0; g < pairs.size(); ++g) {
     // A case of one group has no per-group rows: its all-groups row is the pair's.
     std::size_t row = v.row(point, static_cast<int>(g));
@@ -112,9 +108,24 @@ std::string action_for(bool node, const std::vector<std::string>& hosts) {
 
 void pair_matrix_findings(const RunReport& r, std::vector<Finding>& out) {
   std::map<std::string, TestMatrix> tests;
+  std::set<int> ranks;  // of every pair, so that the matrices list nodes in rank order
   for (const auto& c : r.run->cases)
     if (c.family == schema::kFabricFamily && c.status == "ok")
-      add_case(*r.run, c, tests[CaseView(c).param(std::string(schema::kFabricTestAttribute))]);
+      for (const auto& [a, b] :
+           parse_pairs(CaseView(c).param(std::string(schema::kFabricPairsAttribute)))) {
+        ranks.insert(a);
+        ranks.insert(b);
+      }
+  for (const auto& c : r.run->cases)
+    if (c.family == schema::kFabricFamily && c.status == "ok") {
+      auto& t = tests[CaseView(c).param(std::string(schema::kFabricTestAttribute))];
+      if (t.m.nodes.empty())
+        for (int rank : ranks) {
+          t.node_of_rank[rank] = static_cast<int>(t.m.nodes.size());
+          t.m.nodes.push_back(host_of(*r.run, rank));
+        }
+      add_case(*r.run, c, t);
+    }
   // One finding per suspect, with the evidence of every test that names it.
   std::map<std::pair<bool, std::vector<std::string>>, Finding> by_suspect;
   for (const auto& [test, t] : tests) {
