@@ -49,7 +49,7 @@ struct TestMatrix {
   std::map<int, int> node_of_rank;
 };
 
-void add_case(const RunData& run, const CaseData& c, TestMatrix& t) {
+void add_case(const CaseData& c, TestMatrix& t) {
   const CaseView v(c);
   const auto metric = v.primary_metric();
   const auto pairs = parse_pairs(v.param(std::string(schema::kFabricPairsAttribute)));
@@ -124,7 +124,7 @@ void pair_matrix_findings(const RunReport& r, std::vector<Finding>& out) {
           t.node_of_rank[rank] = static_cast<int>(t.m.nodes.size());
           t.m.nodes.push_back(host_of(*r.run, rank));
         }
-      add_case(*r.run, c, t);
+      add_case(c, t);
     }
   // One finding per suspect, with the evidence of every test that names it.
   std::map<std::pair<bool, std::vector<std::string>>, Finding> by_suspect;
