@@ -145,12 +145,12 @@ std::string PairCase::family() const {
 
 std::vector<Param> PairCase::params() const {
   return {
-      {"test", std::string(name_of(spec_.test)), "", false},
+      {std::string(schema::kFabricTestAttribute), std::string(name_of(spec_.test)), "", false},
       {"transport", std::string(transport_->name()), "", false},
       {"provider", transport_->provider(), "", false},
       {"round", std::int64_t{spec_.round}, "", false},
-      {"pass", std::int64_t{spec_.pass}, "", false},
-      {"pairs", pairs_text(spec_.pairs), "", false},
+      {std::string(schema::kFabricPassAttribute), std::int64_t{spec_.pass}, "", false},
+      {std::string(schema::kFabricPairsAttribute), pairs_text(spec_.pairs), "", false},
       {"window", std::int64_t{spec_.test == PairTest::kLatency ? 1 : spec_.window}, "messages",
        false},
   };

@@ -77,7 +77,7 @@ TEST(PairIsolation, SlowLinkIsNamedNotItsNodes) {
 TEST(PairIsolation, SeveralFaultsEachNamed) {
   const auto m = matrix(8, 1.0, [](int a, int b, int, double v) {
     if (a == 5 || b == 5 || a == 6 || b == 6) return v / 4;  // two slow nodes
-    if (a == 0 && b == 3) return v / 2;                      // and a slow link
+    if (a == 0 && b == 3) return v / 3;                      // and a slow link
     return v;
   });
   EXPECT_EQ(named(m, true), (std::set<std::vector<int>>{{5}, {6}}));

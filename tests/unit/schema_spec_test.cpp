@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "preflight/schema/comm.hpp"
+#include "preflight/schema/fabric.hpp"
 #include "preflight/schema/layout.hpp"
 #include "preflight/schema/storage.hpp"
 
@@ -131,6 +132,13 @@ TEST(SchemaSpec, CommCaseAttributes) {
 TEST(SchemaSpec, CommStatsColumns) {
   expect_documented(kCommStatsColumns, "The comm family", 1);
 }
+TEST(SchemaSpec, FabricCaseAttributes) {
+  expect_documented(kFabricCaseAttributes, "The fabric family", 0);
+}
+TEST(SchemaSpec, FabricStatsColumns) {
+  expect_documented(kFabricLatencyColumns, "The fabric family", 1);
+  expect_documented(kFabricBandwidthColumns, "The fabric family", 2);
+}
 TEST(SchemaSpec, StorageCaseAttributes) {
   expect_documented(kStorageCaseAttributes, "The storage family", 0);
 }
@@ -175,6 +183,19 @@ TEST(SchemaSpec, CommMeaning) {
                   {"work_counter", std::string(kCommWorkCounter)},
                   {"quality", std::string(kCommQuality)},
                   {"min_samples", std::to_string(kCommMinSamples)}});
+}
+TEST(SchemaSpec, FabricMeaning) {
+  expect_meaning("The fabric family", 3,
+                 {{"stage", std::string(name_of(kFabricStage))},
+                  {"x_axis", std::string(kFabricXAxis)},
+                  {"bands", std::string(name_of(kFabricBands))},
+                  {"scaling", std::string(name_of(kFabricScaling))},
+                  {"series", std::string(kFabricSeriesName)},
+                  {"peer_slow", flag(kFabricPeerSlow)},
+                  {"peer_late", flag(kFabricPeerLate)},
+                  {"work_counter", std::string(kFabricWorkCounter)},
+                  {"quality", std::string(kFabricQuality)},
+                  {"min_samples", std::to_string(kFabricMinSamples)}});
 }
 TEST(SchemaSpec, StorageMeaning) {
   expect_meaning("The storage family", 4,

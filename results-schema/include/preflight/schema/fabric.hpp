@@ -15,16 +15,16 @@ namespace preflight::schema {
 inline constexpr std::string_view kFabricFamily = "fabric";
 
 // Case attribute names the plug-in reads.
-inline constexpr std::string_view kFabricTestAttribute = "test";
+inline constexpr std::string_view kFabricTestAttribute = "pair_test";
 inline constexpr std::string_view kFabricPairsAttribute = "pairs";
-inline constexpr std::string_view kFabricPassAttribute = "pass";
+inline constexpr std::string_view kFabricPassAttribute = "sweep_pass";
 
 inline constexpr std::array kFabricCaseAttributes = {
-    Item{"test", Type::kString, "", "latency, bandwidth (one way) or bidirectional"},
+    Item{"pair_test", Type::kString, "", "latency, bandwidth (one way) or bidirectional"},
     Item{"transport", Type::kString, "", "ofi (libfabric RDM endpoints) or mpi (send/recv)"},
     Item{"provider", Type::kString, "", "the libfabric provider and domain used; mpi for mpi"},
     Item{"round", Type::kInt64, "", "round of the pair schedule, from 0"},
-    Item{"pass", Type::kInt64, "", "pass over the schedule, from 0; later passes retest"},
+    Item{"sweep_pass", Type::kInt64, "", "pass over the schedule, from 0; later passes retest"},
     Item{"pairs", Type::kString, "",
          "world ranks of each group's two members, group by group: `0:3 1:2`"},
     Item{"window", Type::kInt64, "messages", "messages in flight per bandwidth iteration"},
@@ -47,20 +47,21 @@ inline constexpr std::array kFabricLatencyColumns = {
            Direction::kLower, Kind::kTime, PerIteration::kTime, "", true},
     Column{"batched_round_trip", Type::kFloat64, "s", "round_trip from the back-to-back time",
            Direction::kLower, Kind::kTime},
-    Column{"latency", Type::kFloat64, "s", "round_trip / 2", Direction::kLower, Kind::kTime},
-    Column{"batched_latency", Type::kFloat64, "s", "latency from the back-to-back time",
+    Column{"pair_latency", Type::kFloat64, "s", "round_trip / 2", Direction::kLower, Kind::kTime},
+    Column{"batched_pair_latency", Type::kFloat64, "s", "pair_latency from the back-to-back time",
            Direction::kLower, Kind::kTime},
 };
 inline constexpr std::array kFabricBandwidthColumns = {
     Column{"size_bytes", Type::kInt64, "B", "bytes of one message", Direction::kNone, Kind::kCount},
-    Column{"bandwidth", Type::kFloat64, "GB/s",
+    Column{"pair_bandwidth", Type::kFloat64, "GB/s",
            "bytes sent by the pair (both ways for bidirectional) / time, 10^9 bytes per GB",
            Direction::kHigher, Kind::kDataRate, PerIteration::kInverseTime, "", true},
-    Column{"batched_bandwidth", Type::kFloat64, "GB/s", "bandwidth from the back-to-back time",
-           Direction::kHigher, Kind::kDataRate, PerIteration::kInverseTime},
+    Column{"batched_pair_bandwidth", Type::kFloat64, "GB/s",
+           "pair_bandwidth from the back-to-back time", Direction::kHigher, Kind::kDataRate,
+           PerIteration::kInverseTime},
 };
 static_assert(kFabricLatencyColumns.size() == 5 && kFabricBandwidthColumns.size() == 3);
-static_assert(kFabricLatencyColumns[kFabricLatency].name == "latency");
+static_assert(kFabricLatencyColumns[kFabricLatency].name == "pair_latency");
 static_assert(kFabricLatencyColumns[kFabricSizeBytes].name == "size_bytes");
 static_assert(kFabricBandwidthColumns[kFabricSizeBytes].name == "size_bytes");
 
