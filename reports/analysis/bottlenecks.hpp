@@ -36,6 +36,16 @@ struct Suspect {
   std::string action;
 };
 
+// A square matrix of figures between the same things on both axes (the fabric pair sweep's
+// node x node), drawn as a heat map by the HTML report.
+struct Heatmap {
+  std::string title;  // what the cells are, e.g. "bandwidth at 262144 B, first pass"
+  std::string unit;
+  bool higher_is_better = true;
+  std::vector<std::string> labels;
+  std::vector<double> cells;  // labels x labels, row by row; NaN: not measured
+};
+
 struct Finding {
   Stage stage = Stage::kMeasurement;
   std::string run_label;
@@ -50,6 +60,7 @@ struct Finding {
   // Hosts and links to act on; a finding with suspects ranks above the rest of the chain
   // (after wrong results).
   std::vector<Suspect> suspects = {};
+  std::vector<Heatmap> heatmaps = {};
 };
 
 struct RunReport;

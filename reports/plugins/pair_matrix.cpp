@@ -92,6 +92,24 @@ std::vector<std::string> matrix_lines(const std::string& test, const TestMatrix&
   return out;
 }
 
+Heatmap heatmap_of(const std::string& test, const TestMatrix& t) {
+  Heatmap h{fmt::format("{} at {}, first pass", test, t.size),
+            t.m.unit,
+            t.m.higher_is_better,
+            t.m.nodes,
+            {}};
+  const auto n = t.m.nodes.size();
+  for (std::size_t a = 0; a < n; ++a)
+    for (std::size_t b = 0; b < n; ++b) {
+      const auto it =
+          t.m.figures.find({static_cast<int>(std::min(a, b)), static_cast<int>(std::max(a, b))});
+      h.cells.push_back(a == b || it == t.m.figures.end() || it->second.empty()
+                            ? std::nan("")
+                            : it->second.front());
+    }
+  return h;
+}
+
 std::string action_for(bool node, const std::vector<std::string>& hosts) {
   if (node)
     return fmt::format(
@@ -150,6 +168,7 @@ void pair_matrix_findings(const RunReport& r, std::vector<Finding>& out) {
       for (const auto& line : s.evidence) f.evidence.push_back(fmt::format("{}: {}", test, line));
       for (const auto& line : iso.cleared) f.evidence.push_back(fmt::format("{}: {}", test, line));
       for (const auto& line : matrix_lines(test, t)) f.evidence.push_back(line);
+      f.heatmaps.push_back(heatmap_of(test, t));
     }
   }
   for (auto& [key, f] : by_suspect) out.push_back(std::move(f));

@@ -61,7 +61,7 @@ trial() {
   local rc=$?
   [[ $kind == fabric && $plant == slowed ]] && "$cluster" unslow pf3
   if [[ $rc -ne 0 ]]; then echo "run failed (exit $rc, $out.log)"; return; fi
-  "$report" "$out.h5" --json "$out.json" --slow-nodes warn >"$out.report" 2>&1
+  "$report" "$out.h5" --json "$out.json" --html "$out.html" --slow-nodes warn >"$out.report" 2>&1
   [[ -f $out.json ]] || { echo "report failed ($out.report)"; return; }
   named "$kind" "$out.json"
 }

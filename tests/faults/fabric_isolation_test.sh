@@ -14,3 +14,16 @@ fi
 ip netns del pf-probe
 rm -rf "$work" && mkdir -p "$work"
 "$here/../../scripts/bench/fabric-isolation-trials.sh" -n 1 -p "$part" "$bin" "$report" "$work"
+rc=$?
+# The slowed run's HTML draws the pair matrix as a heat map, pf3's cells apart from the rest.
+if [[ $part == fabric ]]; then
+  html=$work/fabric-slowed-1.html
+  if grep -q '<table class="heatmap"><caption>bandwidth at 262144 B, first pass (GB/s)' "$html" &&
+    [[ $(grep -o 'background:hsl(' "$html" | wc -l) -eq 12 ]]; then
+    echo "ok:   the HTML draws the 4 x 4 pair matrix as a heat map (12 measured cells)"
+  else
+    echo "FAIL: no heat map of the pair matrix in $html"
+    rc=1
+  fi
+fi
+exit $rc

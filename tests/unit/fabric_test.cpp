@@ -1,5 +1,6 @@
 // The fabric family's pair schedule and the pair-matrix plug-in's isolation rule, with faults
 // planted in made-up matrices (and none).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -36,7 +37,7 @@ TEST(PairSchedule, EveryPairOnceInDisjointRounds) {
 // n nodes, every pair `good` in both passes, with a little spread, except as `figure` says.
 PairMatrix matrix(int n, double good, double (*figure)(int, int, int, double) = nullptr) {
   PairMatrix m;
-  for (int i = 0; i < n; ++i) m.nodes.push_back("h" + std::to_string(i));
+  for (int i = 0; i < n; ++i) m.nodes.push_back(fmt::format("h{}", i));
   for (int a = 0; a < n; ++a)
     for (int b = a + 1; b < n; ++b)
       for (int pass = 0; pass < 2; ++pass) {

@@ -766,8 +766,8 @@ TEST(Plugins, OneTableServesTheQualityRule) {
     names.emplace_back(p.name);
     serving += p.quality_rule == schema::kQualityServedFromMemory && p.point_quality != nullptr;
   }
-  EXPECT_EQ(names,
-            (std::vector<std::string>{"alpha-beta", "served-from-memory", "inter-vs-intra"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"alpha-beta", "served-from-memory", "inter-vs-intra",
+                                             "pair-matrix"}));
   EXPECT_EQ(serving, 1);
 }
 
