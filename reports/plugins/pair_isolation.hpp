@@ -20,11 +20,11 @@ struct PairMatrix {
 };
 
 struct IsolationOptions {
-  // A pair is slow at this many times worse than the reference, in every pass it ran in: half
-  // the bandwidth (a link at half speed) or twice the latency. On 4 emulated hosts of a busy
-  // 2-core VM, clean pairs came out up to 1.66x worse than the median node in both passes, and
-  // a host's link limited to 200 Mbit/s at least 2.4x (docs/fabric.md, "Evidence").
-  double slow_factor = 2.0;
+  // A pair is slow at this many times worse than the reference, in every pass it ran in (a
+  // link at 40% of its speed, or 2.5x the latency). Never a good one: on 4 emulated hosts of a
+  // busy 2-core VM (two pairs' four ranks on two cores), clean pairs came out up to 1.96x worse
+  // than the median node in both passes (docs/fabric.md, "Evidence").
+  double slow_factor = 2.5;
 };
 
 struct IsolatedSuspect {

@@ -25,8 +25,11 @@ bin=$(realpath "$1") report=$(realpath "$2") work=$3
 here=$(cd "$(dirname "$0")" && pwd)
 cluster=$here/../emulated-cluster.sh
 py=/usr/bin/python3
-rate=${FABRIC_TRIALS_RATE:-200mbit}
+rate=${FABRIC_TRIALS_RATE:-100mbit}
 mkdir -p "$work"
+# One user of the emulated hosts at a time (another run's `down` would remove them mid-trial).
+exec 9>/tmp/preflight-emulated-cluster.lock
+flock -w 900 9 || { echo "another run holds the emulated hosts (/tmp/preflight-emulated-cluster.lock)"; exit 1; }
 "$cluster" down >/dev/null 2>&1
 trap '"$cluster" down >/dev/null 2>&1' EXIT
 trap 'exit 130' INT TERM
@@ -57,7 +60,7 @@ trial() {
           --iters 20 --budget 0.1s)
     [[ $plant == slowed ]] && args+=(--test-slow-node 2)
   fi
-  timeout 300 "$cluster" mpirun "$hosts" "$bin" "${args[@]}" -o "$out.h5" >"$out.log" 2>&1
+  timeout 300 "$cluster" mpirun "$hosts" "$bin" "${args[@]}" -o "$out.h5" >"$out.log" 2>&1 9>&-
   local rc=$?
   [[ $kind == fabric && $plant == slowed ]] && "$cluster" unslow pf3
   if [[ $rc -ne 0 ]]; then echo "run failed (exit $rc, $out.log)"; return; fi
