@@ -7,6 +7,7 @@
 #include "comm/comm_family.hpp"
 #include "matmul/matmul_family.hpp"
 #include "memory/memory_family.hpp"
+#include "fabric/fabric_family.hpp"
 #include "storage/storage_family.hpp"
 
 namespace preflight {
@@ -18,6 +19,7 @@ std::span<const FamilyEntry> family_table() {
       FamilyEntry{"checkpoint", &checkpoint::make_checkpoint_family},
       FamilyEntry{"matmul", &matmul::make_matmul_family},
       FamilyEntry{"memory", &memory::make_memory_family},
+      FamilyEntry{"fabric", &fabric::make_fabric_family},
   };
   return kFamilies;
 }

@@ -18,3 +18,5 @@ endif()
 # io_uring for the storage family's io_uring engine (liburing-dev).
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(URING REQUIRED IMPORTED_TARGET liburing>=2.0)
+# libfabric for the fabric family's ofi transport (libfabric-dev).
+pkg_check_modules(LIBFABRIC REQUIRED IMPORTED_TARGET libfabric>=1.9)

@@ -5,7 +5,8 @@
 #   scripts/emulated-cluster.sh up N      make pf0..pfN-1 (pf0 is where mpirun runs)
 #   scripts/emulated-cluster.sh down      remove them all
 #   scripts/emulated-cluster.sh mpirun HOSTS ARGS...   run mpirun in pf0 on HOSTS, e.g. pf1:2,pf2:2
-#   scripts/emulated-cluster.sh slow HOST RATE         throttle HOST's link, e.g. 100mbit (tc tbf)
+#   scripts/emulated-cluster.sh slow HOST RATE         throttle HOST's link both ways, e.g. 100mbit (tc tbf)
+#   scripts/emulated-cluster.sh unslow HOST            remove the throttle
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bridge=br-pf
@@ -46,10 +47,18 @@ slow() {
   tc qdisc replace dev vpf"$i" root tbf rate "$rate" burst 128kb latency 100ms
 }
 
+# Removes what slow() added (`down` removes it too, with the links).
+unslow() {
+  local host=$1 i=${1#pf}
+  ip netns exec "$host" tc qdisc del dev eth0 root 2>/dev/null || true
+  tc qdisc del dev vpf"$i" root 2>/dev/null || true
+}
+
 case ${1:-} in
   up) up "${2:?number of hosts}" ;;
   down) down ;;
   mpirun) shift; run_mpirun "$@" ;;
   slow) slow "${2:?host}" "${3:?rate}" ;;
-  *) sed -n '2,9p' "$0"; exit 2 ;;
+  unslow) unslow "${2:?host}" ;;
+  *) sed -n '2,10p' "$0"; exit 2 ;;
 esac

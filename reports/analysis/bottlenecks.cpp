@@ -269,9 +269,14 @@ std::vector<Finding> find_bottlenecks(const std::vector<RunReport>& runs,
   scaling_losses(runs, scaling, out);
   // Trustworthy findings first, then what makes figures untrustworthy (measurement quality),
   // then the findings drawn from such figures: a caveated finding never ranks above a sound one.
+  // Within the sound ones, wrong results first, then the hosts and links named to act on.
   const auto rank = [](const Finding& f) { return f.caveat.empty() ? 0 : 1; };
+  const auto act = [](const Finding& f) {
+    return f.stage == Stage::kCorrectness ? 0 : f.suspects.empty() ? 2 : 1;
+  };
   std::stable_sort(out.begin(), out.end(), [&](const Finding& a, const Finding& b) {
     if (rank(a) != rank(b)) return rank(a) < rank(b);
+    if (act(a) != act(b)) return act(a) < act(b);
     return a.stage != b.stage ? a.stage < b.stage : a.weight > b.weight;
   });
   return out;

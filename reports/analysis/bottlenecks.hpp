@@ -28,6 +28,24 @@ enum class Stage {
 Stage stage_of(schema::Stage s);
 const char* name_of(Stage s);  // the schema's label for its stages ("data in", ...)
 
+// A host or link a finding names for an operator to act on (drain the node, check the cable):
+// the machine-readable part of the finding, listed in the JSON verdict's `suspects`.
+struct Suspect {
+  std::string kind;                // "host" or "link"
+  std::vector<std::string> hosts;  // the host, or the link's two hosts
+  std::string action;
+};
+
+// A square matrix of figures between the same things on both axes (the fabric pair sweep's
+// node x node), drawn as a heat map by the HTML report.
+struct Heatmap {
+  std::string title;  // what the cells are, e.g. "bandwidth at 262144 B, first pass"
+  std::string unit;
+  bool higher_is_better = true;
+  std::vector<std::string> labels;
+  std::vector<double> cells;  // labels x labels, row by row; NaN: not measured
+};
+
 struct Finding {
   Stage stage = Stage::kMeasurement;
   std::string run_label;
@@ -39,6 +57,10 @@ struct Finding {
   // Why this finding itself cannot be trusted (its figures came from virtual nodes, ...): shown
   // in its own line, and the finding ranks below every trustworthy one. Empty: no caveat.
   std::string caveat = {};
+  // Hosts and links to act on; a finding with suspects ranks above the rest of the chain
+  // (after wrong results).
+  std::vector<Suspect> suspects = {};
+  std::vector<Heatmap> heatmaps = {};
 };
 
 struct RunReport;

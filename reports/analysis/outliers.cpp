@@ -34,9 +34,16 @@ enum class Judge { kSlowNode, kSlowRank, kLateRank };
 // all, conservatively: a busy host has a rank a little slow or fast by chance (rank 0 with the
 // harness's own work), and a rank is named only when it is clearly apart; a slow node's ranks
 // are named with it.
-std::vector<std::pair<std::size_t, double>> judge(const std::vector<double>& values,
-                                                  const OutlierOptions& o, Judge kind) {
-  std::vector<std::pair<std::size_t, double>> flagged;
+// Each flagged member with its robust z and its ratio to the peers it was judged against (the
+// ratio the thresholds apply to, and the one shown).
+struct Flagged {
+  std::size_t index;
+  double z;
+  double ratio;
+};
+
+std::vector<Flagged> judge(const std::vector<double>& values, const OutlierOptions& o, Judge kind) {
+  std::vector<Flagged> flagged;
   if (values.size() < 3) return flagged;
   const bool low = kind == Judge::kLateRank;
   const bool leave_one_out = kind == Judge::kSlowNode && values.size() <= kLeaveOneOutUpTo;
@@ -46,21 +53,37 @@ std::vector<std::pair<std::size_t, double>> judge(const std::vector<double>& val
     const double z = (values[i] - m) / spread;
     const bool far = low ? values[i] * o.min_late_ratio <= m && z <= -o.min_z
                          : values[i] >= o.min_ratio * m && z >= o.min_z;
-    if (far) flagged.emplace_back(i, z);
+    if (far) flagged.push_back({i, z, values[i] / m});
   }
   return flagged;
+}
+
+// Which per-rank time a judgement compares. Slowness: the back-to-back time where the point has
+// it, since over a block of operations the ranks' arrival skew and their roles in the algorithm
+// amortise (in one collective, the rank the barrier releases first waits longest for the others,
+// and a ring or tree gives each rank its own share of the wait: on 4 emulated hosts with nothing
+// planted, per-iteration own times ranged 0.13-2.3x their peers', back-to-back ones 0.99-1.01x);
+// else the per-iteration time. Lateness: the per-iteration time, where a late arrival shows.
+enum class Times { kForSlowness, kPerIteration };
+
+const std::vector<double>& rank_times(const CaseData& c, std::size_t point, Times which) {
+  if (which == Times::kForSlowness && point < c.rank_batched_medians.size() &&
+      !c.rank_batched_medians[point].empty())
+    return c.rank_batched_medians[point];
+  return c.rank_medians[point];
 }
 
 // Each rank's typical time relative to the peers that ran the same size, over the cases `use`
 // accepts; NaN for a rank that ran none.
 template <typename Accept>
-std::vector<double> typical_ratios(const RunData& run, Accept use,
+std::vector<double> typical_ratios(const RunData& run, Accept use, Times which,
                                    std::vector<std::size_t>& compared) {
   const auto ranks = static_cast<std::size_t>(run.world_size);
   std::vector<std::vector<double>> relative(ranks);
   for (const auto& c : run.cases) {
     if (!use(c)) continue;
-    for (const auto& medians : c.rank_medians) {
+    for (std::size_t point = 0; point < c.rank_medians.size(); ++point) {
+      const auto& medians = rank_times(c, point, which);
       std::vector<double> active;
       for (double m : medians)
         if (!std::isnan(m)) active.push_back(m);
@@ -85,7 +108,7 @@ std::vector<double> typical_ratios(const RunData& run, Accept use,
 void add_late_ranks(const RunData& run, const OutlierOptions& options, std::vector<Outlier>& out) {
   std::vector<std::size_t> compared;
   const auto ratio = typical_ratios(
-      run, [](const CaseData& c) { return c.meaning.peer_late; }, compared);
+      run, [](const CaseData& c) { return c.meaning.peer_late; }, Times::kPerIteration, compared);
   std::vector<double> present;
   std::vector<int> rank_of;
   for (std::size_t r = 0; r < ratio.size(); ++r)
@@ -93,12 +116,12 @@ void add_late_ranks(const RunData& run, const OutlierOptions& options, std::vect
       present.push_back(ratio[r]);
       rank_of.push_back(static_cast<int>(r));
     }
-  for (const auto& [i, z] : judge(present, options, Judge::kLateRank)) {
+  for (const auto& [i, z, judged] : judge(present, options, Judge::kLateRank)) {
     const int r = rank_of[i];
     out.push_back({"late rank",
                    fmt::format("rank {}", r),
                    {r},
-                   present[i],
+                   judged,
                    z,
                    compared[static_cast<std::size_t>(r)]});
   }
@@ -110,7 +133,7 @@ std::vector<Outlier> find_outliers(const RunData& run, const OutlierOptions& opt
   const auto ranks = static_cast<std::size_t>(run.world_size);
   std::vector<std::size_t> compared;
   const auto rank_ratio = typical_ratios(
-      run, [](const CaseData& c) { return c.meaning.peer_slow; }, compared);
+      run, [](const CaseData& c) { return c.meaning.peer_slow; }, Times::kForSlowness, compared);
   std::vector<double> present;
   std::vector<int> present_rank;
   for (std::size_t r = 0; r < ranks; ++r) {
@@ -134,21 +157,16 @@ std::vector<Outlier> find_outliers(const RunData& run, const OutlierOptions& opt
       node_ratio.push_back(median(v));
       node_key.push_back(node);
     }
-    for (const auto& [i, z] : judge(node_ratio, options, Judge::kSlowNode)) {
+    for (const auto& [i, z, judged] : judge(node_ratio, options, Judge::kSlowNode)) {
       const auto& members = ranks_of_node[node_key[i]];
       out.push_back({"node", name_column->second[static_cast<std::size_t>(members.front())],
-                     members, node_ratio[i], z,
-                     compared[static_cast<std::size_t>(members.front())]});
+                     members, judged, z, compared[static_cast<std::size_t>(members.front())]});
     }
   }
-  for (const auto& [i, z] : judge(present, options, Judge::kSlowRank)) {
+  for (const auto& [i, z, judged] : judge(present, options, Judge::kSlowRank)) {
     const int r = present_rank[i];
-    out.push_back({"rank",
-                   fmt::format("rank {}", r),
-                   {r},
-                   present[i],
-                   z,
-                   compared[static_cast<std::size_t>(r)]});
+    out.push_back(
+        {"rank", fmt::format("rank {}", r), {r}, judged, z, compared[static_cast<std::size_t>(r)]});
   }
   add_late_ranks(run, options, out);
   return out;
@@ -157,7 +175,7 @@ std::vector<Outlier> find_outliers(const RunData& run, const OutlierOptions& opt
 std::vector<std::string> outliers_not_judged(const RunData& run) {
   std::vector<std::size_t> compared;
   const auto ratio = typical_ratios(
-      run, [](const CaseData& c) { return c.meaning.peer_slow; }, compared);
+      run, [](const CaseData& c) { return c.meaning.peer_slow; }, Times::kForSlowness, compared);
   std::vector<std::string> nodes;
   std::size_t ranks = 0;
   const auto node_column = run.environment.find("node");

@@ -18,6 +18,8 @@ const std::array kPlugins = {
     Plugin{"inter-vs-intra", "", nullptr, &inter_vs_intra, nullptr},
     // checkpoint: the interval the measured save time allows and the run time it loses.
     Plugin{"checkpoint-interval", "", nullptr, nullptr, nullptr, &checkpoint_interval_section},
+    // fabric: the node x node pair matrix; node and link faults isolated from it.
+    Plugin{"pair-matrix", "", nullptr, &pair_matrix_findings, nullptr},
 };
 
 }  // namespace

@@ -67,5 +67,6 @@ std::string served_from_memory(const CaseView& v, std::size_t point, const Selec
 void served_from_memory_findings(const RunReport& r, std::vector<Finding>& out);
 void inter_vs_intra(const RunReport& r, std::vector<Finding>& out);
 void checkpoint_interval_section(const RunReport& r, std::vector<Section>& out);
+void pair_matrix_findings(const RunReport& r, std::vector<Finding>& out);
 
 }  // namespace preflight::report::plugins

@@ -177,6 +177,22 @@ std::vector<double> read_counters(hid_t point, const std::vector<std::int64_t>& 
   return work;
 }
 
+// Each rank's median back-to-back time per operation at a point; empty when the point has no
+// back-to-back blocks (a case without them, or a version-1 file).
+std::vector<double> batched_medians(hid_t point, const std::vector<std::int64_t>& groups) {
+  if (!h5::exists(point, s::kBatched)) return {};
+  const auto matrix = h5::read_matrix(point, s::kBatched);
+  if (matrix.rows == 0 || matrix.cols != groups.size()) return {};
+  std::vector<double> medians(matrix.cols, std::nan(""));
+  for (std::size_t r = 0; r < matrix.cols; ++r) {
+    if (groups[r] < 0) continue;
+    std::vector<double> own(matrix.rows);
+    for (std::size_t i = 0; i < matrix.rows; ++i) own[i] = matrix.values[i * matrix.cols + r];
+    medians[r] = median(std::move(own));
+  }
+  return medians;
+}
+
 void read_iteration_times(hid_t case_group, CaseData& c, const std::string& path) {
   const auto groups = h5::read_int_column(case_group, s::kGroupOfRank);
   h5::Handle points = h5::open_group(case_group, s::kPointsGroup);
@@ -207,6 +223,7 @@ void read_iteration_times(hid_t case_group, CaseData& c, const std::string& path
       medians[r] = median(std::move(own));
     }
     c.rank_medians.push_back(std::move(medians));
+    c.rank_batched_medians.push_back(batched_medians(point.get(), groups));
   }
 }
 

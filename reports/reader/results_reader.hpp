@@ -73,6 +73,10 @@ struct CaseData {
   // counter, its median time per unit of work, so that a rank that does less in a time-bounded
   // iteration is the slow one.
   std::vector<std::vector<double>> rank_medians;
+  // Per point: each rank's median back-to-back time per operation (points/<P>/batched), empty
+  // for a point without back-to-back blocks. In a block the ranks' arrival skew and their roles
+  // in the algorithm amortise: what peer_slow compares (docs/report.md, "Slow nodes").
+  std::vector<std::vector<double>> rank_batched_medians;
   std::size_t rows() const;
   // (point, group) -> row of stats, built by the reader so that lookups stay cheap with many
   // groups; empty for a CaseData made by hand (lookups then scan).

@@ -514,8 +514,38 @@ class Writer {
       add("<br><small>A measurement-quality finding: the figures it names cannot be trusted; "
           "it is not a defect of the cluster.</small>");
     evidence(f.evidence);
+    for (const auto& h : f.heatmaps) heatmap(h);
     if (!f.next_check.empty()) add(fmt::format("<div>Next: {}</div>", e(f.next_check)));
     add("</li>\n");
+  }
+
+  // Each cell coloured by how far it is from the best cell: green at the best, red at a tenth
+  // of it or worse (on a log scale, so that 2x and 10x worse stay apart).
+  void heatmap(const Heatmap& h) {
+    const auto n = h.labels.size();
+    if (n == 0 || h.cells.size() != n * n) return;
+    double best = std::nan("");
+    for (double v : h.cells)
+      if (v > 0 && (std::isnan(best) || (h.higher_is_better ? v > best : v < best))) best = v;
+    add(fmt::format("\n<table class=\"heatmap\"><caption>{} ({})</caption><tr><th></th>",
+                    e(h.title), e(h.unit)));
+    for (const auto& l : h.labels) add(fmt::format("<th>{}</th>", e(l)));
+    add("</tr>");
+    for (std::size_t a = 0; a < n; ++a) {
+      add(fmt::format("<tr><th>{}</th>", e(h.labels[a])));
+      for (std::size_t b = 0; b < n; ++b) {
+        const double v = h.cells[a * n + b];
+        if (!(v > 0) || !(best > 0)) {
+          add("<td></td>");
+          continue;
+        }
+        const double worse = h.higher_is_better ? best / v : v / best;
+        const double hue = 120 * std::clamp(1 - std::log10(worse), 0.0, 1.0);
+        add(fmt::format("<td style=\"background:hsl({:.0f},70%,80%)\">{:.3g}</td>", hue, v));
+      }
+      add("</tr>");
+    }
+    add("</table>");
   }
 
   // A finding's evidence: the first lines, the rest (one per series or case, alike but for

@@ -49,6 +49,22 @@ json findings(const Report& r) {
   return out;
 }
 
+// Every host and link a finding names, in the findings' order: what a script acts on.
+json suspects(const Report& r) {
+  json out = json::array();
+  int rank = 0;
+  for (const auto& f : r.findings) {
+    ++rank;
+    for (const auto& s : f.suspects)
+      out.push_back({{"kind", s.kind},
+                     {"hosts", s.hosts},
+                     {"action", s.action},
+                     {"run", f.run_label},
+                     {"finding", rank}});
+  }
+  return out;
+}
+
 json runs(const Report& r) {
   json out = json::array();
   for (const auto& run : r.runs) {
@@ -245,6 +261,7 @@ std::string render_json(const Report& report) {
       {"runs", runs(report)},
       {"checks", checks(report)},
       {"findings", findings(report)},
+      {"suspects", suspects(report)},
       {"not_measured", report.not_measured},
       {"scaling", scaling(report)},
       {"fits", fits(report)},

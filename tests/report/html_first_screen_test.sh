@@ -32,6 +32,8 @@ mpirun -np 4 "$bin" run "$root/configs/acceptance.yaml" "${short[@]}" --set camp
   --set storage.scale_ranks_per_node=[1,2] --set storage.timing.budget=2ms \
   --set checkpoint.dir="$work/data" --set checkpoint.size=1M --set checkpoint.block_sizes=64K \
   --set checkpoint.timing.budget=2ms \
+  --set pair_sweep.address=127.0.0.1 --set pair_sweep.sizes=[8] --set pair_sweep.passes=1 \
+  --set pair_sweep.timing.budget=2ms --set pair_sweep.timing.max_iters=5 \
   -o "$accept" >"$work/acceptance.log" 2>&1 || { fail "acceptance run"; tail -5 "$work/acceptance.log"; }
 
 # first_screen NAME RESULTS [REPORT OPTIONS...]: the report's HTML, then its first screen.

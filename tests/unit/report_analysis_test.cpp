@@ -767,7 +767,7 @@ TEST(Plugins, OneTableServesTheQualityRule) {
     serving += p.quality_rule == schema::kQualityServedFromMemory && p.point_quality != nullptr;
   }
   EXPECT_EQ(names, (std::vector<std::string>{"alpha-beta", "served-from-memory", "inter-vs-intra",
-                                             "checkpoint-interval"}));
+                                             "checkpoint-interval", "pair-matrix"}));
   EXPECT_EQ(serving, 1);
 }
 

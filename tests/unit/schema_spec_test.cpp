@@ -11,6 +11,7 @@
 
 #include "preflight/schema/checkpoint.hpp"
 #include "preflight/schema/comm.hpp"
+#include "preflight/schema/fabric.hpp"
 #include "preflight/schema/layout.hpp"
 #include "preflight/schema/matmul.hpp"
 #include "preflight/schema/memory.hpp"
@@ -144,6 +145,13 @@ TEST(SchemaSpec, CommGpuCaseAttributes) {
 TEST(SchemaSpec, CommStatsColumns) {
   expect_documented(kCommStatsColumns, "The comm family", 1);
 }
+TEST(SchemaSpec, FabricCaseAttributes) {
+  expect_documented(kFabricCaseAttributes, "The fabric family", 0);
+}
+TEST(SchemaSpec, FabricStatsColumns) {
+  expect_documented(kFabricLatencyColumns, "The fabric family", 1);
+  expect_documented(kFabricBandwidthColumns, "The fabric family", 2);
+}
 TEST(SchemaSpec, StorageCaseAttributes) {
   expect_documented(kStorageCaseAttributes, "The storage family", 0);
 }
@@ -229,6 +237,19 @@ TEST(SchemaSpec, TelemetrySeries) {
   expect_documented(kTelemetrySeries, "Telemetry", 0);
 }
 
+TEST(SchemaSpec, FabricMeaning) {
+  expect_meaning("The fabric family", 3,
+                 {{"stage", std::string(name_of(kFabricStage))},
+                  {"x_axis", std::string(kFabricXAxis)},
+                  {"bands", std::string(name_of(kFabricBands))},
+                  {"scaling", std::string(name_of(kFabricScaling))},
+                  {"series", std::string(kFabricSeriesName)},
+                  {"peer_slow", flag(kFabricPeerSlow)},
+                  {"peer_late", flag(kFabricPeerLate)},
+                  {"work_counter", std::string(kFabricWorkCounter)},
+                  {"quality", std::string(kFabricQuality)},
+                  {"min_samples", std::to_string(kFabricMinSamples)}});
+}
 TEST(SchemaSpec, StorageMeaning) {
   expect_meaning("The storage family", 4,
                  {{"stage", std::string(name_of(kStorageStage))},
