@@ -43,4 +43,11 @@ grep -q '^# scheduler: kind slurm, job_id [0-9]*, job_name preflight-quick' "$wo
   pass "the report shows the job's facts" || fail "the terminal report has no scheduler line"
 grep -q '^Scheduler: kind slurm' "$work/summary.md" && pass "the Markdown shows them too" ||
   fail "the Markdown has no scheduler line"
+# Every sbatch template parses, and the config it runs by default is there.
+for t in "$src"/scripts/slurm/*.sbatch; do
+  config=$(sed -n 's/.*PREFLIGHT_CONFIG:-\([^}]*\)}.*/\1/p' "$t")
+  bash -n "$t" && [[ -n $config && -f $src/$config ]] && grep -q 'run-campaign.sh' "$t" &&
+    pass "$(basename "$t"): parses, runs $config through run-campaign.sh" ||
+    fail "$(basename "$t"): does not parse, or its config '$config' is missing"
+done
 finish
