@@ -82,6 +82,7 @@ done
 mkdir -p "$out/configs" "$out/tests"
 cp "$root/scripts/device-check.sh" "$out/"
 cp -r "$root/configs/device" "$out/configs/"
+mkdir -p "$out/scripts" && cp -r "$root/scripts/device" "$out/scripts/"
 cp -r "$root/tests/nccl" "$out/tests/"
 cp -r "$root/tests/mpi" "$out/tests/"
 size_kib=$(du -sk "$out" | cut -f1)

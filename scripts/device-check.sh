@@ -141,6 +141,16 @@ check nccl-planted-corruption 1 "$out/nccl-planted-corruption.h5" comm --backend
   --op allreduce,allgather,reducescatter,broadcast,reduce --sizes 8,1M --test-corrupt-rank 0 \
   --warmup 1 --min-iters 2 --iters 3 --budget 1ms
 
+# torch.matmul's figure for bf16 8192^3 beside preflight's cuBLASLt one (the compute campaign's
+# table): issue 11 asks preflight's to reach 95% of the better of the two.
+if [[ -f $bundle/scripts/device/torch_matmul.py ]]; then
+  started=$SECONDS
+  line=$(python3 "$bundle/scripts/device/torch_matmul.py" 2>"$out/torch_matmul.log")
+  rc=$?
+  [[ $rc -eq 0 ]] && verdict="compare with compute's bf16 8192" || verdict="skipped (exit $rc: $(tail -1 "$out/torch_matmul.log"))"
+  rows+=("$(printf '%-28s %-7s %5ss  %-52s %s' torch-matmul-bf16 "exit $rc" $((SECONDS - started)) "${line:-no figure}" "$verdict")")
+fi
+
 echo
 echo "preflight device check · $(date -u +%Y-%m-%dT%H:%MZ) · $gpus GPU(s) · $env_line"
 printf '%-28s %-7s %6s  %-52s %s\n' check exit time summary result
