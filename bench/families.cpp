@@ -5,9 +5,9 @@
 
 #include "checkpoint/checkpoint_family.hpp"
 #include "comm/comm_family.hpp"
+#include "fabric/fabric_family.hpp"
 #include "matmul/matmul_family.hpp"
 #include "memory/memory_family.hpp"
-#include "fabric/fabric_family.hpp"
 #include "storage/storage_family.hpp"
 
 namespace preflight {

@@ -44,10 +44,10 @@ std::string where_of(const std::vector<RankFacts>& facts, const std::vector<int>
   for (int r : ranks) by_node[facts[static_cast<std::size_t>(r)].env.node_name].push_back(r);
   std::vector<std::string> parts;
   for (const auto& [node, rs] : by_node)
-    parts.push_back(rs.size() == all_by_node[node].size()
-                        ? node
-                        : fmt::format("rank{} {} on {}", rs.size() == 1 ? "" : "s",
-                                      fmt::join(rs, ","), node));
+    parts.push_back(
+        rs.size() == all_by_node[node].size()
+            ? node
+            : fmt::format("rank{} {} on {}", rs.size() == 1 ? "" : "s", fmt::join(rs, ","), node));
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
@@ -57,7 +57,8 @@ std::vector<std::pair<std::string, std::vector<int>>> group_ranks(
   std::vector<std::pair<std::string, std::vector<int>>> groups;
   for (const auto& f : facts) {
     const std::string k = key(f);
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == k; });
+    auto it =
+        std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == k; });
     if (it == groups.end()) groups.push_back({k, {}}), it = groups.end() - 1;
     it->second.push_back(static_cast<int>(f.env.rank));
   }
@@ -93,16 +94,22 @@ std::map<std::string, std::vector<int>> ranks_by_host(const std::vector<RankFact
   return hosts;
 }
 
-bool has_gpu(const RankFacts& f) { return f.env.gpu_count > 0; }
+bool has_gpu(const RankFacts& f) {
+  return f.env.gpu_count > 0;
+}
 
 }  // namespace
 
 std::string_view status_name(EnvStatus s) {
   switch (s) {
-    case EnvStatus::kPass: return "pass";
-    case EnvStatus::kWarn: return "warn";
-    case EnvStatus::kFail: return "fail";
-    case EnvStatus::kSkipped: return "skipped";
+    case EnvStatus::kPass:
+      return "pass";
+    case EnvStatus::kWarn:
+      return "warn";
+    case EnvStatus::kFail:
+      return "fail";
+    case EnvStatus::kSkipped:
+      return "skipped";
   }
   return "fail";
 }
@@ -156,22 +163,23 @@ std::vector<EnvCheck> judge_gpus(const std::vector<RankFacts>& facts, const EnvN
                       : std::string("no GPU");
   });
   if (!old_driver.empty())
-    out.push_back(make("CUDA driver vs runtime", EnvStatus::kFail, where_of(facts, old_driver),
-                       values_where(facts, versions),
-                       fmt::format("install an NVIDIA driver that supports CUDA {} or newer, "
-                                   "or use a preflight built with the CUDA the driver supports",
-                                   facts[static_cast<std::size_t>(old_driver.front())]
-                                       .env.cuda_runtime)));
+    out.push_back(
+        make("CUDA driver vs runtime", EnvStatus::kFail, where_of(facts, old_driver),
+             values_where(facts, versions),
+             fmt::format("install an NVIDIA driver that supports CUDA {} or newer, "
+                         "or use a preflight built with the CUDA the driver supports",
+                         facts[static_cast<std::size_t>(old_driver.front())].env.cuda_runtime)));
   else
     out.push_back(make("CUDA driver vs runtime", EnvStatus::kPass, "every rank",
                        values_where(facts, versions)));
 
-  const auto no_nccl =
-      ranks_where(facts, [](const RankFacts& f) { return has_gpu(f) && f.env.nccl_version.empty(); });
+  const auto no_nccl = ranks_where(
+      facts, [](const RankFacts& f) { return has_gpu(f) && f.env.nccl_version.empty(); });
   if (!no_nccl.empty())
     out.push_back(make("NCCL", EnvStatus::kFail, where_of(facts, no_nccl),
-                       "NCCL could not be loaded", "install NCCL (libnccl2) or add its folder "
-                                                   "to LD_LIBRARY_PATH"));
+                       "NCCL could not be loaded",
+                       "install NCCL (libnccl2) or add its folder "
+                       "to LD_LIBRARY_PATH"));
   else
     out.push_back(make("NCCL", EnvStatus::kPass, "every rank",
                        values_where(facts, group_ranks(facts, [](const RankFacts& f) {
@@ -201,13 +209,13 @@ std::vector<EnvCheck> judge_gpus(const std::vector<RankFacts>& facts, const EnvN
       idle_ranks.insert(idle_ranks.end(), ranks.begin(), ranks.end());
     }
   }
-  out.push_back(mixed.empty() ? make("same GPU model in a node", EnvStatus::kPass, "every rank",
-                                     "one model on each host")
-                              : make("same GPU model in a node", EnvStatus::kFail,
-                                     where_of(facts, mixed_ranks),
-                                     fmt::format("{}", fmt::join(mixed, "; ")),
-                                     "a mixed node paces every collective at its slowest GPU: "
-                                     "leave it out or restrict CUDA_VISIBLE_DEVICES to one model"));
+  out.push_back(mixed.empty()
+                    ? make("same GPU model in a node", EnvStatus::kPass, "every rank",
+                           "one model on each host")
+                    : make("same GPU model in a node", EnvStatus::kFail,
+                           where_of(facts, mixed_ranks), fmt::format("{}", fmt::join(mixed, "; ")),
+                           "a mixed node paces every collective at its slowest GPU: "
+                           "leave it out or restrict CUDA_VISIBLE_DEVICES to one model"));
   const std::string launch_fix =
       "launch one rank per GPU (srun --ntasks-per-node=GPUS --gpus-per-task=1, or mpirun "
       "-npernode GPUS)";
@@ -224,7 +232,8 @@ std::vector<EnvCheck> judge_gpus(const std::vector<RankFacts>& facts, const EnvN
 
 std::vector<EnvCheck> judge_limits(const std::vector<RankFacts>& facts, const EnvNeeds& needs) {
   std::vector<EnvCheck> out;
-  const auto memlock = group_ranks(facts, [](const RankFacts& f) { return bytes_text(f.memlock_bytes); });
+  const auto memlock =
+      group_ranks(facts, [](const RankFacts& f) { return bytes_text(f.memlock_bytes); });
   const auto too_low = ranks_where(facts, [&](const RankFacts& f) {
     return needs.pinned_bytes > 0 && f.memlock_bytes < needs.pinned_bytes;
   });
@@ -243,15 +252,16 @@ std::vector<EnvCheck> judge_limits(const std::vector<RankFacts>& facts, const En
                                    values_where(facts, memlock)),
                        kLimitsFix));
   else
-    out.push_back(make("memlock limit", EnvStatus::kPass, "every rank",
-                       fmt::format("{}{}", values_where(facts, memlock),
-                                   needs.pinned_bytes > 0
-                                       ? fmt::format("; {} pins {} per rank", needs.pinned_by,
-                                                     bytes_text(needs.pinned_bytes))
-                                       : std::string("; nothing here pins memory"))));
+    out.push_back(make(
+        "memlock limit", EnvStatus::kPass, "every rank",
+        fmt::format("{}{}", values_where(facts, memlock),
+                    needs.pinned_bytes > 0 ? fmt::format("; {} pins {} per rank", needs.pinned_by,
+                                                         bytes_text(needs.pinned_bytes))
+                                           : std::string("; nothing here pins memory"))));
 
   const std::uint64_t files = open_files_needed(static_cast<int>(facts.size()));
-  const auto nofile = group_ranks(facts, [](const RankFacts& f) { return count_text(f.open_files); });
+  const auto nofile =
+      group_ranks(facts, [](const RankFacts& f) { return count_text(f.open_files); });
   const auto few = ranks_where(facts, [&](const RankFacts& f) { return f.open_files < files; });
   out.push_back(
       few.empty()
@@ -317,8 +327,8 @@ std::vector<EnvCheck> judge_rdma(const std::vector<RankFacts>& facts) {
                       : make("RDMA devices", EnvStatus::kPass, "every rank",
                              "none; one host, so nothing travels between nodes"));
   else
-    out.push_back(make("RDMA devices", EnvStatus::kPass, "every rank",
-                       values_where(facts, devices)));
+    out.push_back(
+        make("RDMA devices", EnvStatus::kPass, "every rank", values_where(facts, devices)));
   return out;
 }
 
@@ -333,7 +343,8 @@ std::vector<EnvCheck> judge_paths(const std::vector<RankFacts>& facts) {
   for (const auto& f : facts)
     for (const auto& p : f.paths) {
       const std::string key = fmt::format("{} ({})", p.path, p.purpose);
-      auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == key; });
+      auto it =
+          std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == key; });
       if (it == seen.end()) seen.push_back({key, {}}), it = seen.end() - 1;
       it->second.all.push_back(static_cast<int>(f.env.rank));
       if (!p.writable) {
@@ -384,8 +395,8 @@ std::vector<EnvCheck> judge_libraries(const std::vector<RankFacts>& facts) {
                        "install the package that has it, or add its folder to LD_LIBRARY_PATH "
                        "on every node"));
   for (const auto& key : loaded) {
-    const bool also_missing = std::any_of(missing.begin(), missing.end(),
-                                          [&](const auto& m) { return m.first == key; });
+    const bool also_missing =
+        std::any_of(missing.begin(), missing.end(), [&](const auto& m) { return m.first == key; });
     if (!also_missing)
       out.push_back(make("library " + key, EnvStatus::kPass, "every rank", "loads"));
   }
@@ -403,9 +414,8 @@ std::vector<EnvCheck> judge_ranks_per_node(const std::vector<RankFacts>& facts) 
     sizes.insert(ranks.size());
     if (first.scheduler_tasks_here > 0 &&
         static_cast<int>(ranks.size()) != first.scheduler_tasks_here) {
-      wrong.push_back(fmt::format("{}: {} ranks, the scheduler placed {} ({})", host,
-                                  ranks.size(), first.scheduler_tasks_here,
-                                  first.scheduler_source));
+      wrong.push_back(fmt::format("{}: {} ranks, the scheduler placed {} ({})", host, ranks.size(),
+                                  first.scheduler_tasks_here, first.scheduler_source));
       wrong_ranks.insert(wrong_ranks.end(), ranks.begin(), ranks.end());
       launched = launched && first.scheduler_launched;
     }
@@ -427,9 +437,9 @@ std::vector<EnvCheck> judge_ranks_per_node(const std::vector<RankFacts>& facts) 
   return {make("ranks per node", EnvStatus::kPass, "every rank",
                fmt::format("{} on each of {} host{}{}", *sizes.begin(), counts.size(),
                            counts.size() == 1 ? "" : "s",
-                           f.scheduler_tasks_here > 0 ? ", as the scheduler placed them (" +
-                                                            f.scheduler_source + ")"
-                                                      : std::string()))};
+                           f.scheduler_tasks_here > 0
+                               ? ", as the scheduler placed them (" + f.scheduler_source + ")"
+                               : std::string()))};
 }
 
 std::vector<EnvCheck> judge_sameness(const std::vector<RankFacts>& facts) {
@@ -456,9 +466,9 @@ std::vector<EnvCheck> judge_sameness(const std::vector<RankFacts>& facts) {
     std::map<std::string, std::vector<std::string>> by_value;  // value -> node names
     for (const auto& [node, env] : nodes) by_value[value_of(*env)].push_back(env->node_name);
     if (by_value.size() < 2) continue;
-    auto majority = std::max_element(by_value.begin(), by_value.end(), [](const auto& a, const auto& b) {
-      return a.second.size() < b.second.size();
-    });
+    auto majority = std::max_element(
+        by_value.begin(), by_value.end(),
+        [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
     const bool has_majority = majority->second.size() * 2 > nodes.size();
     std::vector<std::string> parts;
     for (const auto& [value, names] : by_value) {
@@ -468,11 +478,10 @@ std::vector<EnvCheck> judge_sameness(const std::vector<RankFacts>& facts) {
       named.insert(names.begin(), names.end());
     }
     differences.push_back(
-        has_majority
-            ? fmt::format("{}: {} where the other {} node{} have '{}'", label, fmt::join(parts, "; "),
-                          majority->second.size(), majority->second.size() == 1 ? "" : "s",
-                          majority->first)
-            : fmt::format("{}: no majority: {}", label, fmt::join(parts, "; ")));
+        has_majority ? fmt::format("{}: {} where the other {} node{} have '{}'", label,
+                                   fmt::join(parts, "; "), majority->second.size(),
+                                   majority->second.size() == 1 ? "" : "s", majority->first)
+                     : fmt::format("{}: no majority: {}", label, fmt::join(parts, "; ")));
   }
   if (differences.empty())
     return {make("same configuration on every node", EnvStatus::kPass, "every rank",
@@ -493,9 +502,9 @@ EnvCheck judge_clocks(const std::vector<RankFacts>& facts,
   if (clocks.empty())
     return make("clock offset between nodes", EnvStatus::kPass, "every rank",
                 "every rank is on rank 0's host and reads its clock");
-  const auto worst = std::max_element(clocks.begin(), clocks.end(), [](const auto& a, const auto& b) {
-    return std::abs(a.offset_s) < std::abs(b.offset_s);
-  });
+  const auto worst = std::max_element(
+      clocks.begin(), clocks.end(),
+      [](const auto& a, const auto& b) { return std::abs(a.offset_s) < std::abs(b.offset_s); });
   const auto& host = facts[static_cast<std::size_t>(worst->rank)].env.host;
   const std::string detail = fmt::format(
       "largest wall-clock offset from rank 0's host: {:.3f} ms on {} (measured to within "
@@ -532,8 +541,8 @@ std::vector<EnvCheck> judge_environment(const std::vector<RankFacts>& facts, con
 }
 
 std::string format_check(const EnvCheck& c) {
-  std::string line = fmt::format("[{}] {} ({}): {}", status_name(c.status), c.check, c.where,
-                                 c.detail);
+  std::string line =
+      fmt::format("[{}] {} ({}): {}", status_name(c.status), c.check, c.where, c.detail);
   if (!c.fix.empty()) line += fmt::format("\n       fix: {}", c.fix);
   return line;
 }

@@ -23,7 +23,10 @@ std::vector<PerDeviceRates> per_device_rates(const RunData& run) {
   for (const auto& c : run.cases) {
     const CaseView v(c);
     const std::string metric = v.primary_metric();
-    if (!c.meaning.peer_slow || metric.empty() || !c.meaning.work_counter.empty() ||
+    // Only where each rank works on its own (peer_late 0): in a collective a rank's own time is
+    // its role in the algorithm and when the others arrive, no measure of its device.
+    if (!c.meaning.peer_slow || c.meaning.peer_late || metric.empty() ||
+        !c.meaning.work_counter.empty() ||
         c.rank_medians.empty())
       continue;
     const auto& column = c.stats.at(metric);

@@ -162,9 +162,9 @@ class Writer {
     scaling(scaling_plans);
     bandwidth_vs_size(size_plans);
     fits();
-    sections(static_cast<int>(scaling_plans.size() + size_plans.size()));
+    const int numbered = sections(static_cast<int>(scaling_plans.size() + size_plans.size()));
     outliers();
-    per_device();
+    per_device(numbered);
     regressions();
     instances();
     out_ += "</main>\n</body>\n</html>\n";
@@ -864,8 +864,8 @@ class Writer {
   }
 
   // Plug-ins' sections: heading, lines, table, charts (numbered after the page's own
-  // `numbered_before`, so that every chart's ids are its own).
-  void sections(int numbered_before) {
+  // `numbered_before`, so that every chart's ids are its own). Returns the last number drawn.
+  int sections(int numbered_before) {
     int number = numbered_before;
     for (const auto& s : report_.sections) {
       add(fmt::format("<h2 id=\"{}\">{}</h2>\n", e(s.id), e(s.title)));
@@ -885,6 +885,7 @@ class Writer {
         figure(c, fmt::format("c{}", number), fmt::format("chart-{}", number), "", "chart");
       }
     }
+    return number;
   }
 
   void outliers() {
@@ -918,13 +919,19 @@ class Writer {
 
   // Each rank's rate beside its peers' median, one chart per case that compares peers
   // (analysis/per_device.hpp): the slow device is the point below the line.
-  void per_device() {
+  // Numbered after the charts before it (`numbered_before`); no section when no case qualifies.
+  void per_device(int numbered_before) {
     constexpr std::size_t kMaxCharts = 24;
+    std::vector<std::pair<const RunReport*, PerDeviceRates>> all;
+    for (const auto& r : report_.runs)
+      if (r.run)
+        for (auto& d : per_device_rates(*r.run)) all.emplace_back(&r, std::move(d));
+    if (all.empty()) return;
     add("<h2 id=\"per-device\">Per device</h2>\n");
     std::size_t drawn = 0, left = 0;
-    for (const auto& r : report_.runs) {
-      if (!r.run) continue;
-      for (const auto& d : per_device_rates(*r.run)) {
+    for (const auto& [run, d] : all) {
+      const RunReport& r = *run;
+      {
         if (drawn == kMaxCharts) {
           ++left;
           continue;
@@ -944,7 +951,8 @@ class Writer {
         ++drawn;
         add(fmt::format("<h3>{}{}</h3>\n", e(c.title),
                         report_.runs.size() > 1 ? " &middot; " + e(r.label) : std::string()));
-        figure(std::move(c), fmt::format("d{}", drawn), fmt::format("device-{}", drawn),
+        const int number = numbered_before + static_cast<int>(drawn);
+        figure(std::move(c), fmt::format("c{}", number), fmt::format("chart-{}", number),
                fmt::format("{} each rank reached on its own (its median time), and the median of "
                            "all of them; lowest {:.4g}, median {:.4g}.",
                            e(d.metric), *std::min_element(d.rates.begin(), d.rates.end()),
@@ -952,7 +960,6 @@ class Writer {
                "chart");
       }
     }
-    if (drawn == 0) add("<p>none: no case compares ranks with their peers</p>\n");
     if (left > 0) add(fmt::format("<p>{} more not drawn</p>\n", left));
   }
 

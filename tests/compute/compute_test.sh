@@ -52,7 +52,7 @@ grep -q "^# slow node: $host/v2 " "$work/report.txt" &&
   { fail "planted slow node 2 not named"; grep -e '^# slow' "$work/report.txt"; }
 ! grep -qiE "gpu_(util|mem_used|temp_c|power_w|sm_mhz|mem_mhz|throttle|ecc_errors|pcie)" "$work/report.txt" "$work/report.html" &&
   pass "report: no GPU figure in the terminal or HTML" || fail "the report shows a GPU figure"
-grep -q 'id="per-device"' "$work/report.html" && grep -q 'id="device-1"' "$work/report.html" &&
+grep -q 'id="per-device"' "$work/report.html" && grep -A3 'id="per-device"' "$work/report.html" | grep -q '<figure class="chart" id="chart-' &&
   pass "HTML: per-device section with a chart" || fail "HTML: no per-device chart"
 # The planted rank's rate is the lowest in the per-device analysis' terms (own median time).
 low=$(h5 "$out" "

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The device bundle (scripts/device-bundle.sh) made from this build: under 64 MiB; in a clean
 # environment (env -i, only the bundle's library path) every library preflight needs beyond the
-# C library resolves inside the bundle, and device-check.sh runs up to its "no GPU" stop, exit 3.
+# C library, NCCL and cuBLAS (the GPU machine's own) resolves inside the bundle, and device-check.sh runs up to its "no GPU" stop, exit 3.
 # bundle_test.sh BUILD_DIR WORK ; exit 77 (skipped) where a GPU is present (it would run).
 set -euo pipefail
 build=$1 work=$2
@@ -15,7 +15,7 @@ rm -rf "$work" && mkdir -p "$work"
 b=$work/bundle
 outside=$(env -i LD_LIBRARY_PATH="$b/lib" ldd "$b/bin/preflight" |
   awk '/=>/ {print $1, $3}' |
-  grep -Ev "^(linux-vdso|ld-linux|libc\.so|libm\.so|libpthread|libdl\.so|librt\.so|libresolv|libnccl)" |
+  grep -Ev "^(linux-vdso|ld-linux|libc\.so|libm\.so|libpthread|libdl\.so|librt\.so|libresolv|libnccl|libcublas)" |
   grep -v " $b/lib/" || true)
 if [[ -n $outside ]]; then
   echo "FAIL: libraries resolved outside the bundle:"; echo "$outside"; exit 1

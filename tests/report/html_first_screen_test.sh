@@ -34,6 +34,9 @@ mpirun -np 4 "$bin" run "$root/configs/acceptance.yaml" "${short[@]}" --set camp
   --set checkpoint.timing.budget=2ms \
   --set pair_sweep.address=127.0.0.1 --set pair_sweep.sizes=[8] --set pair_sweep.passes=1 \
   --set pair_sweep.timing.budget=2ms --set pair_sweep.timing.max_iters=5 \
+  --set matmul.sizes=[64] --set matmul.timing.budget=2ms --set matmul.timing.min_iters=2 \
+  --set matmul.timing.max_iters=3 --set memory.sizes=64K --set memory.timing.budget=2ms \
+  --set memory.timing.min_iters=2 --set memory.timing.max_iters=3 \
   -o "$accept" >"$work/acceptance.log" 2>&1 || { fail "acceptance run"; tail -5 "$work/acceptance.log"; }
 
 # first_screen NAME RESULTS [REPORT OPTIONS...]: the report's HTML, then its first screen.

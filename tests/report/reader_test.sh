@@ -10,7 +10,9 @@ good=$work/good.h5
 mpirun -np 4 "$bin" comm --op allreduce,allgather --topology world,intra --ranks-per-node 2 --sizes 8,64K \
   --iters 5 --budget 1ms -o "$good" >/dev/null 2>&1 || fail "preflight could not write $good"
 
-"$report" "$good" >"$work/out" 2>&1
+# Reading is what is tested here, not judging: a tiny run on a busy 2-core host may leave a rank
+# late against its peers (a rank descheduled), which the verdict would name.
+"$report" "$good" --slow-nodes warn >"$work/out" 2>&1
 rc=$?
 [[ $rc -eq 0 ]] && grep -q "run complete (exit 0), 4 ranks on 2 nodes, 4 case(s)" "$work/out" &&
   grep -q "000003 allgather float32 out-of-place intra \[ok\]" "$work/out" && grep -q "busbw(GB/s)" "$work/out" &&
