@@ -17,8 +17,8 @@
 #include "render/html.hpp"
 #include "render/json.hpp"
 #include "render/junit.hpp"
-#include "render/prometheus.hpp"
 #include "render/markdown.hpp"
+#include "render/prometheus.hpp"
 #include "render/terminal.hpp"
 
 namespace {
@@ -43,9 +43,11 @@ void check_outputs(const Outputs& o, const std::vector<std::string>& inputs) {
   std::set<fs::path> in;
   for (const auto& i : inputs)
     if (fs::exists(i)) in.insert(fs::weakly_canonical(fs::absolute(i)));
-  const std::pair<const char*, const std::string*> all[] = {
-      {"--html", &o.html}, {"--md", &o.markdown}, {"--json", &o.json}, {"--junit", &o.junit},
-      {"--prometheus", &o.prometheus}};
+  const std::pair<const char*, const std::string*> all[] = {{"--html", &o.html},
+                                                            {"--md", &o.markdown},
+                                                            {"--json", &o.json},
+                                                            {"--junit", &o.junit},
+                                                            {"--prometheus", &o.prometheus}};
   std::set<fs::path> seen;
   for (const auto& [flag, path] : all) {
     if (path->empty()) continue;

@@ -45,8 +45,8 @@ struct LibraryProbe {
 };
 
 struct RdmaDevice {
-  std::string name;    // as /sys/class/infiniband lists it, e.g. mlx5_0
-  std::string driver;  // e.g. mlx5_core, efa
+  std::string name;                     // as /sys/class/infiniband lists it, e.g. mlx5_0
+  std::string driver;                   // e.g. mlx5_core, efa
   std::vector<std::string> ports_down;  // "1 (1: DOWN)": port and its state
 };
 
@@ -62,7 +62,7 @@ struct RankFacts {
   // The ranks the scheduler launched on this rank's host, when it says (Slurm's tasks per node
   // for the step, at this node's index); 0: no scheduler or it does not say.
   int scheduler_tasks_here = 0;
-  std::string scheduler_source;  // e.g. "SLURM_STEP_TASKS_PER_NODE=2(x2) at SLURM_NODEID=0"
+  std::string scheduler_source;     // e.g. "SLURM_STEP_TASKS_PER_NODE=2(x2) at SLURM_NODEID=0"
   bool scheduler_launched = false;  // srun launched the ranks (else: the job's request)
 };
 

@@ -146,8 +146,8 @@ RankFacts facts_from_json(const nlohmann::json& j, const RankEnvironment& env) {
   for (const auto& d : j.at("rdma"))
     f.rdma.push_back({d.at("name"), d.at("driver"), d.at("ports_down")});
   for (const auto& p : j.at("paths"))
-    f.paths.push_back({p.at("path"), p.at("purpose"), p.at("writable"), p.at("error"),
-                       p.at("free_bytes")});
+    f.paths.push_back(
+        {p.at("path"), p.at("purpose"), p.at("writable"), p.at("error"), p.at("free_bytes")});
   for (const auto& l : j.at("libraries"))
     f.libraries.push_back({l.at("soname"), l.at("needed_by"), l.at("loaded"), l.at("error")});
   j.at("tasks_here").get_to(f.scheduler_tasks_here);
@@ -157,8 +157,7 @@ RankFacts facts_from_json(const nlohmann::json& j, const RankEnvironment& env) {
 }
 
 double realtime_seconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace

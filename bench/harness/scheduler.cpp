@@ -14,10 +14,14 @@ nlohmann::ordered_json scheduler_facts(const EnvLookup& env) {
   if (env("SLURM_JOB_ID") == nullptr) return nullptr;
   // Key in the file -> Slurm's variable; a variable Slurm did not set is left out.
   const std::pair<const char*, const char*> slurm[] = {
-      {"job_id", "SLURM_JOB_ID"},          {"job_name", "SLURM_JOB_NAME"},
-      {"node_list", "SLURM_JOB_NODELIST"}, {"partition", "SLURM_JOB_PARTITION"},
-      {"nodes", "SLURM_JOB_NUM_NODES"},    {"ntasks", "SLURM_NTASKS"},
-      {"tasks_per_node", "SLURM_TASKS_PER_NODE"}, {"step_id", "SLURM_STEP_ID"},
+      {"job_id", "SLURM_JOB_ID"},
+      {"job_name", "SLURM_JOB_NAME"},
+      {"node_list", "SLURM_JOB_NODELIST"},
+      {"partition", "SLURM_JOB_PARTITION"},
+      {"nodes", "SLURM_JOB_NUM_NODES"},
+      {"ntasks", "SLURM_NTASKS"},
+      {"tasks_per_node", "SLURM_TASKS_PER_NODE"},
+      {"step_id", "SLURM_STEP_ID"},
       {"cluster", "SLURM_CLUSTER_NAME"},
   };
   nlohmann::ordered_json facts = {{"kind", "slurm"}};

@@ -26,8 +26,7 @@ std::vector<PerDeviceRates> per_device_rates(const RunData& run) {
     // Only where each rank works on its own (peer_late 0): in a collective a rank's own time is
     // its role in the algorithm and when the others arrive, no measure of its device.
     if (!c.meaning.peer_slow || c.meaning.peer_late || metric.empty() ||
-        !c.meaning.work_counter.empty() ||
-        c.rank_medians.empty())
+        !c.meaning.work_counter.empty() || c.rank_medians.empty())
       continue;
     const auto& column = c.stats.at(metric);
     if (column.per_iteration != schema::PerIteration::kInverseTime) continue;

@@ -347,11 +347,13 @@ class Writer {
       }
       if (r.run->env_checks.empty()) continue;
       const auto row = [&](const RunData::EnvCheck& c) {
-        const char* cls = c.status == "fail" ? "fail" : c.status == "warn" ? "inconclusive" : "pass";
-        return fmt::format("<tr><td>{}</td><td>{}</td><td class=\"wrap\">{}</td><td "
-                           "class=\"wrap\">{}</td><td class=\"wrap\">{}</td></tr>\n",
-                           verdict_span(cls, e(c.status)), e(c.check), e(c.where), e(c.detail),
-                           e(c.fix));
+        const char* cls = c.status == "fail"   ? "fail"
+                          : c.status == "warn" ? "inconclusive"
+                                               : "pass";
+        return fmt::format(
+            "<tr><td>{}</td><td>{}</td><td class=\"wrap\">{}</td><td "
+            "class=\"wrap\">{}</td><td class=\"wrap\">{}</td></tr>\n",
+            verdict_span(cls, e(c.status)), e(c.check), e(c.where), e(c.detail), e(c.fix));
       };
       const char* head =
           "<div class=\"scroll\"><table>\n<tr><th>status</th><th>check</th><th>where</th>"
@@ -359,9 +361,11 @@ class Writer {
       std::string look, fine;
       for (const auto& c : r.run->env_checks)
         (c.status == "fail" || c.status == "warn" ? look : fine) += row(c);
-      if (!look.empty()) add(fmt::format("<p>{}:</p>\n{}{}</table></div>\n", e(r.label), head, look));
+      if (!look.empty())
+        add(fmt::format("<p>{}:</p>\n{}{}</table></div>\n", e(r.label), head, look));
       if (!fine.empty())
-        add(fmt::format("<details><summary>{}: {} checks passed or did not apply</summary>\n{}{}"
+        add(
+            fmt::format("<details><summary>{}: {} checks passed or did not apply</summary>\n{}{}"
                         "</table></div></details>\n",
                         e(r.label), std::count(fine.begin(), fine.end(), '\n'), head, fine));
     }

@@ -57,10 +57,10 @@ void env_checks(std::string& md, const Report& r) {
     for (const char* status : {"fail", "warn", "pass", "skipped"})
       for (const auto& c : data.env_checks)
         if (c.status == status)
-          md += fmt::format("| {} | {} | {} | {} | {} |\n",
-                            c.status == "fail" || c.status == "warn" ? "**" + c.status + "**"
-                                                                     : c.status,
-                            cell(c.check), cell(c.where), cell(c.detail), cell(c.fix));
+          md += fmt::format(
+              "| {} | {} | {} | {} | {} |\n",
+              c.status == "fail" || c.status == "warn" ? "**" + c.status + "**" : c.status,
+              cell(c.check), cell(c.where), cell(c.detail), cell(c.fix));
   }
 }
 

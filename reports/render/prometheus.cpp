@@ -18,7 +18,11 @@ using Labels = std::vector<std::pair<std::string, std::string>>;
 // Length of the UTF-8 sequence starting at s[i], or 0 when it is not one.
 std::size_t utf8_length(const std::string& s, std::size_t i) {
   const auto c = static_cast<unsigned char>(s[i]);
-  const std::size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+  const std::size_t n = c < 0x80           ? 1
+                        : (c >> 5) == 0x6  ? 2
+                        : (c >> 4) == 0xe  ? 3
+                        : (c >> 3) == 0x1e ? 4
+                                           : 0;
   if (n == 0 || i + n > s.size()) return 0;
   for (std::size_t k = 1; k < n; ++k)
     if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) return 0;
@@ -87,10 +91,14 @@ std::string prometheus_label_value(const std::string& text) {
       continue;
     }
     const char c = text[i];
-    if (n == 1 && c == '\\') out += "\\\\";
-    else if (n == 1 && c == '"') out += "\\\"";
-    else if (n == 1 && c == '\n') out += "\\n";
-    else out.append(text, i, n);
+    if (n == 1 && c == '\\')
+      out += "\\\\";
+    else if (n == 1 && c == '"')
+      out += "\\\"";
+    else if (n == 1 && c == '\n')
+      out += "\\n";
+    else
+      out.append(text, i, n);
     i += n;
   }
   return out;
@@ -127,7 +135,8 @@ std::string render_prometheus(const Report& report) {
   for (const auto& run : report.runs) {
     const RunData& data = *run.run;
     for (const auto& c : data.env_checks)
-      env.add({{"run", run.label}, {"check", c.check}, {"where", c.where}, {"status", c.status}}, 1);
+      env.add({{"run", run.label}, {"check", c.check}, {"where", c.where}, {"status", c.status}},
+              1);
     const auto hosts = host_of_node(data);
     for (const auto& o : run.outliers) {
       const auto host = hosts.find(o.name);

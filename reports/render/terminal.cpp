@@ -60,8 +60,7 @@ void print_env_checks(std::FILE* out, const RunData& run) {
   std::map<std::string, int> count;
   for (const auto& c : run.env_checks) ++count[c.status];
   fmt::print(out, "# environment checks: {}: {} pass, {} warn, {} fail, {} skipped\n",
-             run.env_checks.size(), count["pass"], count["warn"], count["fail"],
-             count["skipped"]);
+             run.env_checks.size(), count["pass"], count["warn"], count["fail"], count["skipped"]);
   for (const auto& c : run.env_checks)
     if (c.status == "warn" || c.status == "fail")
       fmt::print(out, "#   [{}] {} ({}): {}{}\n", c.status, c.check, c.where, c.detail,

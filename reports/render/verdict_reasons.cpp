@@ -140,10 +140,10 @@ std::vector<VerdictReason> verdict_reasons(const Report& report) {
   for (const auto& r : report.runs)
     for (const auto& e : r.run->env_checks)
       if (e.status == "warn")
-        out.push_back({ReasonKind::kWarn,
-                       fmt::format("{}: environment: {} ({}): {}", r.label, e.check, e.where,
-                                   e.detail),
-                       1, "environment warnings"});
+        out.push_back(
+            {ReasonKind::kWarn,
+             fmt::format("{}: environment: {} ({}): {}", r.label, e.check, e.where, e.detail), 1,
+             "environment warnings"});
   for (const auto& r : report.runs)
     for (const auto& s : r.run->skipped)
       out.push_back(

@@ -155,7 +155,8 @@ TEST(EnvChecks, LittleFreeSpaceWarns) {
 TEST(EnvChecks, MissingLibraryFailsNamingWhoNeedsIt) {
   auto facts = alike(2, 1);
   for (auto& f : facts)
-    f.libraries.push_back({"libmissing.so.1", "benchmark pace", false, "libmissing.so.1: cannot open"});
+    f.libraries.push_back(
+        {"libmissing.so.1", "benchmark pace", false, "libmissing.so.1: cannot open"});
   const auto checks = judge_libraries(facts);
   ASSERT_EQ(checks.size(), 1u);
   EXPECT_EQ(checks[0].status, EnvStatus::kFail);
@@ -226,13 +227,11 @@ TEST(Scheduler, TasksPerNodeExpand) {
 }
 
 TEST(Scheduler, SlurmFactsAndTasksHere) {
-  const std::map<std::string, std::string> vars = {{"SLURM_JOB_ID", "42"},
-                                                   {"SLURM_JOB_NODELIST", "gpu[01-02]"},
-                                                   {"SLURM_JOB_PARTITION", "batch"},
-                                                   {"SLURM_NODEID", "1"},
-                                                   {"SLURM_STEP_NUM_TASKS", "12"},
-                                                   {"SLURM_STEP_TASKS_PER_NODE", "8,4"},
-                                                   {"SLURM_TASKS_PER_NODE", "1(x2)"}};
+  const std::map<std::string, std::string> vars = {
+      {"SLURM_JOB_ID", "42"},           {"SLURM_JOB_NODELIST", "gpu[01-02]"},
+      {"SLURM_JOB_PARTITION", "batch"}, {"SLURM_NODEID", "1"},
+      {"SLURM_STEP_NUM_TASKS", "12"},   {"SLURM_STEP_TASKS_PER_NODE", "8,4"},
+      {"SLURM_TASKS_PER_NODE", "1(x2)"}};
   const EnvLookup env = [&](const char* name) -> const char* {
     const auto it = vars.find(name);
     return it == vars.end() ? nullptr : it->second.c_str();

@@ -39,8 +39,10 @@ TEST(Prometheus, ChecksAndEnvironmentChecksAreSamples) {
       << text;
   EXPECT_NE(text.find(R"(rule="bus \"bandwidth\"\n} evil 1")"), std::string::npos) << text;
   EXPECT_NE(text.find(R"(,duplicate="1"} 12.5)"), std::string::npos) << text;
-  EXPECT_NE(text.find(R"(preflight_env_check{run="r",check="memlock limit",where="every rank",status="fail"} 1)"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find(
+          R"(preflight_env_check{run="r",check="memlock limit",where="every rank",status="fail"} 1)"),
+      std::string::npos)
       << text;
   // Every line is a comment or one sample: name, labels, one value, nothing after.
   std::istringstream lines(text);
