@@ -1,4 +1,5 @@
 #include "harness/env_checks.hpp"
+#include "preflight/schema/layout.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -103,15 +104,15 @@ bool has_gpu(const RankFacts& f) {
 std::string_view status_name(EnvStatus s) {
   switch (s) {
     case EnvStatus::kPass:
-      return "pass";
+      return schema::env_check_status::kPass;
     case EnvStatus::kWarn:
-      return "warn";
+      return schema::env_check_status::kWarn;
     case EnvStatus::kFail:
-      return "fail";
+      return schema::env_check_status::kFail;
     case EnvStatus::kSkipped:
-      return "skipped";
+      return schema::env_check_status::kSkipped;
   }
-  return "fail";
+  return schema::env_check_status::kFail;
 }
 
 std::uint64_t open_files_needed(int world_size) {

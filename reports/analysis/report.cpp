@@ -8,6 +8,7 @@
 #include <set>
 
 #include "plugins/plugins.hpp"
+#include "preflight/schema/layout.hpp"
 
 namespace preflight::report {
 namespace {
@@ -83,7 +84,7 @@ std::vector<Check> slow_node_checks(const RunReport& run, const OutlierOptions& 
 std::vector<Check> env_check_failures(const RunData& run, const std::string& label) {
   std::vector<Check> out;
   for (const auto& e : run.env_checks) {
-    if (e.status != "fail") continue;
+    if (e.status != schema::env_check_status::kFail) continue;
     Check c;
     c.rule = std::string(kEnvCheckRule);
     c.run_label = label;

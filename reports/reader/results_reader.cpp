@@ -338,9 +338,17 @@ void read_env_checks(hid_t f, const std::string& path, RunData& run) {
     if (values.size() != n)
       throw ReadError(fmt::format("{}: /env_checks/{} has {} rows, /env_checks/check {}", path,
                                   name, values.size(), n));
-  for (std::size_t i = 0; i < n; ++i)
-    run.env_checks.push_back({columns["check"][i], columns["status"][i], columns["where"][i],
+  namespace st = s::env_check_status;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string& status = columns["status"][i];
+    if (status != st::kPass && status != st::kWarn && status != st::kFail && status != st::kSkipped)
+      throw ReadError(
+          fmt::format("{}: /env_checks/status row {} is '{}', not pass, warn, fail or "
+                      "skipped",
+                      path, i, status));
+    run.env_checks.push_back({columns["check"][i], status, columns["where"][i],
                               columns["detail"][i], columns["fix"][i]});
+  }
 }
 
 }  // namespace

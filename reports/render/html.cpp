@@ -13,6 +13,7 @@
 
 #include "analysis/case_view.hpp"
 #include "analysis/per_device.hpp"
+#include "preflight/schema/layout.hpp"
 #include "render/charts.hpp"
 #include "render/text_format.hpp"
 #include "render/verdict_reasons.hpp"
@@ -347,9 +348,10 @@ class Writer {
       }
       if (r.run->env_checks.empty()) continue;
       const auto row = [&](const RunData::EnvCheck& c) {
-        const char* cls = c.status == "fail"   ? "fail"
-                          : c.status == "warn" ? "inconclusive"
-                                               : "pass";
+        namespace st = schema::env_check_status;
+        const char* cls = c.status == st::kFail   ? "fail"
+                          : c.status == st::kWarn ? "inconclusive"
+                                                  : "pass";
         return fmt::format(
             "<tr><td>{}</td><td>{}</td><td class=\"wrap\">{}</td><td "
             "class=\"wrap\">{}</td><td class=\"wrap\">{}</td></tr>\n",
@@ -360,7 +362,9 @@ class Writer {
           "<th>found</th><th>fix</th></tr>\n";
       std::string look, fine;
       for (const auto& c : r.run->env_checks)
-        (c.status == "fail" || c.status == "warn" ? look : fine) += row(c);
+        (c.status == schema::env_check_status::kFail || c.status == schema::env_check_status::kWarn
+             ? look
+             : fine) += row(c);
       if (!look.empty())
         add(fmt::format("<p>{}:</p>\n{}{}</table></div>\n", e(r.label), head, look));
       if (!fine.empty())

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "preflight/schema/layout.hpp"
 #include "render/html.hpp"
 #include "render/text_format.hpp"
 #include "render/verdict_reasons.hpp"
@@ -54,12 +55,13 @@ void env_checks(std::string& md, const Report& r) {
     }
     if (data.env_checks.empty()) continue;
     md += "| status | check | where | found | fix |\n|---|---|---|---|---|\n";
-    for (const char* status : {"fail", "warn", "pass", "skipped"})
+    namespace st = schema::env_check_status;
+    for (const std::string_view status : {st::kFail, st::kWarn, st::kPass, st::kSkipped})
       for (const auto& c : data.env_checks)
         if (c.status == status)
           md += fmt::format(
               "| {} | {} | {} | {} | {} |\n",
-              c.status == "fail" || c.status == "warn" ? "**" + c.status + "**" : c.status,
+              c.status == st::kFail || c.status == st::kWarn ? "**" + c.status + "**" : c.status,
               cell(c.check), cell(c.where), cell(c.detail), cell(c.fix));
   }
 }

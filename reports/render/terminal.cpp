@@ -7,6 +7,7 @@
 #include <map>
 
 #include "analysis/case_view.hpp"
+#include "preflight/schema/layout.hpp"
 #include "render/text_format.hpp"
 #include "render/verdict_reasons.hpp"
 
@@ -57,12 +58,15 @@ void print_env_checks(std::FILE* out, const RunData& run) {
     fmt::print(out, "# scheduler: {}\n", facts);
   }
   if (run.env_checks.empty()) return;
-  std::map<std::string, int> count;
+  namespace status = schema::env_check_status;
+  std::map<std::string, int, std::less<>> count;
   for (const auto& c : run.env_checks) ++count[c.status];
   fmt::print(out, "# environment checks: {}: {} pass, {} warn, {} fail, {} skipped\n",
-             run.env_checks.size(), count["pass"], count["warn"], count["fail"], count["skipped"]);
+             run.env_checks.size(), count[std::string(status::kPass)],
+             count[std::string(status::kWarn)], count[std::string(status::kFail)],
+             count[std::string(status::kSkipped)]);
   for (const auto& c : run.env_checks)
-    if (c.status == "warn" || c.status == "fail")
+    if (c.status == status::kWarn || c.status == status::kFail)
       fmt::print(out, "#   [{}] {} ({}): {}{}\n", c.status, c.check, c.where, c.detail,
                  c.fix.empty() ? "" : "; fix: " + c.fix);
 }

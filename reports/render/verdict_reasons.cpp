@@ -7,6 +7,7 @@
 #include <map>
 #include <tuple>
 
+#include "preflight/schema/layout.hpp"
 #include "render/text_format.hpp"
 
 namespace preflight::report {
@@ -139,7 +140,7 @@ std::vector<VerdictReason> verdict_reasons(const Report& report) {
     add_sizes(out, s, Verdict::kUndecided, ReasonKind::kInconclusive);
   for (const auto& r : report.runs)
     for (const auto& e : r.run->env_checks)
-      if (e.status == "warn")
+      if (e.status == schema::env_check_status::kWarn)
         out.push_back(
             {ReasonKind::kWarn,
              fmt::format("{}: environment: {} ({}): {}", r.label, e.check, e.where, e.detail), 1,
