@@ -16,6 +16,7 @@
 #include <deque>
 #include <stdexcept>
 
+#include "fabric/ofi_library.hpp"
 #include "fabric/transport.hpp"
 #include "harness/usage_error.hpp"
 
@@ -32,8 +33,8 @@ char* copy_of(const std::string& s) {
 
 // The hints every query uses: RDM endpoints that send and receive messages, memory
 // registration in any of the modes a verbs- or EFA-like provider asks for.
-fi_info* rdm_hints(const TransportOptions& o) {
-  fi_info* hints = fi_allocinfo();
+fi_info* rdm_hints(const OfiLibrary& lib, const TransportOptions& o) {
+  fi_info* hints = lib.allocinfo();
   hints->ep_attr->type = FI_EP_RDM;
   hints->caps = FI_MSG;
   hints->mode = FI_CONTEXT;
@@ -45,23 +46,23 @@ fi_info* rdm_hints(const TransportOptions& o) {
 }
 
 // The first matching provider, or nullptr (and libfabric's reason in `why`).
-fi_info* query(const TransportOptions& o, std::string& why) {
-  fi_info* hints = rdm_hints(o);
+fi_info* query(const OfiLibrary& lib, const TransportOptions& o, std::string& why) {
+  fi_info* hints = rdm_hints(lib, o);
   fi_info* info = nullptr;
   const char* node = o.address.empty() ? nullptr : o.address.c_str();
-  const int rc = fi_getinfo(kApiVersion, node, nullptr, node ? FI_SOURCE : 0, hints, &info);
-  fi_freeinfo(hints);
+  const int rc = lib.getinfo(kApiVersion, node, nullptr, node ? FI_SOURCE : 0, hints, &info);
+  lib.freeinfo(hints);
   if (rc != 0) {
-    why = fi_strerror(-rc);
+    why = lib.strerror(-rc);
     return nullptr;
   }
   return info;
 }
 
 // Every RDM provider here: "tcp;ofi_rxm 1.17 (domain lo)", each once.
-std::vector<std::string> available() {
+std::vector<std::string> available(const OfiLibrary& lib) {
   std::string why;
-  fi_info* all = query({}, why);
+  fi_info* all = query(lib, {}, why);
   std::vector<std::string> out;
   for (fi_info* i = all; i != nullptr; i = i->next) {
     const auto v = i->fabric_attr->prov_version;
@@ -69,32 +70,49 @@ std::vector<std::string> available() {
                             FI_MINOR(v), i->domain_attr->name);
     if (std::find(out.begin(), out.end(), line) == out.end()) out.push_back(std::move(line));
   }
-  if (all != nullptr) fi_freeinfo(all);
+  if (all != nullptr) lib.freeinfo(all);
   return out;
 }
 
-void check(int rc, const char* what) {
-  if (rc != 0) throw std::runtime_error(fmt::format("fabric: {}: {}", what, fi_strerror(-rc)));
+// libfabric's version as "1.17".
+std::string version_of(const OfiLibrary& lib) {
+  const std::uint32_t v = lib.version();
+  return fmt::format("{}.{}", FI_MAJOR(v), FI_MINOR(v));
+}
+
+// The library, or the UsageError that names the fix where it cannot be loaded.
+OfiLibrary loaded_ofi_library() {
+  OfiLibrary lib = open_ofi_library();
+  if (!lib.available())
+    throw UsageError(
+        fmt::format("transport: ofi needs libfabric, which cannot be loaded here ({}); install it "
+                    "(Debian: libfabric1) or put it on LD_LIBRARY_PATH, or use --transport mpi",
+                    lib.why_not));
+  return lib;
+}
+
+void check(const OfiLibrary& lib, int rc, const char* what) {
+  if (rc != 0) throw std::runtime_error(fmt::format("fabric: {}: {}", what, lib.strerror(-rc)));
 }
 
 class OfiTransport final : public Transport {
  public:
-  explicit OfiTransport(const TransportOptions& o) {
+  explicit OfiTransport(const TransportOptions& o) : lib_(loaded_ofi_library()) {
     std::string why;
-    info_ = query(o, why);
+    info_ = query(lib_, o, why);
     if (info_ == nullptr) check_ofi(o);  // throws the UsageError
-    check(fi_fabric(info_->fabric_attr, &fabric_, nullptr), "fi_fabric");
-    check(fi_domain(fabric_, info_, &domain_, nullptr), "fi_domain");
+    check(lib_, lib_.fabric(info_->fabric_attr, &fabric_, nullptr), "fi_fabric");
+    check(lib_, fi_domain(fabric_, info_, &domain_, nullptr), "fi_domain");
     fi_cq_attr cq_attr{};
     cq_attr.format = FI_CQ_FORMAT_CONTEXT;
-    check(fi_cq_open(domain_, &cq_attr, &cq_, nullptr), "fi_cq_open");
+    check(lib_, fi_cq_open(domain_, &cq_attr, &cq_, nullptr), "fi_cq_open");
     fi_av_attr av_attr{};
     av_attr.type = FI_AV_TABLE;
-    check(fi_av_open(domain_, &av_attr, &av_, nullptr), "fi_av_open");
-    check(fi_endpoint(domain_, info_, &ep_, nullptr), "fi_endpoint");
-    check(fi_ep_bind(ep_, &cq_->fid, FI_TRANSMIT | FI_RECV), "fi_ep_bind cq");
-    check(fi_ep_bind(ep_, &av_->fid, 0), "fi_ep_bind av");
-    check(fi_enable(ep_), "fi_enable");
+    check(lib_, fi_av_open(domain_, &av_attr, &av_, nullptr), "fi_av_open");
+    check(lib_, fi_endpoint(domain_, info_, &ep_, nullptr), "fi_endpoint");
+    check(lib_, fi_ep_bind(ep_, &cq_->fid, FI_TRANSMIT | FI_RECV), "fi_ep_bind cq");
+    check(lib_, fi_ep_bind(ep_, &av_->fid, 0), "fi_ep_bind av");
+    check(lib_, fi_enable(ep_), "fi_enable");
   }
   ~OfiTransport() override {
     for (fid_mr* mr : regions_) fi_close(&mr->fid);
@@ -103,7 +121,7 @@ class OfiTransport final : public Transport {
     if (cq_ != nullptr) fi_close(&cq_->fid);
     if (domain_ != nullptr) fi_close(&domain_->fid);
     if (fabric_ != nullptr) fi_close(&fabric_->fid);
-    if (info_ != nullptr) fi_freeinfo(info_);
+    if (info_ != nullptr) lib_.freeinfo(info_);
   }
   OfiTransport(const OfiTransport&) = delete;
   OfiTransport& operator=(const OfiTransport&) = delete;
@@ -118,7 +136,7 @@ class OfiTransport final : public Transport {
   void connect(MPI_Comm world) override {
     std::vector<char> mine(kMaxAddressBytes, 0);
     std::size_t length = mine.size();
-    check(fi_getname(&ep_->fid, mine.data(), &length), "fi_getname");
+    check(lib_, fi_getname(&ep_->fid, mine.data(), &length), "fi_getname");
     int size = 0;
     MPI_Comm_size(world, &size);
     std::vector<char> all(kMaxAddressBytes * static_cast<std::size_t>(size));
@@ -134,7 +152,8 @@ class OfiTransport final : public Transport {
   void register_buffer(void* buffer, std::size_t bytes) override {
     if ((info_->domain_attr->mr_mode & FI_MR_LOCAL) == 0) return;
     fid_mr* mr = nullptr;
-    check(fi_mr_reg(domain_, buffer, bytes, FI_SEND | FI_RECV, 0, regions_.size(), 0, &mr, nullptr),
+    check(lib_,
+          fi_mr_reg(domain_, buffer, bytes, FI_SEND | FI_RECV, 0, regions_.size(), 0, &mr, nullptr),
           "fi_mr_reg");
     regions_.push_back(mr);
     described_.push_back({static_cast<char*>(buffer), bytes, fi_mr_desc(mr)});
@@ -183,7 +202,7 @@ class OfiTransport final : public Transport {
     for (;;) {
       const ssize_t rc = call(c);
       if (rc == 0) break;
-      if (rc != -FI_EAGAIN) check(static_cast<int>(rc), "posting a message");
+      if (rc != -FI_EAGAIN) check(lib_, static_cast<int>(rc), "posting a message");
       progress();
     }
     ++pending_;
@@ -207,10 +226,11 @@ class OfiTransport final : public Transport {
           fmt::format("fabric: a message failed: {}",
                       fi_cq_strerror(cq_, err.prov_errno, err.err_data, nullptr, 0)));
     }
-    check(static_cast<int>(n), "fi_cq_read");
+    check(lib_, static_cast<int>(n), "fi_cq_read");
     return false;
   }
 
+  OfiLibrary lib_;
   fi_info* info_ = nullptr;
   fid_fabric* fabric_ = nullptr;
   fid_domain* domain_ = nullptr;
@@ -227,21 +247,21 @@ class OfiTransport final : public Transport {
 }  // namespace
 
 void check_ofi(const TransportOptions& o) {
+  const OfiLibrary lib = loaded_ofi_library();
   std::string why;
-  fi_info* info = query(o, why);
+  fi_info* info = query(lib, o, why);
   if (info != nullptr) {
-    fi_freeinfo(info);
+    lib.freeinfo(info);
     return;
   }
-  const auto found = available();
+  const auto found = available(lib);
   const std::string what =
       o.domain.empty() ? fmt::format("provider '{}'", o.provider)
                        : fmt::format("provider '{}' with domain '{}'", o.provider, o.domain);
   throw UsageError(fmt::format(
-      "provider: {}{} has no reliable-datagram endpoint here (libfabric {}.{}: {}); RDM "
+      "provider: {}{} has no reliable-datagram endpoint here (libfabric {}: {}); RDM "
       "providers found: {}; pick one of them (e.g. --provider tcp), or use --transport mpi",
-      what, o.address.empty() ? "" : fmt::format(" on address {}", o.address),
-      FI_MAJOR(fi_version()), FI_MINOR(fi_version()), why,
+      what, o.address.empty() ? "" : fmt::format(" on address {}", o.address), version_of(lib), why,
       found.empty() ? std::string("none") : fmt::format("{}", fmt::join(found, ", "))));
 }
 
@@ -250,8 +270,9 @@ std::unique_ptr<Transport> make_ofi_transport(const TransportOptions& options) {
 }
 
 nlohmann::json ofi_inventory() {
-  return {{"libfabric", fmt::format("{}.{}", FI_MAJOR(fi_version()), FI_MINOR(fi_version()))},
-          {"providers_found", available()}};
+  const OfiLibrary lib = open_ofi_library();
+  if (!lib.available()) return {{"libfabric", "not available: " + lib.why_not}};
+  return {{"libfabric", version_of(lib)}, {"providers_found", available(lib)}};
 }
 
 }  // namespace preflight::fabric

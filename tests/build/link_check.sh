@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Each dependency links only where it is used: liburing into the storage family (its io_uring
-# engine) and the executables made with it, never into the harness or the comm family; and
+# Each dependency links only where it is used: libfabric nowhere (opened at run time), liburing
+# into the storage family (its io_uring engine) and the executables made with it, never into the
+# harness or the comm family; and
 # the serial HDF5 alone, never next to a parallel one.
 # link_check.sh NINJA BUILD_DIR PREFLIGHT PREFLIGHT_REPORT
 set -uo pipefail
@@ -51,6 +52,14 @@ done
 [[ $(ldd "$preflight") == *liburing* ]] || fail "preflight does not load liburing"
 [[ $(ldd "$report") == *liburing* ]] && fail "preflight-report loads liburing"
 [[ $(ldd "$report") == *libmpi* ]] && fail "preflight-report loads MPI"
+# libfabric is opened when the ofi transport is asked for (bench/fabric/ofi_library.hpp): linked,
+# its dependencies' constructors (libpsm_infinipath: 0.25 s of usleep pinned to CPU 0) would run
+# in every preflight process.
+for exe in "$preflight" "$report"; do
+  [[ $(ldd "$exe") == *libfabric* ]] && fail "$(basename "$exe") links libfabric"
+done
+a=$(find "$build/bench" -name libpreflight_fabric.a | head -n 1)
+[[ -n $a && $(nm "$a" 2>/dev/null) == *" U fi_getinfo"* ]] && fail "libpreflight_fabric.a calls fi_getinfo directly"
 
 echo "comm_only_probe: $(echo "$probe" | grep -o 'lib[a-z_0-9]*\.\(a\|so\)' | sort -u | tr '\n' ' ')"
 [[ $failures -eq 0 ]] && echo "link check: ok"
