@@ -4,7 +4,7 @@
 # whose SM clock is 15% below its peers' and one whose link trained at x8 are each named, with
 # its case, in every output (terminal, Markdown, HTML, JSON) and no other device is; the same
 # file with nothing planted names none (its links start each point at gen 1, as idle GPUs do,
-# and are not named for it).
+# and are not named for it). An unknown rule in a file is refused.
 # telemetry_findings_test.sh PREFLIGHT PREFLIGHT_REPORT WORKDIR
 set -uo pipefail
 bin=$1 report=$2 work=$3
@@ -53,4 +53,14 @@ grep -q "device warnings" "$work/planted.txt" && ! grep -q "device warning" "$wo
   pass "the headline counts 3 device warnings, the clean one none" || fail "headline counts"
 ! grep -q "device watch gpu_" "$work/clean.txt" && pass "4 ranks with readings: every clock compared" ||
   fail "clock comparison not judged: $(grep 'device watch gpu_' "$work/clean.txt")"
+# An unknown rule is refused, naming the attribute and the rules it knows (exit 2), not guessed.
+cp "$work/planted.h5" "$work/unknown-rule.h5"
+/usr/bin/python3 -c "import h5py, sys
+with h5py.File(sys.argv[1], 'r+') as f:
+    f['cases/000000/points/0000/series/gpu_throttle'].attrs['watch'] = 'sometimes'" "$work/unknown-rule.h5"
+"$report" "$work/unknown-rule.h5" >"$work/unknown-rule.txt" 2>&1
+rc=$?
+[[ $rc -eq 2 ]] && grep -q "series 'gpu_throttle': attribute 'watch' is 'sometimes', not one of none, zero, peers, reference" "$work/unknown-rule.txt" &&
+  pass "an unknown watch rule is refused (exit 2), with the rules known" ||
+  { fail "unknown rule: exit $rc"; cat "$work/unknown-rule.txt"; }
 finish

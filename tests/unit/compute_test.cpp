@@ -189,10 +189,11 @@ TEST(Telemetry, GpuCasesDeclareWatchesCpuCasesNone) {
   EXPECT_EQ(specs[3].watch->reference, "gpu_pcie_max_width");
   EXPECT_EQ(rule(4), s::Watch::kNone);  // the maximum itself
   // Every watched reference names a series of the table.
-  for (const auto& w : s::kTelemetryWatches)
-    if (w.rule == s::Watch::kReference)
-      EXPECT_TRUE(std::any_of(s::kTelemetrySeries.begin(), s::kTelemetrySeries.end(),
-                              [&](const auto& c) { return c.name == w.reference; }));
+  for (const auto& w : s::kTelemetryWatches) {
+    if (w.rule != s::Watch::kReference) continue;
+    EXPECT_TRUE(std::any_of(s::kTelemetrySeries.begin(), s::kTelemetrySeries.end(),
+                            [&](const auto& c) { return c.name == w.reference; }));
+  }
 }
 
 TEST(Telemetry, CpuSensorsReadCpufreqOrCpuinfoAndSayWhere) {
