@@ -7,10 +7,12 @@ reading is gen 1, as an idle GPU's is); faults are planted on one rank each. For
 telemetry findings (tests/report/telemetry_findings_test.sh).
 
 plant_telemetry.py IN.h5 OUT.h5 [--throttle RANK:CASE] [--clock RANK:FACTOR] [--link RANK:LANES]
+                  [--no-readings RANK,RANK...]
   --throttle  rank RANK reads 0x8 | 0x40 (hardware slowdown, hardware thermal) in half the rows
               of case number CASE (0-based, in file order) only
   --clock     rank RANK's SM clock is FACTOR times the others' in every case
   --link      rank RANK's link is LANES wide (of 16) in every case
+  --no-readings  these ranks have no readings (NaN), as ranks without NVML
 """
 import argparse
 import shutil
@@ -49,6 +51,7 @@ def main():
     p.add_argument("--throttle", type=rank_pair)
     p.add_argument("--clock", type=lambda t: rank_pair(t, float))
     p.add_argument("--link", type=rank_pair)
+    p.add_argument("--no-readings", type=lambda t: [int(r) for r in t.split(",")], default=[])
     a = p.parse_args()
     shutil.copyfile(a.src, a.dst)
     rng = np.random.default_rng(7)
@@ -83,6 +86,7 @@ def main():
                 for name, (units, kind, description, watch) in SERIES.items():
                     v = values[name]
                     v[:, groups < 0] = np.nan  # idle ranks have no readings
+                    v[:, a.no_readings] = np.nan
                     d = series.create_dataset(name, data=v)
                     for k, x in dict(units=units, description=description, direction="none",
                                      kind=kind).items():

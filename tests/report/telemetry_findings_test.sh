@@ -4,7 +4,8 @@
 # whose SM clock is 15% below its peers' and one whose link trained at x8 are each named, with
 # its case, in every output (terminal, Markdown, HTML, JSON) and no other device is; the same
 # file with nothing planted names none (its links start each point at gen 1, as idle GPUs do,
-# and are not named for it). An unknown rule in a file is refused.
+# and are not named for it). With readings on 2 ranks, clocks are "not judged", never called
+# alike. An unknown rule in a file is refused.
 # telemetry_findings_test.sh PREFLIGHT PREFLIGHT_REPORT WORKDIR
 set -uo pipefail
 bin=$1 report=$2 work=$3
@@ -53,6 +54,16 @@ grep -q "device warnings" "$work/planted.txt" && ! grep -q "device warning" "$wo
   pass "the headline counts 3 device warnings, the clean one none" || fail "headline counts"
 ! grep -q "device watch gpu_" "$work/clean.txt" && pass "4 ranks with readings: every clock compared" ||
   fail "clock comparison not judged: $(grep 'device watch gpu_' "$work/clean.txt")"
+# With readings on 2 ranks only, clocks cannot be compared: said (not judged), and nothing named
+# for them; rank 1's planted clock is not named either (no majority to hold it against).
+/usr/bin/python3 "$plant" "$work/run.h5" "$work/two.h5" --clock 1:0.85 --no-readings 2,3 ||
+  fail "planting (two ranks) failed"
+"$report" "$work/two.h5" --no-color >"$work/two.txt" 2>&1
+grep -qE "^  not judged +two: device watch gpu_sm_mhz \(SM clock unlike its peers'\): not compared in 2 cases: fewer than 3 ranks had readings" "$work/two.txt" &&
+  ! grep -q ": device watch: " "$work/two.txt" &&
+  pass "2 ranks with readings: clocks not compared, said so, nothing named" ||
+  { fail "two ranks"; grep "device watch" "$work/two.txt"; }
+
 # An unknown rule is refused, naming the attribute and the rules it knows (exit 2), not guessed.
 cp "$work/planted.h5" "$work/unknown-rule.h5"
 /usr/bin/python3 -c "import h5py, sys
