@@ -50,6 +50,11 @@ for out in terminal markdown htmltext jsontext; do
   [[ ! -s $work/clean.$out ]] && pass "$out: clean file: no device warning" ||
     { fail "$out: clean file names a device"; cat "$work/clean.$out"; }
 done
+watch=$(/usr/bin/python3 -c "import json, sys
+for w in json.load(open(sys.argv[1]))['runs'][0]['device_watch']:
+    print(w['rank'], w['series'], len(w['cases']))" "$work/planted.json")
+[[ $(tr '\n' ' ' <<<"$watch") == "1 gpu_sm_mhz 2 2 gpu_throttle 1 3 gpu_pcie_width 2 " ]] &&
+  pass "JSON device_watch: ranks 1, 2 and 3 with their series and cases" || fail "JSON device_watch: $watch"
 grep -q "device warnings" "$work/planted.txt" && ! grep -q "device warning" "$work/clean.txt" &&
   pass "the headline counts 3 device warnings, the clean one none" || fail "headline counts"
 ! grep -q "device watch gpu_" "$work/clean.txt" && pass "4 ranks with readings: every clock compared" ||
