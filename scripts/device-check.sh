@@ -100,10 +100,18 @@ check() {
     "${report_cmd[@]}" "$file" --json "$out/$name.json" --no-color >"$out/$name.report.txt" 2>&1
     summary=$(python3 - "$out/$name.json" "$out/$name.log" <<'PY'
 import json, sys
+skipped = []
 try:
-    runs = json.load(open(sys.argv[1])).get("runs", [])
+    doc = json.load(open(sys.argv[1]))
+    runs = doc.get("runs", [])
     cases = sum(r.get("cases", 0) for r in runs)
     status = ",".join(r.get("status", "?") for r in runs)
+    # What the run left out and why ("copies p2p: one GPU: no pairs"), without the benchmark.
+    for r in doc.get("reasons", []):
+        text = r.get("text", "")
+        if ": skipped: " in text:
+            why = text.split(": skipped: ", 1)[1]
+            skipped.append(why.split(": ", 1)[1] if why.startswith("benchmark ") else why)
 except Exception as e:  # noqa: BLE001 - a summary, not a judge
     cases, status = "?", f"unread ({e})"
 # The best busbw of the console's tables (a header row names the columns), for a figure that
@@ -120,7 +128,8 @@ for line in open(sys.argv[2], errors="replace"):
                     best = max(best, float(tokens[header.index(name)]))
                 except ValueError:
                     pass
-print(f"{cases} case(s), status {status}" + (f", best busbw {best:.3g} GB/s" if best else ""))
+print(f"{cases} case(s), status {status}" + (f", best busbw {best:.3g} GB/s" if best else "")
+      + "".join(f"; skipped: {why.split(' (')[0]}" for why in skipped))
 PY
 )
   fi
@@ -140,6 +149,12 @@ rm -f "$out/nccl-planted-corruption.h5"
 check nccl-planted-corruption 1 "$out/nccl-planted-corruption.h5" comm --backend nccl \
   --op allreduce,allgather,reducescatter,broadcast,reduce --sizes 8,1M --test-corrupt-rank 0 \
   --warmup 1 --min-iters 2 --iters 3 --budget 1ms
+
+# GPU-to-GPU peer copies, every ordered pair of this machine's GPUs alone (nvbandwidth's matrix);
+# with one GPU the row says "one GPU: no pairs" and nothing is measured.
+rm -f "$out/gpu-peer-copies.h5"
+check gpu-peer-copies 0 "$out/gpu-peer-copies.h5" memory --backend cuda --copies p2p --sizes 256M \
+  --warmup 2 --min-iters 5 --iters 20 --budget 200ms
 
 # torch.matmul's figure for bf16 8192^3 beside preflight's cuBLASLt one (the compute campaign's
 # table): issue 11 asks preflight's to reach 95% of the better of the two.

@@ -131,6 +131,8 @@ GpuReading Nvml::read(unsigned index) const {
     g.ecc_errors = static_cast<double>(n);
   g.pcie_width = get(api_->width);
   g.pcie_gen = get(api_->gen);
+  g.pcie_max_width = get(api_->max_width);
+  g.pcie_max_gen = get(api_->max_gen);
   return g;
 }
 

@@ -21,6 +21,8 @@ struct GpuReading {
   std::optional<double> ecc_errors;  // volatile uncorrected
   std::optional<double> pcie_width;
   std::optional<double> pcie_gen;
+  std::optional<double> pcie_max_width;  // what the GPU and its slot allow
+  std::optional<double> pcie_max_gen;
 };
 
 struct PcieLink {

@@ -56,6 +56,8 @@ inline Metric metric(const schema::Column& c, double value,
 struct CounterSpec {
   const schema::Column* column = nullptr;
   double interval_s = 0;  // series only: the time one row covers; 0 when rows are not times
+  // Series only: what the report watches on it (schema::SeriesWatch), or nullptr: nothing.
+  const schema::SeriesWatch* watch = nullptr;
 };
 
 // A group's raw results at one point, for figures that need more than the median time.

@@ -307,6 +307,9 @@ void write_points(hid_t case_group, const CaseRecord& r) {
         declare_counter(series.get(), spec.name, spec);
         const h5::Handle set = h5::open_dataset(series.get(), spec.name);
         h5::set_attribute(set.get(), s::kIntervalAttribute, p.series_specs[i].interval_s);
+        if (const s::SeriesWatch* watch = p.series_specs[i].watch;
+            watch != nullptr && watch->rule != s::Watch::kNone)
+          set_attributes(set.get(), s::kSeriesWatchAttributes, s::values_of(*watch));
       }
     }
   }

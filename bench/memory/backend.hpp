@@ -15,9 +15,10 @@ namespace preflight::memory {
 std::unique_ptr<Operation> make_cpu_stream(kernels::StreamKernel kernel, std::size_t elements,
                                            int threads, std::uint64_t seed);
 
-// What the GPU backend measures: device memory (a triad kernel, a device-to-device copy) and
-// the host link (copies from and to pinned host memory).
-enum class GpuCopy { kHbmTriad, kDeviceToDevice, kHostToDevice, kDeviceToHost };
+// What the GPU backend measures: device memory (a triad kernel, a device-to-device copy), the
+// host link (copies from and to pinned host memory) and the links between a node's GPUs (a
+// peer copy from one GPU's memory to another's, each ordered pair alone, as nvbandwidth does).
+enum class GpuCopy { kHbmTriad, kDeviceToDevice, kHostToDevice, kDeviceToHost, kPeer };
 std::string_view gpu_copy_name(GpuCopy c);
 int gpu_copy_arrays(GpuCopy c);  // bytes counted per byte of an array (see docs/compute.md)
 
@@ -26,5 +27,15 @@ std::string cuda_unavailable(int local_rank);
 std::string cuda_pci_bus(int local_rank);
 std::unique_ptr<Operation> make_cuda_copy(GpuCopy copy, int local_rank, std::size_t elements,
                                           std::uint64_t seed);
+
+// GPUs this rank's process sees (0 without CUDA or without a GPU).
+int cuda_device_count();
+// Whether device `from` can reach device `to`'s memory directly (NVLink or PCIe peer access);
+// without it CUDA stages a peer copy through host memory.
+bool cuda_peer_access(int from, int to);
+// A copy of `elements` doubles from device `from`'s memory to device `to`'s, on a stream of
+// `from`, with peer access enabled where cuda_peer_access says it exists.
+std::unique_ptr<Operation> make_cuda_peer_copy(int from, int to, std::size_t elements,
+                                               std::uint64_t seed);
 
 }  // namespace preflight::memory

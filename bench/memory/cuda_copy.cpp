@@ -1,5 +1,6 @@
 // The GPU backend of the memory family: a triad kernel and a device-to-device copy in device
-// memory, and copies from and to pinned host memory, timed with CUDA events on the rank's GPU.
+// memory, copies from and to pinned host memory, timed with CUDA events on the rank's GPU, and
+// peer copies from one GPU's memory to another's, timed on the source GPU.
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
@@ -27,6 +28,21 @@ int device_of(int local_rank) {
 
 double expected(int array, std::size_t j, std::uint64_t seed) {
   return kernels::stream_input(array, j, seed);
+}
+
+// Elements of a copy's output that are not input array 1's pattern.
+std::uint64_t count_not_copied(const std::vector<double>& out, std::uint64_t seed) {
+  std::uint64_t wrong = 0;
+  for (std::size_t j = 0; j < out.size(); ++j) wrong += out[j] == expected(1, j, seed) ? 0 : 1;
+  return wrong;
+}
+
+// Adds 1 to element j of a device array (any device: CUDA addresses them all).
+void add_one(double* device_array, std::size_t j) {
+  double v = 0;
+  check(cudaMemcpy(&v, device_array + j, sizeof(v), cudaMemcpyDefault), "corrupt");
+  v += 1;
+  check(cudaMemcpy(device_array + j, &v, sizeof(v), cudaMemcpyDefault), "corrupt");
 }
 
 class CudaCopy final : public AsyncOperation {
@@ -74,20 +90,19 @@ class CudaCopy final : public AsyncOperation {
       case GpuCopy::kDeviceToHost:
         check(cudaMemcpyAsync(host_, b_, bytes, cudaMemcpyDeviceToHost, stream_), "d2h");
         return;
+      case GpuCopy::kPeer:  // two devices: CudaPeerCopy
+        throw std::logic_error("a peer copy is a CudaPeerCopy");
     }
   }
   void wait() override { check(cudaStreamSynchronize(stream_), "copy"); }
   DeviceTimer* device_timer() override { return timer_.get(); }
   std::uint64_t count_wrong() override {
     const std::vector<double> out = output();
+    if (copy_ != GpuCopy::kHbmTriad) return count_not_copied(out, seed_);
     std::uint64_t wrong = 0;
-    for (std::size_t j = 0; j < n_; ++j) {
-      const double want =
-          copy_ == GpuCopy::kHbmTriad
-              ? expected(1, j, seed_) + kernels::kStreamScalar * expected(2, j, seed_)
-              : expected(1, j, seed_);
-      wrong += out[j] == want ? 0 : 1;
-    }
+    for (std::size_t j = 0; j < n_; ++j)
+      wrong +=
+          out[j] == expected(1, j, seed_) + kernels::kStreamScalar * expected(2, j, seed_) ? 0 : 1;
     return wrong;
   }
   void corrupt_result() override {
@@ -95,10 +110,7 @@ class CudaCopy final : public AsyncOperation {
       host_[n_ / 2] += 1;
       return;
     }
-    double v = 0;
-    check(cudaMemcpy(&v, a_ + n_ / 2, sizeof(v), cudaMemcpyDeviceToHost), "corrupt");
-    v += 1;
-    check(cudaMemcpy(a_ + n_ / 2, &v, sizeof(v), cudaMemcpyHostToDevice), "corrupt");
+    add_one(a_, n_ / 2);
   }
 
  private:
@@ -120,7 +132,80 @@ class CudaCopy final : public AsyncOperation {
   double *a_ = nullptr, *b_ = nullptr, *c_ = nullptr, *host_ = nullptr;
 };
 
+// A copy from device from_'s memory to device to_'s (cudaMemcpyPeerAsync), on a stream of from_,
+// timed with CUDA events there. With peer access (NVLink, or PCIe peer to peer) the copy engines
+// move the data directly; without, CUDA stages it through host memory.
+class CudaPeerCopy final : public AsyncOperation {
+ public:
+  CudaPeerCopy(int from, int to, std::size_t n, std::uint64_t seed)
+      : from_(from), to_(to), n_(n), seed_(seed) {
+    check(cudaSetDevice(to_), "cudaSetDevice (destination)");
+    check(cudaMalloc(&dst_, bytes()), "cudaMalloc (destination)");
+    check(cudaSetDevice(from_), "cudaSetDevice (source)");
+    if (cuda_peer_access(from_, to_)) {
+      const cudaError_t e = cudaDeviceEnablePeerAccess(to_, 0);
+      if (e == cudaErrorPeerAccessAlreadyEnabled)
+        (void)cudaGetLastError();  // enabled by an earlier point: fine, and not an error to keep
+      else
+        check(e, "cudaDeviceEnablePeerAccess");
+    }
+    check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+    timer_ = std::make_unique<gpu::EventTimer>(stream_);
+    check(cudaMalloc(&src_, bytes()), "cudaMalloc (source)");
+  }
+  ~CudaPeerCopy() override {
+    cudaStreamSynchronize(stream_);
+    cudaFree(src_);
+    cudaFree(dst_);
+    timer_.reset();
+    cudaStreamDestroy(stream_);
+  }
+  // The source from the pattern, the destination to NaN (all-ones bytes).
+  void fill() override {
+    check(cudaSetDevice(from_), "cudaSetDevice (source)");
+    kernels::launch_fill(src_, 1, n_, seed_, stream_);
+    check(cudaMemsetAsync(dst_, 0xff, bytes(), stream_), "cudaMemset (destination)");
+    check(cudaStreamSynchronize(stream_), "fill");
+  }
+  void launch() override {
+    check(cudaMemcpyPeerAsync(dst_, to_, src_, from_, bytes(), stream_), "p2p");
+  }
+  void wait() override { check(cudaStreamSynchronize(stream_), "p2p"); }
+  DeviceTimer* device_timer() override { return timer_.get(); }
+  std::uint64_t count_wrong() override {
+    std::vector<double> out(n_);
+    check(cudaMemcpy(out.data(), dst_, bytes(), cudaMemcpyDefault), "read back");
+    return count_not_copied(out, seed_);
+  }
+  void corrupt_result() override { add_one(dst_, n_ / 2); }
+
+ private:
+  std::size_t bytes() const { return n_ * sizeof(double); }
+
+  int from_, to_;
+  std::size_t n_;
+  std::uint64_t seed_;
+  cudaStream_t stream_{};
+  std::unique_ptr<gpu::EventTimer> timer_;
+  double *src_ = nullptr, *dst_ = nullptr;
+};
+
 }  // namespace
+
+int cuda_device_count() {
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+}
+
+bool cuda_peer_access(int from, int to) {
+  int can = 0;
+  return cudaDeviceCanAccessPeer(&can, from, to) == cudaSuccess && can != 0;
+}
+
+std::unique_ptr<Operation> make_cuda_peer_copy(int from, int to, std::size_t elements,
+                                               std::uint64_t seed) {
+  return std::make_unique<CudaPeerCopy>(from, to, elements, seed);
+}
 
 std::string cuda_unavailable(int local_rank) {
   int count = 0;

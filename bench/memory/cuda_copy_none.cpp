@@ -12,5 +12,14 @@ std::string cuda_pci_bus(int /*local_rank*/) {
 std::unique_ptr<Operation> make_cuda_copy(GpuCopy, int, std::size_t, std::uint64_t) {
   return nullptr;
 }
+int cuda_device_count() {
+  return 0;
+}
+bool cuda_peer_access(int, int) {
+  return false;
+}
+std::unique_ptr<Operation> make_cuda_peer_copy(int, int, std::size_t, std::uint64_t) {
+  return nullptr;
+}
 
 }  // namespace preflight::memory

@@ -13,13 +13,15 @@ std::string_view gpu_copy_name(GpuCopy c) {
       return "h2d";
     case GpuCopy::kDeviceToHost:
       return "d2h";
+    case GpuCopy::kPeer:
+      return "p2p";
   }
   return "?";
 }
 
 // STREAM's count in device memory (triad reads two arrays and writes one; a device copy reads
 // and writes one); a copy over the host link moves each byte across it once, as nvbandwidth
-// and the health checks' 48 GB/s count it.
+// and the health checks' 48 GB/s count it; so does a peer copy over the link between two GPUs.
 int gpu_copy_arrays(GpuCopy c) {
   switch (c) {
     case GpuCopy::kHbmTriad:

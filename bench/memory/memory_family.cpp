@@ -38,6 +38,7 @@ constexpr std::array kGpuCopyEntries = {
     std::pair{GpuCopy::kDeviceToDevice, std::string_view("d2d")},
     std::pair{GpuCopy::kHostToDevice, std::string_view("h2d")},
     std::pair{GpuCopy::kDeviceToHost, std::string_view("d2h")},
+    std::pair{GpuCopy::kPeer, std::string_view("p2p")},
 };
 constexpr NameTable<GpuCopy> kGpuCopyNames{kGpuCopyEntries};
 
@@ -63,8 +64,9 @@ const OptionTable<MemoryConfig>& options_table() {
       opt::names({.key = "copies",
                   .flags = "--copies",
                   .help = "GPU (backend cuda): device memory (hbm_triad, d2d), the host link "
-                          "from and to pinned memory (h2d, d2h)",
-                  .default_value = "hbm_triad,d2d,h2d,d2h"},
+                          "from and to pinned memory (h2d, d2h), GPU to GPU for every ordered "
+                          "pair of a node's GPUs (p2p)",
+                  .default_value = "hbm_triad,d2d,h2d,d2h,p2p"},
                  &C::copies, kGpuCopyNames, "all"),
       opt::names({.key = "kernels",
                   .flags = "--kernel",
@@ -123,18 +125,31 @@ class MemoryFamily final : public Family {
   nlohmann::json config() const override { return options_table().json(config_); }
 
   std::vector<std::string> skipped(const RankContext& ctx) const override {
+    std::vector<std::string> out;
     if (config_.backend == "cuda") {
       if (const std::string why = cuda_unavailable(ctx.local_rank); !why.empty())
         return {fmt::format("backend cuda: {}; every memory case of it left out", why)};
-      return {};
+      if (asks(GpuCopy::kPeer) && cuda_device_count() < 2)
+        out.push_back(fmt::format(
+            "copies p2p: one GPU: no pairs (cudaGetDeviceCount gives {} on this rank; where a "
+            "node has more, CUDA_VISIBLE_DEVICES may hide them)",
+            cuda_device_count()));
     }
-    if (!duplicate(Layout::kNode, ranks_per_node(ctx))) return {};
-    return {
-        "layout node: every node has one rank, so it is the layout rank again; run more ranks "
-        "per node, or give ranks_per_node (--ranks-per-node) to make virtual nodes"};
+    if (duplicate(Layout::kNode, ranks_per_node(ctx)) &&
+        (config_.backend != "cuda" || std::any_of(config_.copies.begin(), config_.copies.end(),
+                                                  [](GpuCopy c) { return c != GpuCopy::kPeer; })))
+      out.push_back(
+          "layout node: every node has one rank, so it is the layout rank again; run more ranks "
+          "per node, or give ranks_per_node (--ranks-per-node) to make virtual nodes");
+    return out;
   }
 
   std::vector<std::unique_ptr<Case>> make_cases(const RankContext& ctx) override {
+    return config_.backend == "cuda" ? gpu_cases(ctx) : cpu_cases(ctx);
+  }
+
+ private:
+  std::vector<std::unique_ptr<Case>> cpu_cases(const RankContext& ctx) const {
     auto telemetry =
         std::make_shared<const telemetry::TelemetryPlan>(telemetry::plan_telemetry(ctx, ""));
     const MemoryPeak peak = memory_peak(config_.memory_peak);
@@ -173,7 +188,6 @@ class MemoryFamily final : public Family {
     return cases;
   }
 
- private:
   // Each GPU alone in turn (layout rank: the ranks of local rank l on every node), then every
   // GPU at once (layout node): shared PCIe switches show as a fall from the one to the other.
   std::vector<std::unique_ptr<Case>> gpu_cases(const RankContext& ctx) const {
@@ -186,6 +200,7 @@ class MemoryFamily final : public Family {
     const int per_node = ranks_per_node(ctx);
     std::vector<std::pair<std::vector<int>, std::string>> layouts;
     for (Layout layout : config_.layouts) {
+      if (duplicate(layout, per_node)) continue;  // see skipped()
       if (layout == Layout::kNode) {
         layouts.push_back({std::vector<int>(static_cast<std::size_t>(ctx.size), 0),
                            fmt::format("{} GPUs per node at once", per_node)});
@@ -198,30 +213,72 @@ class MemoryFamily final : public Family {
         layouts.push_back({std::move(groups), fmt::format("GPU {} alone", l)});
       }
     }
-    const MemoryPeak peak{std::nan(""), "unknown: not read for GPUs"};
     for (auto& [groups, label] : layouts) {
       const int ranks = static_cast<int>(std::count(groups.begin(), groups.end(), 0));
       for (GpuCopy copy : config_.copies) {
-        StreamCaseSpec spec;
-        spec.backend = "cuda";
-        spec.kernel_label = std::string(gpu_copy_name(copy));
-        spec.arrays = gpu_copy_arrays(copy);
+        if (copy == GpuCopy::kPeer) continue;  // its own layout: below
+        StreamCaseSpec spec = gpu_spec(copy, ctx, ranks);
         spec.make = [copy, local = ctx.local_rank](std::size_t elements, std::uint64_t seed) {
           return make_cuda_copy(copy, local, elements, seed);
         };
-        spec.sizes = config_.sizes;
-        spec.threads = 1;
-        spec.interval_s = config_.interval_s;
-        spec.memory_peak_gbs = peak.gbs;
-        spec.memory_peak_source = peak.source;
         spec.ranks_per_node = ranks == ctx.size ? per_node : 1;
-        spec.nodes = ctx.node_count;
-        spec.ranks = ranks;
         spec.layout = label;
         cases.push_back(std::make_unique<StreamCase>(spec, groups, telemetry, ctx.rank));
       }
     }
+    if (asks(GpuCopy::kPeer)) add_peer_cases(ctx, telemetry, cases);
     return cases;
+  }
+
+  // nvbandwidth's matrix: a copy from GPU i to GPU j for every ordered pair of the GPUs each
+  // rank sees, each pair alone (on every node at once: nodes share no link). The rank of local
+  // rank i runs pair (i, j), so the source is its own GPU (local rank 0 where there is none).
+  void add_peer_cases(const RankContext& ctx,
+                      const std::shared_ptr<const telemetry::TelemetryPlan>& telemetry,
+                      std::vector<std::unique_ptr<Case>>& cases) const {
+    int gpus = cuda_device_count(), fewest = 0;
+    MPI_Allreduce(&gpus, &fewest, 1, MPI_INT, MPI_MIN, ctx.world);
+    const int per_node = ranks_per_node(ctx);
+    for (int from = 0; from < fewest; ++from)
+      for (int to = 0; to < fewest; ++to) {
+        if (from == to) continue;
+        // Direct only where every runner's CUDA says so; otherwise the label says staged.
+        int direct = cuda_peer_access(from, to) ? 1 : 0, all_direct = 0;
+        MPI_Allreduce(&direct, &all_direct, 1, MPI_INT, MPI_MIN, ctx.world);
+        const int runner = from < per_node ? from : 0;
+        std::vector<int> groups(static_cast<std::size_t>(ctx.size), -1);
+        for (std::size_t r = 0; r < groups.size(); ++r)
+          groups[r] = ctx.local_rank_of_rank[r] == runner ? 0 : -1;
+        const int ranks = static_cast<int>(std::count(groups.begin(), groups.end(), 0));
+        StreamCaseSpec spec = gpu_spec(GpuCopy::kPeer, ctx, ranks);
+        spec.make = [from, to](std::size_t elements, std::uint64_t seed) {
+          return make_cuda_peer_copy(from, to, elements, seed);
+        };
+        spec.layout = fmt::format("GPU {} to GPU {}{}", from, to,
+                                  all_direct ? "" : " (no peer access: staged through the host)");
+        cases.push_back(std::make_unique<StreamCase>(spec, groups, telemetry, ctx.rank));
+      }
+  }
+
+  // What every GPU case shares; the caller adds its operation, layout and ranks per node.
+  StreamCaseSpec gpu_spec(GpuCopy copy, const RankContext& ctx, int ranks) const {
+    StreamCaseSpec spec;
+    spec.backend = "cuda";
+    spec.kernel_label = std::string(gpu_copy_name(copy));
+    spec.arrays = gpu_copy_arrays(copy);
+    spec.sizes = config_.sizes;
+    spec.threads = 1;
+    spec.interval_s = config_.interval_s;
+    spec.memory_peak_gbs = std::nan("");
+    spec.memory_peak_source = "unknown: not read for GPUs";
+    spec.ranks_per_node = 1;
+    spec.nodes = ctx.node_count;
+    spec.ranks = ranks;
+    return spec;
+  }
+
+  bool asks(GpuCopy copy) const {
+    return std::find(config_.copies.begin(), config_.copies.end(), copy) != config_.copies.end();
   }
 
   // The most ranks on any node (virtual nodes or real ones).

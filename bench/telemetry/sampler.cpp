@@ -37,6 +37,8 @@ std::array<double, s::kTelemetrySeriesCount> reading(const TelemetryPlan& plan) 
     v[s::kGpuEccErrors] = or_nan(g.ecc_errors);
     v[s::kGpuPcieWidth] = or_nan(g.pcie_width);
     v[s::kGpuPcieGen] = or_nan(g.pcie_gen);
+    v[s::kGpuPcieMaxWidth] = or_nan(g.pcie_max_width);
+    v[s::kGpuPcieMaxGen] = or_nan(g.pcie_max_gen);
   }
   return v;
 }
@@ -45,7 +47,9 @@ std::array<double, s::kTelemetrySeriesCount> reading(const TelemetryPlan& plan) 
 
 std::vector<CounterSpec> TelemetryPlan::specs() const {
   std::vector<CounterSpec> out;
-  for (std::size_t i : series) out.push_back({&s::kTelemetrySeries[i], s::kTelemetryIntervalS});
+  for (std::size_t i : series)
+    out.push_back({&s::kTelemetrySeries[i], s::kTelemetryIntervalS,
+                   drives_gpu ? &s::kTelemetryWatches[i] : nullptr});
   return out;
 }
 
@@ -53,6 +57,7 @@ TelemetryPlan plan_telemetry(const RankContext& ctx, const std::string& gpu_pci_
                              const std::string& nvml_library) {
   TelemetryPlan plan;
   plan.cpu = std::make_shared<CpuSensors>();
+  plan.drives_gpu = !gpu_pci_bus.empty();
   auto nvml = std::make_shared<gpu::Nvml>(nvml_library);
   if (nvml->available()) {
     if (!gpu_pci_bus.empty())

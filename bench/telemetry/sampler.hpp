@@ -25,6 +25,9 @@ struct TelemetryPlan {
   std::shared_ptr<const gpu::Nvml> nvml;
   std::shared_ptr<const CpuSensors> cpu;
   int gpu_index = -1;  // this rank's NVML index, -1: none
+  // The case runs on the rank's GPU: its series carry what the report watches on them
+  // (schema::kTelemetryWatches). A CPU case's GPU idles, so its readings are not judged.
+  bool drives_gpu = false;
   std::vector<CounterSpec> specs() const;
 };
 

@@ -8,6 +8,7 @@
 
 #include "analysis/acceptance.hpp"
 #include "analysis/bottlenecks.hpp"
+#include "analysis/device_watch.hpp"
 #include "analysis/instances.hpp"
 #include "analysis/outliers.hpp"
 #include "analysis/regression.hpp"
@@ -24,6 +25,9 @@ struct RunReport {
   std::string label;              // the instance label, or the file's name without .h5
   std::vector<Outlier> outliers;  // slow (and late) nodes and ranks
   std::vector<std::string> outliers_not_judged = {};  // what could not be judged, and why
+  // Devices whose telemetry broke a rule its series declare, and what could not be judged.
+  std::vector<WatchFinding> watch_findings = {};
+  std::vector<std::string> watch_not_judged = {};
 };
 
 // A regression comparison of one run against the baseline runs.

@@ -16,6 +16,7 @@
 #include "preflight/schema/layout.hpp"
 #include "preflight/schema/meaning.hpp"
 #include "reader/v1_adapter.hpp"
+#include "reader/watched_series.hpp"
 
 namespace preflight::report {
 namespace {
@@ -196,8 +197,11 @@ std::vector<double> batched_medians(hid_t point, const std::vector<std::int64_t>
 void read_iteration_times(hid_t case_group, CaseData& c, const std::string& path) {
   const auto groups = h5::read_int_column(case_group, s::kGroupOfRank);
   h5::Handle points = h5::open_group(case_group, s::kPointsGroup);
+  WatchedReadings watched;
   for (const auto& name : h5::child_names(points.get())) {
     h5::Handle point = h5::open_group(points.get(), name);
+    read_watched_series(point.get(), groups.size(), watched,
+                        fmt::format("{}: case {} point {}", path, c.group_name, name));
     const auto matrix = h5::read_matrix(point.get(), s::kSamples);
     const std::size_t rows = matrix.rows, cols = matrix.cols;
     const auto& samples = matrix.values;
@@ -225,6 +229,7 @@ void read_iteration_times(hid_t case_group, CaseData& c, const std::string& path
     c.rank_medians.push_back(std::move(medians));
     c.rank_batched_medians.push_back(batched_medians(point.get(), groups));
   }
+  c.watched = summarise(std::move(watched), groups.size());
 }
 
 // Optional: files written before the harness measured host load lack it (not measured).

@@ -52,6 +52,22 @@ struct Meaning {
   double min_samples = 0;
 };
 
+// A series the case declares a watch on (schema::Watch, SPEC.md "Telemetry"): the declaration
+// and each rank's readings over the whole case (every point), summarised as its rule needs.
+struct WatchedSeries {
+  schema::Watch rule = schema::Watch::kNone;
+  std::string finding;    // what a broken rule means, as declared
+  std::string unit;       // of the readings
+  double tolerance = 0;   // peers
+  std::string reference;  // reference: the series whose highest reading is to be reached
+  std::string labels;     // zero: "0x4 name; 0x8 name"
+  // Per world rank, NaN where it has no reading: zero: every reading's bits OR-ed; peers: the
+  // median reading; reference: the highest reading.
+  std::vector<double> per_rank;
+  std::vector<double> reference_per_rank;     // reference: the highest reading of `reference`
+  std::vector<std::size_t> readings, broken;  // per rank: readings, and (zero) those not 0
+};
+
 struct CaseData {
   std::int64_t index = 0;
   std::string group_name;  // "000012"
@@ -77,6 +93,8 @@ struct CaseData {
   // for a point without back-to-back blocks. In a block the ranks' arrival skew and their roles
   // in the algorithm amortise: what peer_slow compares (docs/report.md, "Slow nodes").
   std::vector<std::vector<double>> rank_batched_medians;
+  // The series the case declares a watch on, by name (reader/watched_series.hpp).
+  std::map<std::string, WatchedSeries> watched;
   std::size_t rows() const;
   // (point, group) -> row of stats, built by the reader so that lookups stay cheap with many
   // groups; empty for a CaseData made by hand (lookups then scan).

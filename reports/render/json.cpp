@@ -83,6 +83,14 @@ json runs(const Report& r) {
                             {"where", c.where},
                             {"detail", c.detail},
                             {"fix", c.fix}});
+    json device_watch = json::array();
+    for (const auto& w : run.watch_findings)
+      device_watch.push_back({{"finding", w.finding},
+                              {"series", w.series},
+                              {"rank", w.rank},
+                              {"device", w.device},
+                              {"detail", w.detail},
+                              {"cases", w.cases}});
     json scheduler = json::object();
     for (const auto& [key, value] : run.run->scheduler) scheduler[key] = value;
     out.push_back({{"label", run.label},
@@ -98,6 +106,8 @@ json runs(const Report& r) {
                    {"outliers_not_judged", run.outliers_not_judged},
                    {"skipped", run.run->skipped},
                    {"env_checks", env_checks},
+                   {"device_watch", device_watch},
+                   {"device_watch_not_judged", run.watch_not_judged},
                    {"scheduler", scheduler}});
   }
   return out;

@@ -115,6 +115,21 @@ void add_cases(std::vector<VerdictReason>& out, const RunReport& r) {
                    failed + timed_out - kReasonsListed, "cases failed or timed out"});
 }
 
+// A device whose telemetry broke a declared rule: its device, what, the figures and the case
+// (the first of those it was seen in, with how many more).
+void add_watch_findings(std::vector<VerdictReason>& out, const RunReport& r) {
+  for (const auto& f : r.watch_findings) {
+    const std::size_t more = f.cases.size() - 1;
+    out.push_back(
+        {ReasonKind::kWarn,
+         fmt::format(
+             "{}: device watch: {}: {} ({}: {}) in case {}{}", r.label, f.device, f.finding,
+             f.series, f.detail, f.cases.front(),
+             more == 0 ? "" : fmt::format(" and {} more {}", more, more == 1 ? "case" : "cases")),
+         1, "device warnings"});
+  }
+}
+
 }  // namespace
 
 const char* name_of(ReasonKind kind) {
@@ -145,6 +160,7 @@ std::vector<VerdictReason> verdict_reasons(const Report& report) {
             {ReasonKind::kWarn,
              fmt::format("{}: environment: {} ({}): {}", r.label, e.check, e.where, e.detail), 1,
              "environment warnings"});
+  for (const auto& r : report.runs) add_watch_findings(out, r);
   for (const auto& r : report.runs)
     for (const auto& s : r.run->skipped)
       out.push_back(
@@ -152,6 +168,10 @@ std::vector<VerdictReason> verdict_reasons(const Report& report) {
   for (const auto& r : report.runs)
     for (const auto& why : r.outliers_not_judged)
       out.push_back({ReasonKind::kNotJudged, fmt::format("{}: {}", r.label, why), 1, "not judged"});
+  for (const auto& r : report.runs)
+    for (const auto& why : r.watch_not_judged)
+      out.push_back({ReasonKind::kNotJudged, fmt::format("{}: device watch {}", r.label, why), 1,
+                     "not judged"});
   return out;
 }
 

@@ -11,7 +11,8 @@
 
 namespace preflight::report {
 
-// kWarn: an environment check's warning (docs/environment-checks.md); it changes no exit code.
+// kWarn: an environment check's warning (docs/environment-checks.md), or a device whose
+// telemetry broke a rule its series declare (analysis/device_watch.hpp); it changes no exit code.
 enum class ReasonKind { kFail, kInconclusive, kWarn, kNotJudged };
 const char* name_of(ReasonKind kind);  // "fail", "inconclusive", "warn", "not judged"
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The compute families on 4 virtual nodes of 1 rank (mpirun -np 4, 2 cores): figures, the
 # check of C, the fraction of the CPU peak and how it was found, the CPU telemetry series, no
-# GPU figure anywhere without NVML, and a planted slow node (--test-slow-node: its rank waits as
+# GPU figure anywhere without NVML (terminal, HTML, Markdown, JSON), and a planted slow node (--test-slow-node: its rank waits as
 # long again after each operation) named by the report and marked below its peers' median in the
 # per-device chart. Then the memory family on 2 virtual nodes of 2 ranks.
 # compute_test.sh PREFLIGHT PREFLIGHT_REPORT WORKDIR
@@ -46,12 +46,15 @@ print(text(c.attrs['telemetry']), '|', ' '.join(series), '|', rows)")
 [[ ${tele##*| } -ge 1 ]] && pass "cpu_mhz has ${tele##*| } row(s) or more per point" || fail "cpu_mhz empty"
 [[ $tele != *gpu_* ]] && pass "no GPU series in the file" || fail "GPU series recorded without NVML: $tele"
 
-"$report" "$out" --no-color --html "$work/report.html" >"$work/report.txt" 2>&1
+"$report" "$out" --no-color --html "$work/report.html" --md "$work/report.md" \
+  --json "$work/report.json" >"$work/report.txt" 2>&1
 grep -q "^# slow node: $host/v2 " "$work/report.txt" &&
   pass "report: $(grep '^# slow node' "$work/report.txt" | head -1)" ||
   { fail "planted slow node 2 not named"; grep -e '^# slow' "$work/report.txt"; }
-! grep -qiE "gpu_(util|mem_used|temp_c|power_w|sm_mhz|mem_mhz|throttle|ecc_errors|pcie)" "$work/report.txt" "$work/report.html" &&
-  pass "report: no GPU figure in the terminal or HTML" || fail "the report shows a GPU figure"
+! grep -qiE "gpu_(util|mem_used|temp_c|power_w|sm_mhz|mem_mhz|throttle|ecc_errors|pcie)|device watch" \
+  "$work/report.txt" "$work/report.html" "$work/report.md" "$work/report.json" &&
+  pass "report: no GPU figure or finding in the terminal, HTML, Markdown or JSON" ||
+  fail "the report shows a GPU figure"
 grep -q 'id="per-device"' "$work/report.html" && grep -A3 'id="per-device"' "$work/report.html" | grep -q '<figure class="chart" id="chart-' &&
   pass "HTML: per-device section with a chart" || fail "HTML: no per-device chart"
 # The planted rank's rate is the lowest in the per-device analysis' terms (own median time).

@@ -789,6 +789,7 @@ def main():
     parser.add_argument("--nodes", type=int, help="expected node_count")
     parser.add_argument("--failed-rank", type=int, help="every case failed, wrong elements on this rank alone")
     parser.add_argument("--min-cases", type=int, default=1)
+    parser.add_argument("--max-cases", type=int, help="at most this many cases (0: all left out)")
     parser.add_argument("--timeout-case", type=int, help="this case timed out; the others ran")
     parser.add_argument("--not-arrived", help="comma list of ranks the timed-out case names")
     parser.add_argument("--stop-reason", help="at least one point stopped for this reason")
@@ -858,6 +859,8 @@ def main():
         cases = [f["cases"][name] for name in sorted(f["cases"])]
         if len(cases) < args.min_cases:
             problem(f"{len(cases)} cases, expected at least {args.min_cases}")
+        if args.max_cases is not None and len(cases) > args.max_cases:
+            problem(f"{len(cases)} cases, expected at most {args.max_cases}")
         seen = {"collective": set(), "topology": set(), "placement": set(), "dtype": set()}
         reasons = set()
         for case in cases:

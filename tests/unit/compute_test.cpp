@@ -15,8 +15,10 @@
 #include "matmul/cpu_peak.hpp"
 #include "matmul/dtype.hpp"
 #include "matmul/verify.hpp"
+#include "preflight/schema/telemetry.hpp"
 #include "telemetry/cpu_sensors.hpp"
 #include "telemetry/observed_operation.hpp"
+#include "telemetry/sampler.hpp"
 
 namespace preflight {
 namespace {
@@ -163,6 +165,35 @@ TEST(Telemetry, NvmlAbsentIsNotAvailableAndReadsNothing) {
   const auto g = nvml.read(0);
   EXPECT_FALSE(g.util || g.temp_c || g.power_w || g.sm_mhz || g.throttle || g.pcie_width);
   EXPECT_FALSE(nvml.pcie_link(0).has_value());
+}
+
+// The writer declares what the report watches only on cases that drive the rank's GPU: a CPU
+// case's GPU idles, its clocks fall and its link drops a generation, which is no fault.
+TEST(Telemetry, GpuCasesDeclareWatchesCpuCasesNone) {
+  namespace s = schema;
+  telemetry::TelemetryPlan plan;
+  plan.series = {s::kCpuMhz, s::kGpuSmMhz, s::kGpuThrottle, s::kGpuPcieWidth, s::kGpuPcieMaxGen};
+  for (const auto& spec : plan.specs()) EXPECT_EQ(spec.watch, nullptr) << spec.column->name;
+  plan.drives_gpu = true;
+  const auto specs = plan.specs();
+  ASSERT_EQ(specs.size(), 5U);
+  auto rule = [&](std::size_t i) {
+    return specs[i].watch ? specs[i].watch->rule : s::Watch::kNone;
+  };
+  EXPECT_EQ(rule(0), s::Watch::kNone);  // the CPU's clock: not judged
+  EXPECT_EQ(rule(1), s::Watch::kPeers);
+  EXPECT_DOUBLE_EQ(specs[1].watch->tolerance, s::kGpuClockTolerance);
+  EXPECT_EQ(rule(2), s::Watch::kZero);
+  EXPECT_NE(specs[2].watch->labels.find("0x8 hardware slowdown"), std::string_view::npos);
+  EXPECT_EQ(rule(3), s::Watch::kReference);
+  EXPECT_EQ(specs[3].watch->reference, "gpu_pcie_max_width");
+  EXPECT_EQ(rule(4), s::Watch::kNone);  // the maximum itself
+  // Every watched reference names a series of the table.
+  for (const auto& w : s::kTelemetryWatches) {
+    if (w.rule != s::Watch::kReference) continue;
+    EXPECT_TRUE(std::any_of(s::kTelemetrySeries.begin(), s::kTelemetrySeries.end(),
+                            [&](const auto& c) { return c.name == w.reference; }));
+  }
 }
 
 TEST(Telemetry, CpuSensorsReadCpufreqOrCpuinfoAndSayWhere) {

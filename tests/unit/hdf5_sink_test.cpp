@@ -1,6 +1,6 @@
 // The results sink's text that would not fit an attribute (results-schema/SPEC.md,
 // "Integrity"): the run's own config or command line is refused before any file is made, a
-// timeout message it composes is cut to fit.
+// timeout message it composes is cut to fit. And a watched series carries its watch.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -10,6 +10,7 @@
 #include "harness/hdf5_sink.hpp"
 #include "harness/record.hpp"
 #include "harness/watchdog.hpp"
+#include "preflight/schema/telemetry.hpp"
 
 namespace {
 
@@ -63,6 +64,45 @@ TEST_F(Hdf5SinkText, ALongTimeoutMessageIsCutToFit) {
   EXPECT_LE(kept.size(), h5::kLongestStringAttribute);
   EXPECT_EQ(kept.substr(0, 1000), message.substr(0, 1000));
   EXPECT_NE(kept.find("(cut here: 100000 bytes in all, the log has them)"), std::string::npos);
+}
+
+// A series spec with a watch gets the watch's attributes on its dataset; one without gets none.
+TEST_F(Hdf5SinkText, AWatchedSeriesCarriesItsWatch) {
+  namespace s = preflight::schema;
+  {
+    auto sink = Hdf5Sink::create(path_, run_, {});
+    preflight::CaseRecord c;
+    c.name = "c";
+    c.family = "memory";
+    c.backend = "cuda";
+    c.status = "ok";
+    c.group_of_rank = {0};
+    c.group_count = 1;
+    preflight::PointResult p;
+    p.iterations = 1;
+    p.stop_reason = std::string(s::stop_reason::kMaxIterations);
+    p.samples = {1e-3};
+    p.wrong_per_rank = {0};
+    p.groups.push_back({});
+    p.series_specs = {{&s::kTelemetrySeries[s::kCpuMhz], s::kTelemetryIntervalS, nullptr},
+                      {&s::kTelemetrySeries[s::kGpuThrottle], s::kTelemetryIntervalS,
+                       &s::kTelemetryWatches[s::kGpuThrottle]}};
+    p.series = {{1000, 1001}, {0, 8}};
+    p.series_rows = {2, 2};
+    c.points.push_back(std::move(p));
+    sink->case_finished(c);
+  }
+  h5::Handle file = h5::open_file_read(path_);
+  h5::Handle series = h5::open_group(file.get(), "cases/000000/points/0000/series");
+  const h5::Handle cpu = h5::open_dataset(series.get(), "cpu_mhz");
+  EXPECT_FALSE(h5::has_attribute(cpu.get(), s::kWatchAttribute));
+  const h5::Handle throttle = h5::open_dataset(series.get(), "gpu_throttle");
+  for (const auto& item : s::kSeriesWatchAttributes)
+    EXPECT_TRUE(h5::has_attribute(throttle.get(), item.name)) << item.name;
+  EXPECT_EQ(h5::string_attribute(throttle.get(), s::kWatchAttribute), "zero");
+  EXPECT_EQ(h5::string_attribute(throttle.get(), s::kWatchFindingAttribute), "throttled");
+  EXPECT_EQ(h5::string_attribute(throttle.get(), s::kWatchLabelsAttribute),
+            s::kTelemetryWatches[s::kGpuThrottle].labels);
 }
 
 }  // namespace

@@ -236,6 +236,27 @@ TEST(SchemaSpec, MemoryMeaning) {
 TEST(SchemaSpec, TelemetrySeries) {
   expect_documented(kTelemetrySeries, "Telemetry", 0);
 }
+TEST(SchemaSpec, TelemetryWatches) {
+  expect_documented(kSeriesWatchAttributes, "Telemetry", 1);
+  const auto rows = spec_table("Telemetry", 2);
+  std::size_t watched = 0;
+  for (std::size_t i = 0; i < kTelemetryWatches.size(); ++i) {
+    const auto& w = kTelemetryWatches[i];
+    const std::string name(kTelemetrySeries[i].name);
+    if (w.rule == Watch::kNone) {
+      EXPECT_EQ(rows.count(name), 0U) << name << " is not watched";
+      continue;
+    }
+    ++watched;
+    ASSERT_EQ(rows.count(name), 1U) << name << " is watched but not in SPEC.md's table";
+    const Row& r = rows.at(name);
+    EXPECT_EQ(r.at("watch"), name_of(w.rule)) << name;
+    EXPECT_EQ(r.at("watch_finding"), w.finding) << name;
+    EXPECT_DOUBLE_EQ(std::stod(r.at("watch_tolerance")), w.tolerance) << name;
+    EXPECT_EQ(r.at("watch_reference"), w.reference) << name;
+  }
+  EXPECT_EQ(rows.size(), watched);
+}
 
 TEST(SchemaSpec, FabricMeaning) {
   expect_meaning("The fabric family", 3,

@@ -344,6 +344,26 @@ inline constexpr std::array kCounterAttributes = {
     kStatsColumnAttributes[3],
 };
 
+// What the report watches on a series (meaning.hpp, Watch), written on the series dataset as
+// kSeriesWatchAttributes when rule is not none.
+struct SeriesWatch {
+  Watch rule = Watch::kNone;
+  std::string_view finding;    // what a broken rule means, e.g. "throttled"
+  double tolerance = 0;        // peers: the fraction a median may lie from the peers'
+  std::string_view reference;  // reference: the series holding the value to reach
+  std::string_view labels;     // zero: "0x4 name; 0x8 name", the bits of a reading
+};
+inline constexpr std::array kSeriesWatchAttributes = {
+    Item{kWatchAttribute, Type::kString, "", "the rule: zero, peers or reference"},
+    Item{kWatchFindingAttribute, Type::kString, "", "what a reading that breaks it means"},
+    Item{kWatchToleranceAttribute, Type::kFloat64, "",
+         "peers: how far, as a fraction, a rank's median may lie from its peers'; else 0"},
+    Item{kWatchReferenceAttribute, Type::kString, "",
+         "reference: the series whose highest reading must be reached; else empty"},
+    Item{kWatchLabelsAttribute, Type::kString, "",
+         "zero: the reading's bits and their names, `0x4 name; 0x8 name`; else empty"},
+};
+
 // An attribute's value, of its Item's type (kInt64: int64_t, kFloat64: double, else string).
 using Value = std::variant<std::int64_t, double, std::string>;
 
@@ -376,6 +396,10 @@ inline std::array<Value, kStatsColumnAttributes.size()> values_of(const Column& 
       std::string(name_of(c.per_iteration)),
       std::string(c.per_iteration_source),
   };
+}
+inline std::array<Value, kSeriesWatchAttributes.size()> values_of(const SeriesWatch& w) {
+  return {std::string(name_of(w.rule)), std::string(w.finding), w.tolerance,
+          std::string(w.reference), std::string(w.labels)};
 }
 inline std::array<Value, kCounterAttributes.size()> counter_values_of(const Column& c) {
   const auto all = values_of(c);

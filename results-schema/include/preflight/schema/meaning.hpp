@@ -98,6 +98,30 @@ inline constexpr std::array kPerIterationNames = {
 // plug-in (reports/plugins/); a rule no plug-in serves is reported as not checked.
 inline constexpr std::string_view kQualityServedFromMemory = "served_from_memory";
 
+// What the report watches on a series (the telemetry of the compute families): a rule each
+// rank's readings must keep, declared on the series dataset, so that the report names a device
+// that broke it without knowing what the series is. A series without the attribute `watch` is
+// not watched (none).
+enum class Watch { kNone, kZero, kPeers, kReference };
+inline constexpr std::array kWatchNames = {
+    std::pair{Watch::kNone, std::string_view("none")},
+    // any reading other than 0 during the case is a finding; the value is bits watch_labels names
+    std::pair{Watch::kZero, std::string_view("zero")},
+    // the rank's median over the case lies within watch_tolerance (a fraction) of the median of
+    // the medians of the case's active ranks (3 or more)
+    std::pair{Watch::kPeers, std::string_view("peers")},
+    // the rank's highest reading over the run's watched cases reaches the highest of series
+    // watch_reference (its maximum) over the same cases
+    std::pair{Watch::kReference, std::string_view("reference")},
+};
+// On a watched series dataset (points/<P>/series/<name>); listed in layout.hpp's
+// kSeriesWatchAttributes.
+inline constexpr std::string_view kWatchAttribute = "watch";                     // kWatchNames
+inline constexpr std::string_view kWatchFindingAttribute = "watch_finding";      // words
+inline constexpr std::string_view kWatchToleranceAttribute = "watch_tolerance";  // peers
+inline constexpr std::string_view kWatchReferenceAttribute = "watch_reference";  // reference
+inline constexpr std::string_view kWatchLabelsAttribute = "watch_labels";        // zero
+
 // Attributes on every stats column dataset (cases/<id>/stats/<column>) and on every counter
 // and series dataset (points/<P>/counters/<name>, points/<P>/series/<name>).
 inline constexpr std::string_view kDirectionAttribute = "direction";  // kDirectionNames
@@ -157,6 +181,9 @@ inline constexpr std::string_view name_of(Bands b) {
 }
 inline constexpr std::string_view name_of(PerIteration p) {
   return name_of(p, kPerIterationNames);
+}
+inline constexpr std::string_view name_of(Watch w) {
+  return name_of(w, kWatchNames);
 }
 inline constexpr std::string_view label_of(Stage s) {
   return kStageLabels[static_cast<std::size_t>(s)];

@@ -29,6 +29,8 @@ enum TelemetrySeries : std::size_t {
   kGpuEccErrors,
   kGpuPcieWidth,
   kGpuPcieGen,
+  kGpuPcieMaxWidth,
+  kGpuPcieMaxGen,
   kTelemetrySeriesCount
 };
 inline constexpr std::size_t kFirstGpuSeries = kGpuUtil;
@@ -55,6 +57,11 @@ inline constexpr std::array kTelemetrySeries = {
            Direction::kNone, Kind::kCount},
     Column{"gpu_pcie_gen", Type::kFloat64, "", "current PCIe link generation of the GPU",
            Direction::kNone, Kind::kCount},
+    Column{"gpu_pcie_max_width", Type::kFloat64, "lanes",
+           "widest PCIe link the GPU and its slot allow", Direction::kNone, Kind::kCount},
+    Column{"gpu_pcie_max_gen", Type::kFloat64, "",
+           "highest PCIe link generation the GPU and its slot allow", Direction::kNone,
+           Kind::kCount},
 };
 static_assert(kTelemetrySeries.size() == kTelemetrySeriesCount);
 static_assert(kTelemetrySeries[kCpuMhz].name == "cpu_mhz");
@@ -69,6 +76,39 @@ static_assert(kTelemetrySeries[kGpuThrottle].name == "gpu_throttle");
 static_assert(kTelemetrySeries[kGpuEccErrors].name == "gpu_ecc_errors");
 static_assert(kTelemetrySeries[kGpuPcieWidth].name == "gpu_pcie_width");
 static_assert(kTelemetrySeries[kGpuPcieGen].name == "gpu_pcie_gen");
+static_assert(kTelemetrySeries[kGpuPcieMaxWidth].name == "gpu_pcie_max_width");
+static_assert(kTelemetrySeries[kGpuPcieMaxGen].name == "gpu_pcie_max_gen");
+
+// A GPU's SM or memory clock this far from its peers' median during a case is named: GPUs of one
+// model under the same load run within a few percent of each other (power-capped GEMMs vary the
+// most); a tenth apart is a GPU held back by its power, thermals or a clock setting.
+inline constexpr double kGpuClockTolerance = 0.10;
+
+// What the report watches on each telemetry series (SPEC.md, "Telemetry"), in kTelemetrySeries'
+// order; written only on the cases that drive the rank's GPU: in a CPU case the GPU idles, its
+// clocks fall and its link drops to a lower generation to save power, which says nothing wrong.
+inline constexpr std::array kTelemetryWatches = {
+    SeriesWatch{},  // cpu_mhz
+    SeriesWatch{},  // cpu_temp_c
+    SeriesWatch{},  // gpu_util
+    SeriesWatch{},  // gpu_mem_used
+    SeriesWatch{},  // gpu_temp_c
+    SeriesWatch{},  // gpu_power_w
+    SeriesWatch{Watch::kPeers, "SM clock unlike its peers'", kGpuClockTolerance, "", ""},
+    SeriesWatch{Watch::kPeers, "memory clock unlike its peers'", kGpuClockTolerance, "", ""},
+    SeriesWatch{Watch::kZero, "throttled", 0, "",
+                "0x4 software power cap; 0x8 hardware slowdown; 0x10 sync boost; 0x20 software "
+                "thermal slowdown; 0x40 hardware thermal slowdown; 0x80 hardware power brake; "
+                "0x100 display clock setting"},
+    SeriesWatch{},  // gpu_ecc_errors
+    SeriesWatch{Watch::kReference, "PCIe link narrower than its maximum", 0,
+                kTelemetrySeries[kGpuPcieMaxWidth].name, ""},
+    SeriesWatch{Watch::kReference, "PCIe link generation below its maximum", 0,
+                kTelemetrySeries[kGpuPcieMaxGen].name, ""},
+    SeriesWatch{},  // gpu_pcie_max_width
+    SeriesWatch{},  // gpu_pcie_max_gen
+};
+static_assert(kTelemetryWatches.size() == kTelemetrySeriesCount);
 
 // The words of the case attribute `telemetry` for a source that is absent.
 inline constexpr std::string_view kNotAvailable = "not available";
