@@ -11,6 +11,7 @@
 
 #include "preflight/schema/checkpoint.hpp"
 #include "preflight/schema/comm.hpp"
+#include "preflight/schema/dataloader.hpp"
 #include "preflight/schema/fabric.hpp"
 #include "preflight/schema/layout.hpp"
 #include "preflight/schema/matmul.hpp"
@@ -282,6 +283,25 @@ TEST(SchemaSpec, CheckpointMeaning) {
                   {"work_counter", std::string(kCheckpointWorkCounter)},
                   {"quality", ""},
                   {"min_samples", std::to_string(kCheckpointMinSamples)}});
+}
+
+TEST(SchemaSpec, DataloaderTables) {
+  expect_documented(kDataloaderCaseAttributes, "The dataloader family", 0);
+  expect_documented(kDataloaderStatsColumns, "The dataloader family", 1);
+  expect_documented(kDataloaderCounters, "The dataloader family", 2);
+}
+TEST(SchemaSpec, DataloaderMeaning) {
+  expect_meaning("The dataloader family", 3,
+                 {{"stage", std::string(name_of(kDataloaderStage))},
+                  {"x_axis", std::string(kDataloaderXAxis)},
+                  {"bands", std::string(name_of(kDataloaderBands))},
+                  {"scaling", std::string(name_of(kDataloaderScaling))},
+                  {"series", std::string(kDataloaderSeriesName)},
+                  {"peer_slow", flag(kDataloaderPeerSlow)},
+                  {"peer_late", flag(kDataloaderPeerLate)},
+                  {"work_counter", std::string(kDataloaderWorkCounter)},
+                  {"quality", fmt::format("{}", fmt::join(kDataloaderQuality, ","))},
+                  {"min_samples", std::to_string(kDataloaderMinSamples)}});
 }
 
 // values_of gives each attribute a value of the type its table entry says.
