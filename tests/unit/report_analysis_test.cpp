@@ -767,7 +767,8 @@ TEST(Plugins, OneTableServesTheQualityRule) {
     serving += p.quality_rule == schema::kQualityServedFromMemory && p.point_quality != nullptr;
   }
   EXPECT_EQ(names, (std::vector<std::string>{"alpha-beta", "served-from-memory", "inter-vs-intra",
-                                             "checkpoint-interval", "pair-matrix"}));
+                                             "checkpoint-interval", "pair-matrix",
+                                             "feeds-accelerator"}));
   EXPECT_EQ(serving, 1);
 }
 

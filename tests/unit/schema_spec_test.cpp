@@ -1,6 +1,8 @@
 // SPEC.md and the schema headers must describe the same file: every item defined in C++
 // appears in the spec's table for it, with the same type and unit, and every declared column
 // with the same meaning (kind, direction, per-iteration source, headline).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -336,6 +338,7 @@ TEST(SchemaSpec, OneHeadlinePerFamily) {
   EXPECT_EQ(headlines(kStorageStatsColumns), 1);
   EXPECT_EQ(headlines(kMatmulStatsColumns), 1);
   EXPECT_EQ(headlines(kMemoryStatsColumns), 1);
+  EXPECT_EQ(headlines(kDataloaderStatsColumns), 1);
   for (const auto& c : kStorageStatsColumns) {
     const bool from_counter = c.per_iteration == PerIteration::kCounterRate ||
                               c.per_iteration == PerIteration::kCounterMedian;
