@@ -1,10 +1,12 @@
 #include "dataloader/dataloader_family.hpp"
 
 #include <fmt/format.h>
+#include <mpi.h>
 
 #include <algorithm>
 #include <filesystem>
 
+#include "dataloader/gpu_decoder.hpp"
 #include "dataloader/image_set.hpp"
 #include "dataloader/loader_case.hpp"
 #include "harness/options.hpp"
@@ -28,6 +30,7 @@ struct DataloaderConfig {
   int batch_size = 64;
   int crop = 224;
   std::string element_type;
+  std::string decoder;
   int prefetch = 2;
   int batches_per_iteration = 0;
   double compute_per_batch_s = 0;
@@ -88,6 +91,12 @@ const OptionTable<DataloaderConfig>& options_table() {
                    .help = "Batch element type",
                    .default_value = "float32"},
                   &C::element_type, std::vector<std::string>{"float32", "uint8"}),
+      opt::one_of({.key = "decoder",
+                   .flags = "--decoder",
+                   .help = "JPEG decoder: cpu (libjpeg-turbo) or nvjpeg (the GPU, loaded at run "
+                           "time); PNG is always libpng",
+                   .default_value = "cpu"},
+                  &C::decoder, std::vector<std::string>{"cpu", "nvjpeg"}),
       opt::integer({.key = "prefetch",
                     .flags = "--prefetch",
                     .help = "Batches each worker may have ready ahead",
@@ -139,6 +148,18 @@ const OptionTable<DataloaderConfig>& options_table() {
   return table;
 }
 
+// Collective: every rank can decode on its GPU, or every rank refuses (UsageError) together.
+void require_gpu_decode(const RankContext& ctx) {
+  const GpuJpegDecoder probe;
+  int ok = probe.why_not().empty() ? 1 : 0, all = 0;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, ctx.world);
+  if (all == 0)
+    throw UsageError(fmt::format(
+        "dataloader: decoder: nvjpeg cannot decode on every rank ({}): use decoder: cpu, or "
+        "run where each rank has a GPU and libnvjpeg",
+        ok ? "this rank can; another cannot" : probe.why_not()));
+}
+
 class DataloaderFamily final : public Family {
  public:
   std::string name() const override { return "dataloader"; }
@@ -162,7 +183,11 @@ class DataloaderFamily final : public Family {
 
   nlohmann::json config() const override { return options_table().json(config_); }
 
-  FamilyNeeds needs() const override { return {}; }
+  FamilyNeeds needs() const override {
+    FamilyNeeds n;
+    n.gpu = config_.decoder == "nvjpeg";
+    return n;
+  }
 
   std::vector<std::unique_ptr<Case>> make_cases(const RankContext& ctx) override {
     const auto& c = config_;
@@ -195,6 +220,7 @@ class DataloaderFamily final : public Family {
           static_cast<std::size_t>(c.batches_per_iteration) *
               static_cast<std::size_t>(c.batch_size),
           most_ranks, share, whole));
+    if (c.decoder == "nvjpeg") require_gpu_decode(ctx);
     LoaderSpec spec;
     spec.batches =
         c.batches_per_iteration > 0 ? static_cast<std::size_t>(c.batches_per_iteration) : whole;
@@ -205,6 +231,7 @@ class DataloaderFamily final : public Family {
     p.float_output = c.element_type == "float32";
     p.prefetch = c.prefetch;
     p.seed = static_cast<std::uint64_t>(c.seed);
+    p.gpu_decode = c.decoder == "nvjpeg";
     if (c.accelerator_flops > 0) {
       p.compute_per_batch_s = c.batch_size * c.flops_per_sample / c.accelerator_flops;
       spec.compute_source =

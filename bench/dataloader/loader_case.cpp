@@ -199,7 +199,7 @@ std::vector<Param> LoaderCase::params() const {
       {"bad_image_names", bad_names(images_->set.bad), "", false},
       {"engine", p.engine, "", false},
       {"cache_state", std::string(storage::name_of(spec_.cache)), "", false},
-      {"decoder", std::string("libjpeg-turbo+libpng"), "", false},
+      {"decoder", std::string(p.gpu_decode ? "nvjpeg+libpng" : "libjpeg-turbo+libpng"), "", false},
       {"batch_size", std::int64_t{p.batch_size}, "images", false},
       {"crop", std::int64_t{p.crop}, "pixels", false},
       {"element_type", std::string(p.float_output ? "float32" : "uint8"), "", false},

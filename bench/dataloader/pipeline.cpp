@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "cpu/image.hpp"
+#include "dataloader/gpu_decoder.hpp"
 #include "harness/stats.hpp"
 #include "storage/engine.hpp"
 
@@ -88,6 +89,7 @@ class Worker {
       : set_(set), spec_(spec), epoch_(epoch), engine_(storage::make_engine(spec.engine)) {
     if (!engine_) throw std::runtime_error("unknown storage engine " + spec.engine);
     tile_.resize(static_cast<std::size_t>(spec.crop) * static_cast<std::size_t>(spec.crop) * 3);
+    if (spec.gpu_decode) gpu_ = std::make_unique<GpuJpegDecoder>();
   }
   ~Worker() {
     for (int fd : shard_fds_)
@@ -168,7 +170,8 @@ class Worker {
   std::string decode() {
     switch (kernels::sniff_format(encoded_.data(), encoded_.size())) {
       case kernels::ImageFormat::kJpeg:
-        return jpeg_.decode(encoded_.data(), encoded_.size(), decoded_);
+        return gpu_ ? gpu_->decode(encoded_.data(), encoded_.size(), decoded_)
+                    : jpeg_.decode(encoded_.data(), encoded_.size(), decoded_);
       case kernels::ImageFormat::kPng:
         return kernels::decode_png(encoded_.data(), encoded_.size(), decoded_);
       case kernels::ImageFormat::kUnknown:
@@ -182,6 +185,7 @@ class Worker {
   std::uint64_t epoch_;
   std::unique_ptr<storage::Engine> engine_;
   kernels::JpegDecoder jpeg_;
+  std::unique_ptr<GpuJpegDecoder> gpu_;
   kernels::Rgb8 decoded_;
   std::vector<unsigned char> encoded_, tile_;
   std::vector<int> shard_fds_;

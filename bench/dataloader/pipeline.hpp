@@ -22,6 +22,7 @@ struct PipelineSpec {
   int prefetch = 2;          // batches ready ahead per worker
   double compute_per_batch_s = 0;
   std::uint64_t seed = 0;
+  bool gpu_decode = false;  // JPEGs through nvJPEG (gpu_decoder.hpp), PNGs still libpng
 };
 
 // What one pass measured on this rank; times are seconds, summed over the workers.

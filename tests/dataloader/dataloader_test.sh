@@ -89,6 +89,10 @@ refused "unreadable shard" "dataloader: shard $work/badshard/a.tar cannot be rea
 refused "smaller than one batch" "fewer than one batch of 5000: lower batch_size" \
   --data-dir "$data" --batch-size 5000
 refused "no data_dir" "data_dir" --workers 1
+if ! command -v nvidia-smi >/dev/null; then  # on a GPU machine scripts/device-check.sh runs it
+  refused "nvjpeg without a GPU" "dataloader: decoder: nvjpeg cannot decode on every rank (no GPU" \
+    --data-dir "$data" --decoder nvjpeg
+fi
 "$bin" dataset make --images 3 "$data" >"$work/stdout" 2>"$work/stderr"
 expect "dataset make refuses a directory that is not empty (exit 2)" test $? -eq 2
 expect "and says why" grep -q "exists and is not an empty directory" "$work/stderr"
