@@ -13,12 +13,14 @@
 
 #include <mpi.h>
 
+#include <filesystem>
 #include <thread>
 
 #include "dataloader/dataset_make.hpp"
 #include "harness/stats.hpp"
 #include "harness/usage_error.hpp"
 #include "preflight/schema/dataloader.hpp"
+#include "storage/dataset.hpp"
 
 namespace preflight::dataloader {
 namespace {
@@ -194,6 +196,11 @@ std::vector<Param> LoaderCase::params() const {
   return {
       {"data_dir", images_->set.dir, "", false},
       {"data_layout", std::string(name_of(images_->set.layout)), "", false},
+      {"fs_type",
+       storage::fs_type_of(images_->make_images > 0
+                               ? std::filesystem::path(images_->set.dir).parent_path().string()
+                               : images_->set.dir),
+       "", false},
       {"images", static_cast<std::int64_t>(images_->images()), "images", false},
       {"bad_images", static_cast<std::int64_t>(images_->set.bad.size()), "images", false},
       {"bad_image_names", bad_names(images_->set.bad), "", false},

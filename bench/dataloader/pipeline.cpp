@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "cpu/image.hpp"
+#include "cpu/splitmix.hpp"
 #include "dataloader/gpu_decoder.hpp"
 #include "harness/stats.hpp"
 #include "storage/engine.hpp"
@@ -32,11 +33,8 @@ double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
+constexpr std::uint64_t mix(std::uint64_t x) {
+  return kernels::splitmix(x);
 }
 
 // A queue of at most `capacity` items; pop blocks until one is there.

@@ -5,19 +5,12 @@
 #include <cmath>
 #include <vector>
 
+#include "cpu/splitmix.hpp"
+
 namespace preflight::dataloader {
 namespace {
 
-struct Rng {
-  std::uint64_t state;
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-  double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
+struct Rng : kernels::SplitMix {
   double normal() {  // Box-Muller
     const double u = std::max(uniform(), 1e-300), v = uniform();
     return std::sqrt(-2 * std::log(u)) * std::cos(6.283185307179586 * v);
@@ -69,7 +62,7 @@ struct Shape {
 }  // namespace
 
 ImageSize synthetic_size(int mean_width, std::uint64_t seed, std::size_t index) {
-  Rng rng{seed * 0x100000001B3ull + index};
+  Rng rng{{seed * 0x100000001B3ull + index}};
   static constexpr std::array kAspect = {0.75, 0.75, 0.75, 0.75, 0.75, 0.667, 1.0, 1.333, 0.5625};
   const double w = mean_width * std::exp(0.15 * rng.normal());
   const double aspect = kAspect[rng.next() % kAspect.size()] * std::exp(0.04 * rng.normal());
@@ -78,7 +71,7 @@ ImageSize synthetic_size(int mean_width, std::uint64_t seed, std::size_t index) 
 }
 
 kernels::Rgb8 synthetic_image(int w, int h, std::uint64_t seed) {
-  Rng rng{seed};
+  Rng rng{{seed}};
   // Large smooth regions: a gradient between two colours, then luminance and chroma texture.
   std::array<double, 3> c0{}, c1{};
   for (int ch = 0; ch < 3; ++ch) {

@@ -1,5 +1,7 @@
 #include "cpu/image.hpp"
 
+#include "cpu/splitmix.hpp"
+
 #include <png.h>
 #include <turbojpeg.h>
 
@@ -12,19 +14,7 @@
 namespace preflight::kernels {
 namespace {
 
-// splitmix64: a small, seedable generator whose stream is the same on every platform.
-struct SplitMix {
-  std::uint64_t state;
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  double uniform(double lo, double hi) {
-    return lo + (hi - lo) * static_cast<double>(next() >> 11) * 0x1.0p-53;
-  }
-};
+using SplitMix = kernels::SplitMix;
 
 std::string tj_error(void* handle) {
   return tjGetErrorStr2(static_cast<tjhandle>(handle));

@@ -15,6 +15,7 @@ namespace preflight::schema {
 inline constexpr std::array kDataloaderCaseAttributes = {
     Item{"data_dir", Type::kString, "", "the data set directory"},
     Item{"data_layout", Type::kString, "", "files (one image per file) or shards (tar files)"},
+    Item{"fs_type", Type::kString, "", "file system type of the data set directory"},
     Item{"images", Type::kInt64, "images", "images of the data set the pipeline reads"},
     Item{"bad_images", Type::kInt64, "images",
          "images found corrupt or truncated before the run, left out of it"},
