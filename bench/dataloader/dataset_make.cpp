@@ -8,6 +8,8 @@
 #include <fstream>
 #include <memory>
 #include <thread>
+
+#include <unistd.h>
 #include <vector>
 
 #include "cpu/image.hpp"
@@ -85,15 +87,37 @@ void check(const MakeOptions& o) {
         "dataset make: DIR: '{}' exists and is not an empty directory; give a new or empty "
         "directory (nothing is overwritten)",
         o.dir));
-  fs::create_directories(o.dir, ec);
-  if (ec)
-    throw UsageError(fmt::format("dataset make: DIR: cannot create '{}': {}", o.dir, ec.message()));
 }
+
+double write_set(const SyntheticSpec& o);
 
 }  // namespace
 
-double make_synthetic_set(const SyntheticSpec& o) {
-  check(o);
+// Into a sibling directory renamed to DIR at the end: a make that is interrupted leaves no set
+// that a later run would read as a smaller one.
+double make_synthetic_set(const SyntheticSpec& spec) {
+  check(spec);
+  SyntheticSpec o = spec;
+  o.dir = fmt::format("{}.making-{}", fs::path(spec.dir).lexically_normal().string(), getpid());
+  std::error_code ec;
+  fs::remove_all(o.dir, ec);
+  fs::create_directories(o.dir, ec);
+  if (ec)
+    throw UsageError(fmt::format("dataset make: DIR: cannot create '{}': {}", o.dir, ec.message()));
+  try {
+    const double mean = write_set(o);
+    fs::remove(spec.dir, ec);  // empty (check)
+    fs::rename(o.dir, spec.dir);
+    return mean;
+  } catch (...) {
+    fs::remove_all(o.dir, ec);
+    throw;
+  }
+}
+
+namespace {
+
+double write_set(const SyntheticSpec& o) {
   const std::size_t chunk = o.layout == "shards" ? o.shard_images : 256;
   std::uint64_t bytes = 0;
   for (std::size_t first = 0, shard = 0; first < o.images; first += chunk, ++shard) {
@@ -121,6 +145,8 @@ double make_synthetic_set(const SyntheticSpec& o) {
   }
   return static_cast<double>(bytes) / static_cast<double>(o.images);
 }
+
+}  // namespace
 
 std::function<int()> add_dataset_commands(CLI::App& command) {
   auto o = std::make_shared<MakeOptions>();
