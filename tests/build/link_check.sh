@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Each dependency links only where it is used: liburing into the storage family (its io_uring
-# engine) and the executables made with it, never into the harness or the comm family; and
-# the serial HDF5 alone, never next to a parallel one.
+# engine) and the executables made with it, never into the harness or the comm family;
+# libturbojpeg and libpng into the dataloader's image kernels alone; and the serial HDF5 alone,
+# never next to a parallel one.
 # link_check.sh NINJA BUILD_DIR PREFLIGHT PREFLIGHT_REPORT
 set -uo pipefail
 ninja=$1 build=$2 preflight=$3 report=$4
@@ -51,6 +52,14 @@ done
 [[ $(ldd "$preflight") == *liburing* ]] || fail "preflight does not load liburing"
 [[ $(ldd "$report") == *liburing* ]] && fail "preflight-report loads liburing"
 [[ $(ldd "$report") == *libmpi* ]] && fail "preflight-report loads MPI"
+# The image codecs: only the dataloader's image kernels use them; the report never loads them.
+[[ $(ldd "$preflight") == *libturbojpeg* ]] || fail "preflight does not load libturbojpeg"
+[[ $(ldd "$report") == *libturbojpeg* || $(ldd "$report") == *libpng* ]] && fail "preflight-report loads an image codec"
+[[ $probe == *turbojpeg* || $probe == *libpng* ]] && fail "comm_only_probe links an image codec: $probe"
+for lib in harness storage comm; do
+  a=$(find "$build/bench" -name "libpreflight_$lib.a" | head -n 1)
+  [[ -n $a && $(nm "$a" 2>/dev/null) == *" U tjInit"* ]] && fail "libpreflight_$lib.a calls TurboJPEG"
+done
 
 echo "comm_only_probe: $(echo "$probe" | grep -o 'lib[a-z_0-9]*\.\(a\|so\)' | sort -u | tr '\n' ' ')"
 [[ $failures -eq 0 ]] && echo "link check: ok"
