@@ -5,6 +5,8 @@
 
 #include "checkpoint/checkpoint_family.hpp"
 #include "comm/comm_family.hpp"
+#include "dataloader/dataloader_family.hpp"
+#include "dataloader/dataset_make.hpp"
 #include "fabric/fabric_family.hpp"
 #include "matmul/matmul_family.hpp"
 #include "memory/memory_family.hpp"
@@ -20,8 +22,17 @@ std::span<const FamilyEntry> family_table() {
       FamilyEntry{"matmul", &matmul::make_matmul_family},
       FamilyEntry{"memory", &memory::make_memory_family},
       FamilyEntry{"fabric", &fabric::make_fabric_family},
+      FamilyEntry{"dataloader", &dataloader::make_dataloader_family},
   };
   return kFamilies;
+}
+
+std::span<const ToolEntry> tool_table() {
+  static constexpr std::array kTools = {
+      ToolEntry{"dataset", "Image data sets for the dataloader family (dataset make)",
+                &dataloader::add_dataset_commands},
+  };
+  return kTools;
 }
 
 }  // namespace preflight

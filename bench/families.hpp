@@ -2,6 +2,8 @@
 // family: bench/families.cpp for preflight, tests/family/families.cpp for the test-only build.
 #pragma once
 
+#include <CLI/CLI.hpp>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -17,8 +19,17 @@ struct FamilyEntry {
   std::unique_ptr<Family> (*make)();
 };
 
+// A command a family brings besides its benchmark, run without MPI (`preflight dataset make`):
+// `add` declares its options under the command and returns what runs it (its exit code).
+struct ToolEntry {
+  std::string_view name;
+  std::string_view summary;
+  std::function<int()> (*add)(CLI::App& command);
+};
+
 // Defined by the executable's families.cpp.
 std::span<const FamilyEntry> family_table();
+std::span<const ToolEntry> tool_table();
 
 // A fresh, unconfigured family; nullptr for an unknown name.
 inline std::unique_ptr<Family> make_family(const std::string& name) {

@@ -308,9 +308,17 @@ int main_impl(int argc, char** argv) {
     family_commands.push_back(cmd);
   }
 
+  std::vector<std::pair<CLI::App*, std::function<int()>>> tools;
+  for (const auto& tool : tool_table()) {
+    CLI::App* cmd = app.add_subcommand(std::string(tool.name), std::string(tool.summary));
+    tools.emplace_back(cmd, tool.add(*cmd));
+  }
+
   const bool rank_zero = launched_as_rank_zero();
   try {
     app.parse(argc, argv);
+    for (auto& [cmd, runs] : tools)
+      if (cmd->parsed()) return runs();
     if (env->parsed()) request.kind = Request::Kind::kEnv;
     for (std::size_t i = 0; i < family_commands.size(); ++i)
       if (family_commands[i]->parsed()) {

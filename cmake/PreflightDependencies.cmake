@@ -20,3 +20,6 @@ find_package(PkgConfig REQUIRED)
 pkg_check_modules(URING REQUIRED IMPORTED_TARGET liburing>=2.0)
 # libfabric for the fabric family's ofi transport (libfabric-dev).
 pkg_check_modules(LIBFABRIC REQUIRED IMPORTED_TARGET libfabric>=1.9)
+# Image decode and encode for the dataloader family (libturbojpeg0-dev, libpng-dev).
+pkg_check_modules(TURBOJPEG REQUIRED IMPORTED_TARGET libturbojpeg>=2.0)
+pkg_check_modules(LIBPNG REQUIRED IMPORTED_TARGET libpng>=1.6.29)

@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libbenchmark-dev
   libfabric-dev libfabric-bin libhwloc-dev liburing-dev libopenblas-dev
   libturbojpeg0-dev libpng-dev
+  libjpeg-turbo-progs python3-pil mate-backgrounds  # the dataloader parity scripts: tjbench, a PIL loop, real photographs
   fio gnuplot-nox chromium python3 python3-h5py python3-numpy python3-pandas  # pandas: docs/results.md
   bc iproute2 procps util-linux  # used by the test scripts (emulated hosts, timing checks)
   slurm-wlm munge prometheus prometheus-node-exporter python3-yaml  # tests: a local Slurm, the Prometheus export, the MPIJob manifest

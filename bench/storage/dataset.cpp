@@ -279,10 +279,14 @@ std::string Dataset::marker() const {
   return (fs::path(set_dir()) / kMarker).string();
 }
 
-std::string Dataset::fs_type() const {
+std::string fs_type_of(const std::string& path) {
   struct statfs s {};
-  if (statfs(spec_.dir.c_str(), &s) != 0) return "unknown";
+  if (statfs(path.c_str(), &s) != 0) return "unknown";
   return fs_name(static_cast<long>(s.f_type));
+}
+
+std::string Dataset::fs_type() const {
+  return fs_type_of(spec_.dir);
 }
 
 std::vector<std::string> Dataset::file_names() const {

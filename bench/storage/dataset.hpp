@@ -23,6 +23,9 @@ struct DatasetSpec {
 
 inline constexpr std::uint32_t kSharedFileId = 0xFFFF;
 
+// The file system type of `path` (ext4, xfs, tmpfs, lustre, ...), or "unknown".
+std::string fs_type_of(const std::string& path);
+
 class Dataset {
  public:
   Dataset(DatasetSpec spec, const RankContext& ctx);

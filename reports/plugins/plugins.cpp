@@ -20,6 +20,9 @@ const std::array kPlugins = {
     Plugin{"checkpoint-interval", "", nullptr, nullptr, nullptr, &checkpoint_interval_section},
     // fabric: the node x node pair matrix; node and link faults isolated from it.
     Plugin{"pair-matrix", "", nullptr, &pair_matrix_findings, nullptr},
+    // dataloader: images/s valid only where the AU target is met; the stage that limits it.
+    Plugin{"feeds-accelerator", schema::kQualityFeedsAccelerator, &feeds_accelerator,
+           &feeds_accelerator_findings, nullptr, &dataloader_section},
 };
 
 }  // namespace

@@ -68,5 +68,8 @@ void served_from_memory_findings(const RunReport& r, std::vector<Finding>& out);
 void inter_vs_intra(const RunReport& r, std::vector<Finding>& out);
 void checkpoint_interval_section(const RunReport& r, std::vector<Section>& out);
 void pair_matrix_findings(const RunReport& r, std::vector<Finding>& out);
+std::string feeds_accelerator(const CaseView& v, std::size_t point, const Selection& where);
+void feeds_accelerator_findings(const RunReport& r, std::vector<Finding>& out);
+void dataloader_section(const RunReport& r, std::vector<Section>& out);
 
 }  // namespace preflight::report::plugins

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Each dependency links only where it is used: libfabric nowhere (opened at run time), liburing
 # into the storage family (its io_uring engine) and the executables made with it, never into the
-# harness or the comm family; and
-# the serial HDF5 alone, never next to a parallel one.
+# harness or the comm family; libturbojpeg and libpng into the dataloader's image kernels alone;
+# and the serial HDF5 alone, never next to a parallel one.
 # link_check.sh NINJA BUILD_DIR PREFLIGHT PREFLIGHT_REPORT
 set -uo pipefail
 ninja=$1 build=$2 preflight=$3 report=$4
@@ -60,6 +60,14 @@ for exe in "$preflight" "$report"; do
 done
 a=$(find "$build/bench" -name libpreflight_fabric.a | head -n 1)
 [[ -n $a && $(nm "$a" 2>/dev/null) == *" U fi_getinfo"* ]] && fail "libpreflight_fabric.a calls fi_getinfo directly"
+# The image codecs: only the dataloader's image kernels use them; the report never loads them.
+[[ $(ldd "$preflight") == *libturbojpeg* ]] || fail "preflight does not load libturbojpeg"
+[[ $(ldd "$report") == *libturbojpeg* || $(ldd "$report") == *libpng* ]] && fail "preflight-report loads an image codec"
+[[ $probe == *turbojpeg* || $probe == *libpng* ]] && fail "comm_only_probe links an image codec: $probe"
+for lib in harness storage comm; do
+  a=$(find "$build/bench" -name "libpreflight_$lib.a" | head -n 1)
+  [[ -n $a && $(nm "$a" 2>/dev/null) == *" U tjInit"* ]] && fail "libpreflight_$lib.a calls TurboJPEG"
+done
 
 echo "comm_only_probe: $(echo "$probe" | grep -o 'lib[a-z_0-9]*\.\(a\|so\)' | sort -u | tr '\n' ' ')"
 [[ $failures -eq 0 ]] && echo "link check: ok"

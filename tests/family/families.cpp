@@ -19,4 +19,8 @@ std::span<const FamilyEntry> family_table() {
   return kFamilies;
 }
 
+std::span<const ToolEntry> tool_table() {
+  return {};
+}
+
 }  // namespace preflight

@@ -37,6 +37,9 @@ mpirun -np 4 "$bin" run "$root/configs/acceptance.yaml" "${short[@]}" --set camp
   --set matmul.sizes=[64] --set matmul.timing.budget=2ms --set matmul.timing.min_iters=2 \
   --set matmul.timing.max_iters=3 --set memory.sizes=64K --set memory.timing.budget=2ms \
   --set memory.timing.min_iters=2 --set memory.timing.max_iters=3 \
+  --set dataloader.data_dir="$work/images" --set dataloader.synthetic_images=64 \
+  --set dataloader.batch_size=8 --set dataloader.batches_per_iteration=1 --set dataloader.workers=[1] \
+  --set dataloader.crop=32 --set dataloader.compute_per_batch=1ms --set dataloader.timing.budget=2ms \
   -o "$accept" >"$work/acceptance.log" 2>&1 || { fail "acceptance run"; tail -5 "$work/acceptance.log"; }
 
 # first_screen NAME RESULTS [REPORT OPTIONS...]: the report's HTML, then its first screen.

@@ -187,6 +187,8 @@ def check_recomputed_stats(case, where, world):
             check_storage_row(case, stats, row, members, here)
         elif text(case.attrs.get("family", "")) == "checkpoint":
             check_save_row(case, stats, row, members, here)
+        elif text(case.attrs.get("family", "")) == "dataloader":
+            check_dataloader_row(case, stats, row, members, here)
 
 
 def median(values):
@@ -295,6 +297,70 @@ def check_save_row(case, stats, row, members, here):
         problem(f"{here}: a hand-off after the save's finish")
 
 
+DATALOADER_SECTION = "The dataloader family"
+DATALOADER_STAGES = ("read_s", "decode_s", "augment_s", "batch_s")
+
+
+def check_dataloader_row(case, stats, row, members, here):
+    """Every pipeline figure must follow from the samples and counters (SPEC: The dataloader
+    family): rates over the slowest rank's time, AU from the lowest rank, stages from the
+    median rank."""
+    pg = case["points"][f"{int(stats['point'][row]):04d}"]
+    times = pg["samples"][:][:, members]
+    c = {name: pg["counters"][name][:][:, members] for name in pg["counters"]}
+    slowest = times.max(axis=1)
+    a = case.attrs
+    compute, target, batch = float(a["compute_per_batch_s"]), float(a["au_target"]), int(a["batch_size"])
+    au = median((c["compute_s"] / times).min(axis=1)) if compute > 0 else float("nan")
+    met = au >= target
+    rate = median(c["images"].sum(axis=1) / slowest)
+    worker_s = sum(c[n].sum(axis=1) for n in DATALOADER_STAGES) / c["images"].sum(axis=1)
+    expected = {
+        "images_per_s": rate,
+        "mb_per_s": median(c["bytes"].sum(axis=1) / slowest / 1e6),
+        "au": au,
+        "au_met": 1.0 if met else 0.0,
+        "valid_images_per_s": rate if met else float("nan"),
+        "workers_needed": float(np.ceil(target * batch / compute * median(worker_s))) if compute > 0 else -1.0,
+        "batch_p50_s": median(np.median(c["batch_p50_s"], axis=1)),
+        "batch_p95_s": median(c["batch_p95_s"].max(axis=1)),
+        "decode_errors": float(c["decode_errors"].sum()),
+        "resident_before_max": nanmax_or_nan(c["resident_before"]),
+    }
+    for name in DATALOADER_STAGES:
+        expected[name] = median(np.median(c[name], axis=1))
+    for column, value in expected.items():
+        got = float(stats[column][row])
+        if not (abs(got - value) <= 1e-9 * max(abs(got), abs(value), 1e-300) or (np.isnan(got) and np.isnan(value))):
+            problem(f"{here}: {column} {got} but the samples and counters give {value}")
+    wanted = int(a["batches_per_iteration"]) * batch
+    if not np.all(c["images"] + c["decode_errors"] == wanted):
+        problem(f"{here}: images + decode_errors is not batches_per_iteration x batch_size ({wanted}) on every rank")
+    if compute > 0 and not np.all(c["compute_s"] >= compute * int(a["batches_per_iteration"]) * (1 - 1e-9)):
+        problem(f"{here}: compute_s below batches x compute_per_batch_s: the emulated accelerator slept less")
+    if not np.all(c["compute_s"] + c["stall_s"] <= times * (1 + 1e-9)):
+        problem(f"{here}: compute_s + stall_s exceeds the rank's own time")
+
+
+def check_dataloader_case(case, where, spec, bad_images, bad_names):
+    """A dataloader case has the family's attributes, stats columns and counters; the bad
+    images planted are counted and named."""
+    tables = spec[DATALOADER_SECTION]
+    check_attributes(case, tables[0]["rows"], where)
+    check_columns(case["stats"], tables[1]["rows"], where + "/stats", len(case["stats"]["point"]))
+    check_spec_meaning(case["stats"], tables[1]["rows"], where + "/stats", True)
+    world = case["group_of_rank"].shape[0]
+    for p in case["points"]:
+        check_counters(case, p, tables[2]["rows"], where, world)
+        check_spec_meaning(case["points"][p]["counters"], tables[2]["rows"], f"{where} point {p}/counters", False)
+    if bad_images is not None and int(case.attrs["bad_images"]) != bad_images:
+        problem(f"{where}: bad_images {case.attrs['bad_images']}, {bad_images} were planted")
+    names = text(case.attrs.get("bad_image_names", ""))
+    for name in filter(None, (bad_names or "").split(",")):
+        if name not in names:
+            problem(f"{where}: bad_image_names does not name {name}: '{names}'")
+
+
 CHECKPOINT_SECTION = "The checkpoint family"
 
 
@@ -361,8 +427,9 @@ SCALINGS = {"aggregate", "per_rank", "none"}
 DIRECTIONS = {"higher", "lower", "none"}
 KINDS = {"label", "time", "data_rate", "work_rate", "count", "fraction"}
 PER_ITERATION = {"none", "time", "inverse_time", "counter_rate", "counter_median"}
-QUALITY_RULES = {"served_from_memory"}
-FAMILY_SECTIONS = {"comm": "The comm family", "storage": "The storage family"}
+QUALITY_RULES = {"served_from_memory", "feeds_accelerator"}
+FAMILY_SECTIONS = {"comm": "The comm family", "storage": "The storage family",
+                   "dataloader": "The dataloader family"}
 
 
 def counter_names(case):
@@ -809,6 +876,9 @@ def main():
                         help="this rank was planted slow: its median time is the largest at each case's last point")
     parser.add_argument("--checkpoint-matrix",
                         help="comma list of save:ENGINE:LAYOUT:DURABLE and restore:ENGINE:LAYOUT:CACHE that must appear")
+    parser.add_argument("--bad-images", type=int, help="every dataloader case counts this many bad images")
+    parser.add_argument("--bad-names", help="comma list of text every dataloader case's bad_image_names holds")
+    parser.add_argument("--dataloader", action="store_true", help="at least one dataloader case with AU measured")
     parser.add_argument("--cold-limit", type=float,
                         help="largest resident_before allowed in a storage case that is not warm")
     args = parser.parse_args()
@@ -891,6 +961,8 @@ def main():
                 check_storage_case(case, where, spec, world)
             elif text(case.attrs.get("family", "")) == "checkpoint":
                 check_checkpoint_case(case, where, spec, world)
+            elif text(case.attrs.get("family", "")) == "dataloader":
+                check_dataloader_case(case, where, spec, args.bad_images, args.bad_names)
             elif "clock_error_s" in case.attrs:  # another family whose figure spans its ranks
                 check_span_case(case, where, spec, world)
             if case["group_of_rank"].shape != (world,):
@@ -913,6 +985,10 @@ def main():
             for state in args.cache_states.split(","):
                 if state not in states:
                     problem(f"no storage case with cache_state {state} (found {sorted(states)})")
+        if args.dataloader and not any(
+                text(c.attrs.get("family", "")) == "dataloader" and np.any(np.isfinite(c["stats"]["au"][:]))
+                for c in cases):
+            problem("no dataloader case with its AU measured")
         if args.stop_reason and args.stop_reason not in reasons:
             problem(f"no point stopped for '{args.stop_reason}' (found {sorted(reasons)})")
         if args.timeout_case is not None and f"{args.timeout_case:06d}" not in f["cases"]:

@@ -766,8 +766,9 @@ TEST(Plugins, OneTableServesTheQualityRule) {
     names.emplace_back(p.name);
     serving += p.quality_rule == schema::kQualityServedFromMemory && p.point_quality != nullptr;
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"alpha-beta", "served-from-memory", "inter-vs-intra",
-                                             "checkpoint-interval", "pair-matrix"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"alpha-beta", "served-from-memory", "inter-vs-intra",
+                                      "checkpoint-interval", "pair-matrix", "feeds-accelerator"}));
   EXPECT_EQ(serving, 1);
 }
 

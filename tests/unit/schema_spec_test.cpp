@@ -1,6 +1,8 @@
 // SPEC.md and the schema headers must describe the same file: every item defined in C++
 // appears in the spec's table for it, with the same type and unit, and every declared column
 // with the same meaning (kind, direction, per-iteration source, headline).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -11,6 +13,7 @@
 
 #include "preflight/schema/checkpoint.hpp"
 #include "preflight/schema/comm.hpp"
+#include "preflight/schema/dataloader.hpp"
 #include "preflight/schema/fabric.hpp"
 #include "preflight/schema/layout.hpp"
 #include "preflight/schema/matmul.hpp"
@@ -305,6 +308,25 @@ TEST(SchemaSpec, CheckpointMeaning) {
                   {"min_samples", std::to_string(kCheckpointMinSamples)}});
 }
 
+TEST(SchemaSpec, DataloaderTables) {
+  expect_documented(kDataloaderCaseAttributes, "The dataloader family", 0);
+  expect_documented(kDataloaderStatsColumns, "The dataloader family", 1);
+  expect_documented(kDataloaderCounters, "The dataloader family", 2);
+}
+TEST(SchemaSpec, DataloaderMeaning) {
+  expect_meaning("The dataloader family", 3,
+                 {{"stage", std::string(name_of(kDataloaderStage))},
+                  {"x_axis", std::string(kDataloaderXAxis)},
+                  {"bands", std::string(name_of(kDataloaderBands))},
+                  {"scaling", std::string(name_of(kDataloaderScaling))},
+                  {"series", std::string(kDataloaderSeriesName)},
+                  {"peer_slow", flag(kDataloaderPeerSlow)},
+                  {"peer_late", flag(kDataloaderPeerLate)},
+                  {"work_counter", std::string(kDataloaderWorkCounter)},
+                  {"quality", fmt::format("{}", fmt::join(kDataloaderQuality, ","))},
+                  {"min_samples", std::to_string(kDataloaderMinSamples)}});
+}
+
 // values_of gives each attribute a value of the type its table entry says.
 template <std::size_t N>
 void expect_types(const std::array<Item, N>& table, const std::array<Value, N>& values) {
@@ -337,6 +359,7 @@ TEST(SchemaSpec, OneHeadlinePerFamily) {
   EXPECT_EQ(headlines(kStorageStatsColumns), 1);
   EXPECT_EQ(headlines(kMatmulStatsColumns), 1);
   EXPECT_EQ(headlines(kMemoryStatsColumns), 1);
+  EXPECT_EQ(headlines(kDataloaderStatsColumns), 1);
   for (const auto& c : kStorageStatsColumns) {
     const bool from_counter = c.per_iteration == PerIteration::kCounterRate ||
                               c.per_iteration == PerIteration::kCounterMedian;

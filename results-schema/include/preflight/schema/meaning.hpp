@@ -97,6 +97,9 @@ inline constexpr std::array kPerIterationNames = {
 // Measurement-quality rules a case asks the report to apply. Each name is served by a report
 // plug-in (reports/plugins/); a rule no plug-in serves is reported as not checked.
 inline constexpr std::string_view kQualityServedFromMemory = "served_from_memory";
+// Whether a data pipeline feeds the accelerator (au against au_target); images per second are
+// judged only where it does, as MLPerf Storage counts only runs that meet their AU.
+inline constexpr std::string_view kQualityFeedsAccelerator = "feeds_accelerator";
 
 // What the report watches on a series (the telemetry of the compute families): a rule each
 // rank's readings must keep, declared on the series dataset, so that the report names a device

@@ -1,0 +1,56 @@
+// One rank's data pipeline for one pass over its images: a pool of worker threads, each
+// building whole batches (read through a storage engine -> decode -> random-resized crop and
+// flip -> normalise into the batch's contiguous buffer), a bounded number of batches ready
+// ahead, and the rank's own thread as the accelerator: it takes each batch as it is ready and
+// holds it for the emulated compute time (a sleep), as DLIO emulates training.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dataloader/image_set.hpp"
+
+namespace preflight::dataloader {
+
+struct PipelineSpec {
+  std::string engine = "psync";
+  int workers = 1;
+  int batch_size = 32;
+  int crop = 224;
+  bool float_output = true;  // else uint8
+  int prefetch = 2;          // batches ready ahead per worker
+  double compute_per_batch_s = 0;
+  std::uint64_t seed = 0;
+  bool gpu_decode = false;  // JPEGs through nvJPEG (gpu_decoder.hpp), PNGs still libpng
+};
+
+// What one pass measured on this rank; times are seconds, summed over the workers.
+struct PassResult {
+  double images = 0, bytes = 0;
+  double read_s = 0, decode_s = 0, augment_s = 0, batch_s = 0;
+  double compute_s = 0, stall_s = 0;
+  double batch_p50_s = 0, batch_p95_s = 0;
+  double decode_errors = 0;
+  std::vector<BadImage> errors;            // the first few images that failed to decode
+  std::vector<unsigned char> first_batch;  // batch 0's buffer, when asked to keep it
+};
+
+// The augmentation of one image in one epoch, the same whichever worker builds it.
+std::uint64_t augment_seed(std::uint64_t seed, std::uint64_t epoch, std::size_t image);
+
+// This rank's images of an epoch: a shuffle of all images (seeded by seed and epoch), of which
+// the rank takes every ranks-th from its index on, batches * batch_size of them.
+std::vector<std::size_t> epoch_order(std::size_t images, std::uint64_t seed, std::uint64_t epoch,
+                                     int index, int ranks, std::size_t count);
+
+// Runs the pass over `order` (a multiple of batch_size images) and returns its figures.
+PassResult run_pass(const ImageSet& set, const std::vector<std::size_t>& order,
+                    const PipelineSpec& spec, std::uint64_t epoch, bool keep_first_batch);
+
+// Builds one batch's images serially into `out` (the batch buffer's bytes), as a worker does;
+// for the check of the first batch.
+void build_reference(const ImageSet& set, const std::size_t* images, const PipelineSpec& spec,
+                     std::uint64_t epoch, std::vector<unsigned char>& out);
+
+}  // namespace preflight::dataloader

@@ -1,0 +1,156 @@
+// The data-pipeline plug-in (dataloader), serving the quality rule kQualityFeedsAccelerator:
+// images per second count only where the pipeline allowed the accelerator utilisation (AU) its
+// case targets, as MLPerf Storage counts only runs that meet theirs; where no worker count
+// reaches it, a finding names the stage that limits the AU ("data in: decode"); a section
+// shows each case's stages per worker count, with a chart of the stage times.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <string>
+
+#include "analysis/report.hpp"
+#include "plugins/plugins.hpp"
+#include "preflight/schema/dataloader.hpp"
+
+namespace preflight::report::plugins {
+namespace {
+
+namespace s = schema;
+
+std::string_view column(std::size_t c) {
+  return s::kDataloaderStatsColumns[c].name;
+}
+
+double at(const CaseView& v, std::size_t c, std::size_t point) {
+  return v.number(std::string(column(c)), v.row(point));
+}
+
+bool feeds_rule(const CaseData& c) {
+  for (const auto& rule : c.meaning.quality)
+    if (rule == s::kQualityFeedsAccelerator) return true;
+  return false;
+}
+
+std::string pct(double f) {
+  return std::isnan(f) ? std::string("n/a") : fmt::format("{:.0f}%", f * 100);
+}
+
+// The stage whose time is the largest share of the pipeline's at a point.
+std::pair<std::string_view, double> limiting_stage(const CaseView& v, std::size_t point) {
+  std::string_view name;
+  double most = -1, total = 0;
+  for (const auto& [c, stage] : s::kDataloaderStageColumns) {
+    const double t = at(v, c, point);
+    if (std::isnan(t)) continue;
+    total += t;
+    if (t > most) most = t, name = stage;
+  }
+  return {name, total > 0 ? most / total : std::nan("")};
+}
+
+std::string stage_times(const CaseView& v, std::size_t point) {
+  std::string out;
+  for (const auto& [c, stage] : s::kDataloaderStageColumns)
+    out += fmt::format("{}{} {:.3g} s", out.empty() ? "" : ", ", stage, at(v, c, point));
+  return out;
+}
+
+}  // namespace
+
+std::string feeds_accelerator(const CaseView& v, std::size_t point, const Selection&) {
+  const double au = at(v, s::kDataloaderAu, point);
+  if (std::isnan(au) || at(v, s::kDataloaderAuMet, point) == 1) return {};
+  return fmt::format("AU {} below the target {}: images/s not valid (as MLPerf Storage)", pct(au),
+                     pct(v.number_param("au_target")));
+}
+
+void feeds_accelerator_findings(const RunReport& r, std::vector<Finding>& out) {
+  for (const auto& c : r.run->cases) {
+    if (!feeds_rule(c)) continue;
+    const CaseView v(c);
+    std::size_t best = SIZE_MAX;
+    for (std::size_t p = 0; p < v.points(); ++p) {
+      const double au = at(v, s::kDataloaderAu, p);
+      if (!std::isnan(au) && (best == SIZE_MAX || au > at(v, s::kDataloaderAu, best))) best = p;
+    }
+    if (best == SIZE_MAX || at(v, s::kDataloaderAuMet, best) == 1) continue;
+    const double au = at(v, s::kDataloaderAu, best), target = v.number_param("au_target");
+    const auto [stage, share] = limiting_stage(v, best);
+    std::vector<std::string> evidence{
+        fmt::format("best of {} worker counts: {} workers per rank, AU {} (target {}), {:.4g} "
+                    "images/s",
+                    v.points(), at(v, s::kDataloaderWorkers, best), pct(au), pct(target),
+                    at(v, s::kDataloaderImagesPerS, best)),
+        fmt::format("stage times per pass (worker seconds, median rank): {}; {} is {} of them",
+                    stage_times(v, best), stage, pct(share)),
+        fmt::format("workers per GPU needed at the measured cost: {:g} (if workers scale "
+                    "linearly; cores per GPU bound it)",
+                    at(v, s::kDataloaderWorkersNeeded, best)),
+    };
+    const bool io = stage == "read";
+    out.push_back(
+        {Stage::kDataIn, r.label,
+         fmt::format("{}: {} limits the accelerator utilisation to {} (target {}) in case {} {}",
+                     schema::label_of(schema::Stage::kDataIn), stage, pct(au), pct(target),
+                     c.group_name, c.name),
+         evidence,
+         io ? "Reads limit it: check the storage family's figures for this directory (cold "
+              "reads), use shards instead of small files, more readers or io_uring."
+            : "CPU work limits it: more workers per GPU (the count above), decode on the GPU "
+              "(nvJPEG, DALI), smaller stored images, or pre-decoded data; docs/dataloader.md.",
+         1 - au / target});
+  }
+}
+
+void dataloader_section(const RunReport& r, std::vector<Section>& out) {
+  Section sec;
+  sec.id = "data-pipeline";
+  sec.title = "Data pipeline: stages per worker count, and the AU it allows";
+  sec.lines = {
+      "AU = emulated compute time / pass time, lowest rank (DLIO); images/s count as valid only "
+      "where AU >= the case's target (MLPerf Storage). Stage times are worker seconds per pass, "
+      "median rank."};
+  sec.header = {"case",   "workers",  "images/s",  "AU",      "target",         "valid images/s",
+                "read s", "decode s", "augment s", "batch s", "limiting stage", "workers needed"};
+  for (const auto& c : r.run->cases) {
+    if (!feeds_rule(c)) continue;
+    const CaseView v(c);
+    Chart chart;
+    chart.title = fmt::format("{} {}: stage time per pass", c.group_name, c.name);
+    chart.x_label = "workers per rank";
+    chart.y_label = "worker seconds per pass";
+    chart.id = fmt::format("dl{}", c.group_name);
+    for (const auto& [col, stage] : s::kDataloaderStageColumns) {
+      ChartSeries series;
+      series.label = std::string(stage);
+      for (std::size_t p = 0; p < v.points(); ++p) {
+        series.x.push_back(at(v, s::kDataloaderWorkers, p));
+        series.y.push_back(at(v, col, p));
+      }
+      chart.series.push_back(std::move(series));
+    }
+    for (std::size_t p = 0; p < v.points(); ++p)
+      sec.rows.push_back({
+          fmt::format("{} {}", c.group_name, c.name),
+          fmt::format("{:g}", at(v, s::kDataloaderWorkers, p)),
+          fmt::format("{:.4g}", at(v, s::kDataloaderImagesPerS, p)),
+          pct(at(v, s::kDataloaderAu, p)),
+          pct(v.number_param("au_target")),
+          fmt::format("{:.4g}", at(v, s::kDataloaderValidImagesPerS, p)),
+          fmt::format("{:.3g}", at(v, s::kDataloaderReadColumn, p)),
+          fmt::format("{:.3g}", at(v, s::kDataloaderDecodeColumn, p)),
+          fmt::format("{:.3g}", at(v, s::kDataloaderAugmentColumn, p)),
+          fmt::format("{:.3g}", at(v, s::kDataloaderBatchColumn, p)),
+          std::string(limiting_stage(v, p).first),
+          fmt::format("{:g}", at(v, s::kDataloaderWorkersNeeded, p)),
+      });
+    sec.charts.push_back(std::move(chart));
+    const auto bad = v.param("bad_image_names");
+    if (!bad.empty())
+      sec.lines.push_back(fmt::format("case {}: {} bad images left out: {}", c.group_name,
+                                      v.param("bad_images"), bad));
+  }
+  if (!sec.rows.empty()) out.push_back(std::move(sec));
+}
+
+}  // namespace preflight::report::plugins
