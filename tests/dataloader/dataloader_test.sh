@@ -72,6 +72,8 @@ expect "the results say rank 1 delivered it" "$@" --status failed --failed-rank 
 expect "the report names the stage that limits the AU: data in: decode" \
   grep -q "data in: decode limits the accelerator utilisation" "$work/report.txt"
 expect "the report shows the per-stage section" grep -q "Data pipeline: stages per worker count" "$work/report.txt"
+expect "images/s below the AU target are shown as not valid, not as a figure" \
+  grep -q "valid images/s *not valid (AU below target)" "$work/report.txt"
 
 # Shards (WebDataset tar files) read like files.
 "$bin" dataset make --images 200 --mean-width 64 --layout shards --shard-images 64 "$work/shards" >/dev/null 2>&1
