@@ -97,6 +97,7 @@ struct SlownessEvidence {
   std::vector<std::size_t> compared;
   std::size_t sizes = 0, short_blocks = 0;
   std::int64_t fewest_ops = 0;
+  std::size_t waited = 0;  // sizes left with fewer than 3 ranks by leaving out the waiting ones
 };
 
 SlownessEvidence slowness(const RunData& run, const OutlierOptions& o,
@@ -115,13 +116,21 @@ SlownessEvidence slowness(const RunData& run, const OutlierOptions& o,
         continue;
       }
       std::vector<double> own(times->size(), std::nan(""));
-      for (std::size_t r = 0; r < own.size(); ++r)
-        if (!waited_for_late(c, r, late)) own[r] = (*times)[r];
+      bool left_out = false;
+      for (std::size_t r = 0; r < own.size(); ++r) {
+        if (!waited_for_late(c, r, late))
+          own[r] = (*times)[r];
+        else
+          left_out = left_out || !std::isnan((*times)[r]);
+      }
       std::vector<double> active;
       for (double m : own)
         if (!std::isnan(m)) active.push_back(m);
       const double peers = median(active);
-      if (active.size() < 3 || !(peers > 0)) continue;
+      if (active.size() < 3 || !(peers > 0)) {
+        if (left_out) ++e.waited;
+        continue;
+      }
       for (std::size_t r = 0; r < own.size() && r < ranks; ++r)
         if (!std::isnan(own[r])) relative[r].push_back(own[r] / peers);
     }
@@ -307,7 +316,11 @@ std::vector<std::string> outliers_not_judged(const RunData& run, const OutlierOp
         "operation{} (too few iterations per size); judging needs {} or more per block",
         e.short_blocks, e.sizes, e.fewest_ops, e.fewest_ops == 1 ? "" : "s",
         options.min_block_ops));
-  if (ranks == 0 && e.short_blocks == 0)
+  if (e.waited > 0)
+    out.push_back(fmt::format(
+        "slow nodes and ranks: {} of {} sizes left out, their ranks waited for a late rank",
+        e.waited, e.sizes));
+  if (ranks == 0 && e.short_blocks == 0 && e.waited == 0)
     out.push_back(
         "slow nodes and ranks: no case that compares ranks with their peers had 3 or more ranks "
         "active");

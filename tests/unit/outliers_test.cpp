@@ -110,6 +110,11 @@ TEST(Outliers, PlantedLateRankNamedAndTheRankThatWaitedForItIsNotSlow) {
   EXPECT_EQ(out.front().name, "rank 1");
   EXPECT_EQ(out.front().sizes, 8u);
   EXPECT_LT(out.front().ratio, 0.1);
+  // The sizes where every other rank waited for it say nothing of anyone's speed: not judged.
+  const auto why = outliers_not_judged(t.run);
+  const std::string expected =
+      "slow nodes and ranks: 8 of 8 sizes left out, their ranks waited for a late rank";
+  EXPECT_NE(std::find(why.begin(), why.end(), expected), why.end());
 }
 
 // A tiny run has 5 iterations a size, so its back-to-back blocks are of one operation: one
