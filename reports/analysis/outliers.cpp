@@ -27,10 +27,10 @@ std::pair<double, double> centre_and_spread(const std::vector<double>& values, s
 // itself would widen the spread it is measured by. Beyond, its weight is negligible.
 constexpr std::size_t kLeaveOneOutUpTo = 64;
 
-enum class Judge { kSlowNode, kSlowRank, kLateRank };
+enum class Judge { kSlowNode, kSlowRank };
 
-// Members whose value is min_ratio above their peers' median and min_z robust deviations away;
-// late ranks as far below (ratio at most 1/min_ratio, z at most -min_z). Ranks are judged among
+// Members whose value is min_ratio above their peers' median and min_z robust deviations away
+// (late ranks are judged within their groups, late_ranks() below). Ranks are judged among
 // all, conservatively: a busy host has a rank a little slow or fast by chance (rank 0 with the
 // harness's own work), and a rank is named only when it is clearly apart; a slow node's ranks
 // are named with it.
@@ -45,95 +45,200 @@ struct Flagged {
 std::vector<Flagged> judge(const std::vector<double>& values, const OutlierOptions& o, Judge kind) {
   std::vector<Flagged> flagged;
   if (values.size() < 3) return flagged;
-  const bool low = kind == Judge::kLateRank;
   const bool leave_one_out = kind == Judge::kSlowNode && values.size() <= kLeaveOneOutUpTo;
   const auto all = centre_and_spread(values, values.size());
   for (std::size_t i = 0; i < values.size(); ++i) {
     const auto [m, spread] = leave_one_out ? centre_and_spread(values, i) : all;
     const double z = (values[i] - m) / spread;
-    const bool far = low ? values[i] * o.min_late_ratio <= m && z <= -o.min_z
-                         : values[i] >= o.min_ratio * m && z >= o.min_z;
-    if (far) flagged.push_back({i, z, values[i] / m});
+    if (values[i] >= o.min_ratio * m && z >= o.min_z) flagged.push_back({i, z, values[i] / m});
   }
   return flagged;
 }
 
-// Which per-rank time a judgement compares. Slowness: the back-to-back time where the point has
-// it, since over a block of operations the ranks' arrival skew and their roles in the algorithm
-// amortise (in one collective, the rank the barrier releases first waits longest for the others,
-// and a ring or tree gives each rank its own share of the wait: on 4 emulated hosts with nothing
-// planted, per-iteration own times ranged 0.13-2.3x their peers', back-to-back ones 0.99-1.01x);
-// else the per-iteration time. Lateness: the per-iteration time, where a late arrival shows.
-enum class Times { kForSlowness, kPerIteration };
-
-const std::vector<double>& rank_times(const CaseData& c, std::size_t point, Times which) {
-  if (which == Times::kForSlowness && point < c.rank_batched_medians.size() &&
-      !c.rank_batched_medians[point].empty())
-    return c.rank_batched_medians[point];
-  return c.rank_medians[point];
+// Which per-rank time slowness compares: the back-to-back time where the point has it, since
+// over a block of operations the ranks' arrival skew and their roles in the algorithm amortise
+// (in one collective, the rank the barrier releases first waits longest for the others, and a
+// ring or tree gives each rank its own share of the wait: on 4 emulated hosts with nothing
+// planted, per-iteration own times ranged 0.13-2.3x their peers', back-to-back ones
+// 0.99-1.01x); else the per-iteration time (a case whose ranks do not wait for each other).
+// Null where the ranks wait for each other (the case declares peer_late) and the blocks are
+// too short to amortise that: a block of one operation is one collective again, and its times
+// are roles (a tiny run named rank 0 slow at 1.2-1.5x so). Ranks that run independently (no
+// peer_late) have no roles: their blocks are their own at any length.
+const std::vector<double>* slowness_times(const CaseData& c, std::size_t point,
+                                          const OutlierOptions& o) {
+  if (point < c.rank_batched_medians.size() && !c.rank_batched_medians[point].empty()) {
+    const bool amortised = !c.meaning.peer_late || point >= c.batch_ops.size() ||
+                           c.batch_ops[point] >= o.min_block_ops;
+    return amortised ? &c.rank_batched_medians[point] : nullptr;
+  }
+  return &c.rank_medians[point];
 }
 
-// Each rank's typical time relative to the peers that ran the same size, over the cases `use`
-// accepts; NaN for a rank that ran none.
-template <typename Accept>
-std::vector<double> typical_ratios(const RunData& run, Accept use, Times which,
-                                   std::vector<std::size_t>& compared) {
+std::int64_t group_of(const CaseData& c, std::size_t rank) {
+  return rank < c.group_of_rank.size() ? c.group_of_rank[rank] : 0;
+}
+
+// Whether `rank` ran in the group of one of the `late` ranks in case `c`: it waited for that
+// rank inside each operation, so its time says nothing of its own speed.
+bool waited_for_late(const CaseData& c, std::size_t rank, const std::vector<int>& late) {
+  if (!c.meaning.peer_late) return false;
+  return std::any_of(late.begin(), late.end(), [&](int l) {
+    const auto g = group_of(c, static_cast<std::size_t>(l));
+    return g >= 0 && g == group_of(c, rank);
+  });
+}
+
+// Each rank's typical time relative to the peers that ran the same size, over the cases that
+// declare peer_slow; NaN for a rank that ran none. `short_blocks`: sizes left out because their
+// back-to-back blocks were too short, `fewest_ops` the shortest of those blocks.
+struct SlownessEvidence {
+  std::vector<double> ratio;
+  std::vector<std::size_t> compared;
+  std::size_t sizes = 0, short_blocks = 0;
+  std::int64_t fewest_ops = 0;
+  std::size_t waited = 0;  // sizes left with fewer than 3 ranks by leaving out the waiting ones
+};
+
+SlownessEvidence slowness(const RunData& run, const OutlierOptions& o,
+                          const std::vector<int>& late) {
   const auto ranks = static_cast<std::size_t>(run.world_size);
   std::vector<std::vector<double>> relative(ranks);
+  SlownessEvidence e;
   for (const auto& c : run.cases) {
-    if (!use(c)) continue;
+    if (!c.meaning.peer_slow) continue;
     for (std::size_t point = 0; point < c.rank_medians.size(); ++point) {
-      const auto& medians = rank_times(c, point, which);
+      ++e.sizes;
+      const auto* times = slowness_times(c, point, o);
+      if (times == nullptr) {
+        const auto ops = c.batch_ops[point];
+        e.fewest_ops = e.short_blocks++ == 0 ? ops : std::min(e.fewest_ops, ops);
+        continue;
+      }
+      std::vector<double> own(times->size(), std::nan(""));
+      bool left_out = false;
+      for (std::size_t r = 0; r < own.size(); ++r) {
+        if (!waited_for_late(c, r, late))
+          own[r] = (*times)[r];
+        else
+          left_out = left_out || !std::isnan((*times)[r]);
+      }
       std::vector<double> active;
-      for (double m : medians)
+      for (double m : own)
         if (!std::isnan(m)) active.push_back(m);
       const double peers = median(active);
-      if (active.size() < 3 || !(peers > 0)) continue;
-      for (std::size_t r = 0; r < medians.size() && r < ranks; ++r)
-        if (!std::isnan(medians[r])) relative[r].push_back(medians[r] / peers);
+      if (active.size() < 3 || !(peers > 0)) {
+        if (left_out) ++e.waited;
+        continue;
+      }
+      for (std::size_t r = 0; r < own.size() && r < ranks; ++r)
+        if (!std::isnan(own[r])) relative[r].push_back(own[r] / peers);
     }
   }
-  std::vector<double> ratio(ranks, std::nan(""));
-  compared.assign(ranks, 0);
+  e.ratio.assign(ranks, std::nan(""));
+  e.compared.assign(ranks, 0);
   for (std::size_t r = 0; r < ranks; ++r) {
     if (relative[r].empty()) continue;
-    ratio[r] = median(relative[r]);
-    compared[r] = relative[r].size();
+    e.ratio[r] = median(relative[r]);
+    e.compared[r] = relative[r].size();
   }
-  return ratio;
+  return e;
 }
 
-// Ranks that arrive late, in cases that declare peer_late: every peer waits for them inside the
-// operation, so their own time is the shortest, size after size.
-void add_late_ranks(const RunData& run, const OutlierOptions& options, std::vector<Outlier>& out) {
-  std::vector<std::size_t> compared;
-  const auto ratio = typical_ratios(
-      run, [](const CaseData& c) { return c.meaning.peer_late; }, Times::kPerIteration, compared);
-  std::vector<double> present;
-  std::vector<int> rank_of;
-  for (std::size_t r = 0; r < ratio.size(); ++r)
-    if (!std::isnan(ratio[r])) {
-      present.push_back(ratio[r]);
-      rank_of.push_back(static_cast<int>(r));
+// Each rank's per-iteration time at each size of the cases that declare peer_late, divided by
+// the median of the other members of its group there: the ranks it waited for and that waited
+// for it. Ranks of other groups never wait for it, so they are no measure of its lateness (in
+// two groups {0,1} and {2,3}, a late rank 1 leaves rank 0 waiting and 2 and 3 untouched).
+struct LateEvidence {
+  std::vector<std::vector<double>> ratios;  // per rank, per size compared
+  std::vector<std::vector<double>> waits;   // the same sizes: its peers' time less its own
+  std::size_t sizes = 0, thin = 0;          // sizes compared; sizes of too few iterations
+};
+
+void add_group_ratios(const CaseData& c, std::size_t point, LateEvidence& e) {
+  const auto& times = c.rank_medians[point];
+  std::map<std::int64_t, std::vector<std::size_t>> members;
+  for (std::size_t r = 0; r < times.size() && r < e.ratios.size(); ++r)
+    if (!std::isnan(times[r]) && group_of(c, r) >= 0) members[group_of(c, r)].push_back(r);
+  bool compared = false;
+  for (const auto& [group, ranks] : members) {
+    if (ranks.size() < 2) continue;
+    for (std::size_t r : ranks) {
+      std::vector<double> others;
+      for (std::size_t peer : ranks)
+        if (peer != r) others.push_back(times[peer]);
+      const double m = median(others);
+      if (!(m > 0)) continue;
+      e.ratios[r].push_back(times[r] / m);
+      e.waits[r].push_back(m - times[r]);
+      compared = true;
     }
-  for (const auto& [i, z, judged] : judge(present, options, Judge::kLateRank)) {
-    const int r = rank_of[i];
-    out.push_back({"late rank",
-                   fmt::format("rank {}", r),
-                   {r},
-                   judged,
-                   z,
-                   compared[static_cast<std::size_t>(r)]});
   }
+  if (compared) ++e.sizes;
+}
+
+LateEvidence lateness(const RunData& run, const OutlierOptions& o) {
+  LateEvidence e;
+  e.ratios.resize(static_cast<std::size_t>(run.world_size));
+  e.waits.resize(e.ratios.size());
+  for (const auto& c : run.cases) {
+    if (!c.meaning.peer_late) continue;
+    for (std::size_t point = 0; point < c.rank_medians.size(); ++point) {
+      if (point < c.iteration_times.size() &&
+          c.iteration_times[point].size() < o.min_late_iterations) {
+        ++e.thin;
+        continue;
+      }
+      add_group_ratios(c, point, e);
+    }
+  }
+  return e;
+}
+
+// Ranks that arrive late: their group peers wait for them inside the operation, so their own
+// time is the shortest of their group, size after size. A size counts as late when the rank's
+// time is at most 1/min_late_ratio of its group peers' and they waited min_late_wait_s or more
+// for it; named when late at min_late_share of min_late_points or more sizes, with the median
+// of its ratios as short and min_z robust deviations below the ratios of all other ranks.
+// Without the wait the barrier's release order would name a rank: on the 2-core VM the last
+// rank released spent 0.3 us in an 8-byte collective its peers spent 5-12 us in, every run.
+std::vector<Outlier> late_ranks(const LateEvidence& e, const OutlierOptions& o) {
+  std::vector<Outlier> out;
+  for (std::size_t r = 0; r < e.ratios.size(); ++r) {
+    const auto& own = e.ratios[r];
+    if (own.size() < o.min_late_points) continue;
+    std::size_t late_sizes = 0;
+    for (std::size_t i = 0; i < own.size(); ++i)
+      if (own[i] * o.min_late_ratio <= 1 && e.waits[r][i] >= o.min_late_wait_s) ++late_sizes;
+    const double typical = median(own);
+    std::vector<double> others;
+    for (std::size_t peer = 0; peer < e.ratios.size(); ++peer)
+      if (peer != r) others.insert(others.end(), e.ratios[peer].begin(), e.ratios[peer].end());
+    if (others.empty()) continue;
+    const auto [m, spread] = centre_and_spread(others, others.size());
+    const double z = (typical - m) / spread;
+    if (static_cast<double>(late_sizes) >= o.min_late_share * static_cast<double>(own.size()) &&
+        typical * o.min_late_ratio <= 1 && z <= -o.min_z)
+      out.push_back(
+          {"late rank", fmt::format("rank {}", r), {static_cast<int>(r)}, typical, z, own.size()});
+  }
+  return out;
+}
+
+std::vector<int> ranks_of(const std::vector<Outlier>& outliers) {
+  std::vector<int> ranks;
+  for (const auto& o : outliers) ranks.insert(ranks.end(), o.ranks.begin(), o.ranks.end());
+  return ranks;
 }
 
 }  // namespace
 
 std::vector<Outlier> find_outliers(const RunData& run, const OutlierOptions& options) {
   const auto ranks = static_cast<std::size_t>(run.world_size);
-  std::vector<std::size_t> compared;
-  const auto rank_ratio = typical_ratios(
-      run, [](const CaseData& c) { return c.meaning.peer_slow; }, Times::kForSlowness, compared);
+  const auto late = late_ranks(lateness(run, options), options);
+  const auto evidence = slowness(run, options, ranks_of(late));
+  const auto& rank_ratio = evidence.ratio;
+  const auto& compared = evidence.compared;
   std::vector<double> present;
   std::vector<int> present_rank;
   for (std::size_t r = 0; r < ranks; ++r) {
@@ -168,19 +273,36 @@ std::vector<Outlier> find_outliers(const RunData& run, const OutlierOptions& opt
     out.push_back(
         {"rank", fmt::format("rank {}", r), {r}, judged, z, compared[static_cast<std::size_t>(r)]});
   }
-  add_late_ranks(run, options, out);
+  out.insert(out.end(), late.begin(), late.end());
   return out;
 }
 
-std::vector<std::string> outliers_not_judged(const RunData& run) {
-  std::vector<std::size_t> compared;
-  const auto ratio = typical_ratios(
-      run, [](const CaseData& c) { return c.meaning.peer_slow; }, Times::kForSlowness, compared);
+namespace {
+
+// Why late ranks could not be judged, or "" where they could (or no case declares peer_late).
+std::string lateness_not_judged(const RunData& run, const OutlierOptions& o) {
+  const bool declared = std::any_of(run.cases.begin(), run.cases.end(),
+                                    [](const CaseData& c) { return c.meaning.peer_late; });
+  const auto e = lateness(run, o);
+  if (!declared || e.sizes >= o.min_late_points) return "";
+  std::string thin;
+  if (e.thin > 0)
+    thin = fmt::format(" ({} size{} of fewer than {} iterations left out)", e.thin,
+                       e.thin == 1 ? "" : "s", o.min_late_iterations);
+  return fmt::format(
+      "late ranks: {} size{} compared ranks with their group peers{}; judging needs {} or more",
+      e.sizes, e.sizes == 1 ? "" : "s", thin, o.min_late_points);
+}
+
+}  // namespace
+
+std::vector<std::string> outliers_not_judged(const RunData& run, const OutlierOptions& options) {
+  const auto e = slowness(run, options, ranks_of(late_ranks(lateness(run, options), options)));
   std::vector<std::string> nodes;
   std::size_t ranks = 0;
   const auto node_column = run.environment.find("node");
-  for (std::size_t r = 0; r < ratio.size(); ++r) {
-    if (std::isnan(ratio[r])) continue;
+  for (std::size_t r = 0; r < e.ratio.size(); ++r) {
+    if (std::isnan(e.ratio[r])) continue;
     ++ranks;
     if (node_column != run.environment.end() && r < node_column->second.size())
       nodes.push_back(node_column->second[r]);
@@ -188,18 +310,27 @@ std::vector<std::string> outliers_not_judged(const RunData& run) {
   std::sort(nodes.begin(), nodes.end());
   nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
   std::vector<std::string> out;
-  if (ranks == 0) {
+  if (e.short_blocks > 0)
+    out.push_back(fmt::format(
+        "slow nodes and ranks: {} of {} sizes left out, their back-to-back blocks of {} "
+        "operation{} (too few iterations per size); judging needs {} or more per block",
+        e.short_blocks, e.sizes, e.fewest_ops, e.fewest_ops == 1 ? "" : "s",
+        options.min_block_ops));
+  if (e.waited > 0)
+    out.push_back(fmt::format(
+        "slow nodes and ranks: {} of {} sizes left out, their ranks waited for a late rank",
+        e.waited, e.sizes));
+  if (ranks == 0 && e.short_blocks == 0 && e.waited == 0)
     out.push_back(
         "slow nodes and ranks: no case that compares ranks with their peers had 3 or more ranks "
         "active");
-    return out;
-  }
-  if (nodes.size() < 3)
+  if (ranks > 0 && nodes.size() < 3)
     out.push_back(fmt::format(
         "slow nodes: {} node{} ran cases that compare peers; judging a node needs 3 or more",
         nodes.size(), nodes.size() == 1 ? "" : "s"));
-  if (ranks < 3)
+  if (ranks > 0 && ranks < 3)
     out.push_back(fmt::format("slow ranks: {} ranks compared; judging needs 3 or more", ranks));
+  if (const auto late = lateness_not_judged(run, options); !late.empty()) out.push_back(late);
   return out;
 }
 

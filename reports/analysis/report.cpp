@@ -105,7 +105,7 @@ Report build_report(const ReportInputs& in) {
   const auto& runs = *in.runs;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     r.runs.push_back({&runs[i], in.labels[i], find_outliers(runs[i], in.outliers),
-                      outliers_not_judged(runs[i]), find_watch_findings(runs[i]),
+                      outliers_not_judged(runs[i], in.outliers), find_watch_findings(runs[i]),
                       watch_not_judged(runs[i])});
     auto environment = env_check_failures(runs[i], in.labels[i]);
     r.checks.insert(r.checks.end(), environment.begin(), environment.end());

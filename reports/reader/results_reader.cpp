@@ -230,6 +230,19 @@ void read_iteration_times(hid_t case_group, CaseData& c, const std::string& path
     c.rank_batched_medians.push_back(batched_medians(point.get(), groups));
   }
   c.watched = summarise(std::move(watched), groups.size());
+  c.group_of_rank = groups;
+}
+
+// Each point's operations per back-to-back block, from the stats rows (one per point and group).
+void read_batch_ops(CaseData& c) {
+  c.batch_ops.assign(c.rank_medians.size(), 0);
+  const auto point = c.stats.find("point"), ops = c.stats.find("batch_ops");
+  if (point == c.stats.end() || ops == c.stats.end()) return;
+  for (std::size_t r = 0; r < point->second.numbers.size() && r < ops->second.numbers.size(); ++r) {
+    const auto p = static_cast<std::size_t>(point->second.numbers[r]);
+    if (p < c.batch_ops.size() && !std::isnan(ops->second.numbers[r]))
+      c.batch_ops[p] = std::max(c.batch_ops[p], static_cast<std::int64_t>(ops->second.numbers[r]));
+  }
 }
 
 // Optional: files written before the harness measured host load lack it (not measured).
@@ -284,6 +297,7 @@ CaseData read_case(hid_t cases, const std::string& group_name, const RunData& ru
                                 declared_where);
   declare();
   read_iteration_times(g.get(), c, path);
+  read_batch_ops(c);
   const auto point = c.stats.find("point"), group = c.stats.find("group");
   if (point != c.stats.end() && group != c.stats.end())
     for (std::size_t r = 0; r < point->second.numbers.size(); ++r)

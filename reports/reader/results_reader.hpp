@@ -93,6 +93,12 @@ struct CaseData {
   // for a point without back-to-back blocks. In a block the ranks' arrival skew and their roles
   // in the algorithm amortise: what peer_slow compares (docs/report.md, "Slow nodes").
   std::vector<std::vector<double>> rank_batched_medians;
+  // Per point: operations in each back-to-back block (stats column batch_ops; 0: no blocks).
+  // A block of few operations amortises nothing: its time per operation is a rank's role.
+  std::vector<std::int64_t> batch_ops;
+  // World rank -> the group it ran in (-1: idle). Ranks of different groups never wait for
+  // each other; empty (a CaseData made by hand): all active ranks are one group.
+  std::vector<std::int64_t> group_of_rank;
   // The series the case declares a watch on, by name (reader/watched_series.hpp).
   std::map<std::string, WatchedSeries> watched;
   std::size_t rows() const;

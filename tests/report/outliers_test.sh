@@ -4,7 +4,8 @@
 # nothing when nothing is planted. 4 virtual nodes of 2 ranks on 2 cores; the planted node's
 # ranks take 30% longer per operation (--test-slow-node). In trials it was named at 1.24-1.44x,
 # robust z 3.6-9.5; with nothing planted nothing was named. A named slow node fails the
-# acceptance check "no slow nodes or ranks" (exit 1) unless --slow-nodes warn (exit 0).
+# acceptance check "no slow nodes or ranks" (exit 1) unless --slow-nodes warn (exit 0). Then a
+# late rank both ways in a tiny run (below).
 # outliers_test.sh PREFLIGHT PREFLIGHT_REPORT WORKDIR
 set -uo pipefail
 bin=$1 report=$2 work=$3
@@ -42,5 +43,32 @@ for plant in "--test-slow-node 2 --test-slow-factor 0.3" ""; do
     ! grep -q "\[stragglers and hardware\]" "$work/out" && pass "not planted: no straggler in the bottleneck summary" ||
       fail "not planted: a straggler in the bottleneck summary"
   fi
+done
+
+# A tiny run (5 iterations a size) of two intra groups {0,1}, {2,3} and the world: rank 1
+# planted 1 ms late is named late, and rank 0, which waited for it, is not named slow; without
+# the plant nothing is named. Slowness is not judged there (blocks of 1 operation), and says so.
+# In 15 + 15 trials on the busy 2-core VM: rank 1 alone in 15 of 15, nothing in 15 of 15.
+named() {  # named JSON: the outliers named, "kind:name" joined by ';'
+  /usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(";".join(o["kind"] + ":" + o["name"] for r in d["runs"] for o in r.get("outliers", [])))' "$1"
+}
+for plant in "--test-late-rank 1 --test-late-seconds 0.001" ""; do
+  out=$work/tiny${plant:+-planted}.h5
+  mpirun -np 4 "$bin" comm --op allreduce,allgather --topology world,intra --ranks-per-node 2 \
+    --sizes 8,64K --iters 5 --budget 1ms $plant -o "$out" >/dev/null 2>&1 || fail "tiny run ${plant:-without plant} failed"
+  "$report" "$out" --no-color --json "$out.json" >"$work/tiny-out" 2>&1
+  rc=$? got=$(named "$out.json")
+  if [[ -n $plant ]]; then
+    [[ $rc -eq 1 && $got == "late rank:rank 1" ]] && pass "tiny, rank 1 late: named late, no one else, exit 1" ||
+      fail "tiny, rank 1 late: named '${got}', exit $rc (expected 'late rank:rank 1', exit 1)"
+  else
+    [[ $rc -eq 0 && -z $got ]] && pass "tiny, nothing planted: nothing named, exit 0" ||
+      fail "tiny, nothing planted: named '${got}', exit $rc"
+  fi
+  grep -q "^# not judged: slow nodes and ranks: 8 of 8 sizes left out, their back-to-back blocks of 1 operation" "$work/tiny-out" &&
+    pass "tiny: slowness not judged, and why" || { fail "tiny: no 'not judged' for slowness"; grep '^#' "$work/tiny-out"; }
 done
 finish

@@ -10,9 +10,9 @@ good=$work/good.h5
 mpirun -np 4 "$bin" comm --op allreduce,allgather --topology world,intra --ranks-per-node 2 --sizes 8,64K \
   --iters 5 --budget 1ms -o "$good" >/dev/null 2>&1 || fail "preflight could not write $good"
 
-# Reading is what is tested here, not judging: a tiny run on a busy 2-core host may leave a rank
-# late against its peers (a rank descheduled), which the verdict would name.
-"$report" "$good" --slow-nodes warn >"$work/out" 2>&1
+# A tiny run names no one (its back-to-back blocks are too short to judge slowness, and a rank
+# descheduled at a few sizes is not late): without --slow-nodes warn, exit 0.
+"$report" "$good" >"$work/out" 2>&1
 rc=$?
 [[ $rc -eq 0 ]] && grep -q "run complete (exit 0), 4 ranks on 2 nodes, 4 case(s)" "$work/out" &&
   grep -q "000003 allgather float32 out-of-place intra \[ok\]" "$work/out" && grep -q "busbw(GB/s)" "$work/out" &&

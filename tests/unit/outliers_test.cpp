@@ -2,12 +2,15 @@
 // time in one collective is its role (who waits for whom), not its health.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "analysis/outliers.hpp"
 
 namespace {
 
 using preflight::report::CaseData;
 using preflight::report::find_outliers;
+using preflight::report::outliers_not_judged;
 using preflight::report::RunData;
 
 // 4 one-rank nodes, one case that declares peer_slow, 3 sizes of the given per-rank times.
@@ -58,6 +61,119 @@ TEST(Outliers, WithoutBackToBackTimesPerIterationOnesAreCompared) {
 TEST(Outliers, RatioBelowTheStatedThresholdNamesNoOne) {
   // 1.12x the others: below the 1.15 docs/report.md states, however tight the peers.
   EXPECT_TRUE(find_outliers(run(kRoles, {1.0, 1.0, 1.12, 1.0})).empty());
+}
+
+// Tiny comm runs as `comm --topology world,intra --ranks-per-node 2 --iters 5` writes them: 4
+// ranks on 2 nodes, cases that declare peer_slow and peer_late, `sizes` sizes each of
+// `iterations` iterations and back-to-back blocks of `block_ops` operations.
+struct TinyRun {
+  RunData run;
+  TinyRun() {
+    run.world_size = 4;
+    run.environment["node"] = {"0", "0", "1", "1"};
+    run.environment["node_name"] = {"h0", "h0", "h1", "h1"};
+  }
+  // One case in groups `groups` whose ranks took `own` per iteration and `block` per operation
+  // back to back, at every size.
+  void add(const std::vector<std::int64_t>& groups, const std::vector<double>& own,
+           const std::vector<double>& block, std::size_t sizes = 2, std::size_t iterations = 5,
+           std::int64_t block_ops = 20) {
+    CaseData c;
+    c.meaning.peer_slow = c.meaning.peer_late = true;
+    c.group_of_rank = groups;
+    for (std::size_t p = 0; p < sizes; ++p) {
+      c.rank_medians.push_back(own);
+      c.rank_batched_medians.push_back(block);
+      c.iteration_times.push_back(std::vector<double>(iterations, 1e-3));
+      c.batch_ops.push_back(block_ops);
+    }
+    run.cases.push_back(c);
+  }
+};
+
+const std::vector<std::int64_t> kWorld = {0, 0, 0, 0}, kIntra = {0, 0, 1, 1};
+constexpr double kOp = 40e-6, kLate = 1e-3;
+
+// Rank 1 leaves every barrier 1 ms late (--test-late-rank 1). In the world cases ranks 0, 2, 3
+// wait for it; in the intra ones ({0,1} and {2,3}) rank 0 alone does, and across all ranks
+// rank 0 then looked slow and rank 1's shortness showed at half the sizes only.
+TEST(Outliers, PlantedLateRankNamedAndTheRankThatWaitedForItIsNotSlow) {
+  TinyRun t;
+  const double wait = kOp + kLate, waited_per_op = kOp + kLate / 20;
+  for (int op = 0; op < 2; ++op) {
+    t.add(kWorld, {wait, kOp, wait, wait}, {waited_per_op, kOp, waited_per_op, waited_per_op});
+    t.add(kIntra, {wait, kOp, kOp, kOp}, {waited_per_op, kOp, kOp, kOp});
+  }
+  const auto out = find_outliers(t.run);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out.front().kind, "late rank");
+  EXPECT_EQ(out.front().name, "rank 1");
+  EXPECT_EQ(out.front().sizes, 8u);
+  EXPECT_LT(out.front().ratio, 0.1);
+  // The sizes where every other rank waited for it say nothing of anyone's speed: not judged.
+  const auto why = outliers_not_judged(t.run);
+  const std::string expected =
+      "slow nodes and ranks: 8 of 8 sizes left out, their ranks waited for a late rank";
+  EXPECT_NE(std::find(why.begin(), why.end(), expected), why.end());
+}
+
+// A tiny run has 5 iterations a size, so its back-to-back blocks are of one operation: one
+// collective, whose own times are the ranks' roles (rank 0, released first, waits longest).
+TEST(Outliers, TinyRunsBlocksOfOneOperationAreNotJudgedForSlowness) {
+  TinyRun t;
+  const std::vector<double> roles = {1.4 * kOp, kOp, 1.05 * kOp, kOp};
+  for (int op = 0; op < 2; ++op) {
+    t.add(kWorld, roles, roles, 2, 5, 1);
+    t.add(kIntra, roles, roles, 2, 5, 1);
+  }
+  EXPECT_TRUE(find_outliers(t.run).empty());
+  const auto why = outliers_not_judged(t.run);
+  ASSERT_FALSE(why.empty());
+  EXPECT_NE(why.front().find("8 of 8 sizes left out, their back-to-back blocks of 1 operation"),
+            std::string::npos)
+      << why.front();
+}
+
+// A rank descheduled by another process before some collectives (4 ranks on 2 busy cores):
+// short by far at half the sizes, not size after size.
+TEST(Outliers, RankDescheduledAtSomeSizesIsNotLate) {
+  TinyRun t;
+  const double wait = kOp + kLate;
+  for (int op = 0; op < 2; ++op) {
+    t.add(kWorld, {wait, wait, wait, kOp}, {kOp, kOp, kOp, kOp});
+    t.add(kIntra, {kOp, kOp, kOp, kOp}, {kOp, kOp, kOp, kOp});
+  }
+  EXPECT_TRUE(find_outliers(t.run).empty());
+}
+
+// The barrier releases its ranks in an order: the last one released spends 0.3 us in an 8-byte
+// collective its peers spend 5-12 us in (measured on the 2-core VM, every clean run).
+TEST(Outliers, BarrierReleaseOrderIsNotLateness) {
+  TinyRun t;
+  for (int op = 0; op < 2; ++op) {
+    t.add(kWorld, {12e-6, 6e-6, 6.7e-6, 0.3e-6}, {kOp, kOp, kOp, kOp});
+    t.add(kIntra, {6.6e-6, 6e-6, 6.8e-6, 0.2e-6}, {kOp, kOp, kOp, kOp});
+  }
+  EXPECT_TRUE(find_outliers(t.run).empty());
+  // The peers' wait is what keeps it unnamed: with no floor on it, rank 3 would be "late".
+  preflight::report::OutlierOptions no_floor;
+  no_floor.min_late_wait_s = 0;
+  const auto out = find_outliers(t.run, no_floor);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out.front().name, "rank 3");
+}
+
+TEST(Outliers, TooFewSizesOrIterationsForLatenessAreNotJudged) {
+  TinyRun t;
+  const double wait = kOp + kLate;
+  t.add(kWorld, {wait, kOp, wait, wait}, {kOp, kOp, kOp, kOp}, 2);
+  t.add(kIntra, {wait, kOp, kOp, kOp}, {kOp, kOp, kOp, kOp}, 2, 2);
+  EXPECT_TRUE(find_outliers(t.run).empty());
+  const auto why = outliers_not_judged(t.run);
+  const std::string expected =
+      "late ranks: 2 sizes compared ranks with their group peers (2 sizes of fewer than 3 "
+      "iterations left out); judging needs 4 or more";
+  EXPECT_NE(std::find(why.begin(), why.end(), expected), why.end());
 }
 
 }  // namespace
