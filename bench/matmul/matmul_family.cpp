@@ -153,9 +153,7 @@ class MatmulFamily final : public Family {
     MPI_Allreduce(&missing, &any_missing, 1, MPI_INT, MPI_MAX, ctx.world);
     std::vector<std::unique_ptr<Case>> cases;
     if (any_missing) return cases;
-    const int threads = backend->on_gpu()     ? 1
-                        : config_.threads > 0 ? config_.threads
-                                              : telemetry::rank_threads(ctx);
+    const int threads = backend->on_gpu() ? 1 : telemetry::chosen_threads(ctx, config_.threads);
     auto telemetry = std::make_shared<const telemetry::TelemetryPlan>(
         telemetry::plan_telemetry(ctx, backend->pci_bus()));
     for (DType d : config_.dtypes) {

@@ -154,11 +154,12 @@ class MemoryFamily final : public Family {
         std::make_shared<const telemetry::TelemetryPlan>(telemetry::plan_telemetry(ctx, ""));
     const MemoryPeak peak = memory_peak(config_.memory_peak);
     const int per_node = ranks_per_node(ctx);
+    // The same threads in both layouts, so that a rank's figure alone and with its node's
+    // other ranks compare like for like.
+    const int threads = telemetry::chosen_threads(ctx, config_.threads);
     std::vector<std::unique_ptr<Case>> cases;
     for (Layout layout : config_.layouts) {
       if (duplicate(layout, per_node)) continue;  // see skipped()
-      // The same threads in both layouts, so that a rank's figure alone and with its node's
-      // other ranks compare like for like.
       const bool alone = layout == Layout::kRank;
       std::vector<int> groups(static_cast<std::size_t>(ctx.size), -1);
       for (std::size_t r = 0; r < groups.size(); ++r)
@@ -168,7 +169,6 @@ class MemoryFamily final : public Family {
         StreamCaseSpec spec;
         spec.kernel_label = std::string(kKernelNames.name(k));
         spec.arrays = kernels::stream_arrays(k);
-        const int threads = config_.threads > 0 ? config_.threads : telemetry::rank_threads(ctx);
         spec.make = [k, threads](std::size_t elements, std::uint64_t seed) {
           return make_cpu_stream(k, elements, threads, seed);
         };

@@ -21,7 +21,9 @@ cc -O2 -o "$work/bare_gemm" "$here/bare_gemm.c" $(pkg-config --cflags --libs ope
 
 preflight_gflops() {
   local out=$work/p$RANDOM.h5
-  mpirun -np 1 "$preflight" matmul --dtype "$dtype" --sizes "$size" --threads "$threads" \
+  # Unbound, as the bare call runs: mpirun binds a lone rank to one core, where THREADS > 1
+  # would share it.
+  mpirun -np 1 --bind-to none "$preflight" matmul --dtype "$dtype" --sizes "$size" --threads "$threads" \
     --warmup $warmup --min-iters "$iters" --iters "$iters" --budget 1h --batch-blocks 1 \
     -o "$out" >/dev/null
   /usr/bin/python3 -c "import h5py, sys
