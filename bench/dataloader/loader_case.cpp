@@ -37,6 +37,7 @@ class LoaderOperation final : public Operation {
       : spec_(spec),
         pipeline_(std::move(pipeline)),
         images_(std::move(images)),
+        loader_(*images_, pipeline_),
         index_(index),
         ranks_(ranks),
         rank_(rank) {}
@@ -69,7 +70,7 @@ class LoaderOperation final : public Operation {
 
   void run() override {
     if (prepared_for_ != epoch_) prepare(epoch_);
-    result_ = run_pass(*images_, order_, pipeline_, epoch_, checking_);
+    result_ = loader_.run_pass(order_, epoch_, checking_);
     checked_epoch_ = epoch_;
     ++epoch_;
     if (!result_.errors.empty() && !named_errors_) {
@@ -138,6 +139,7 @@ class LoaderOperation final : public Operation {
   const LoaderSpec& spec_;
   PipelineSpec pipeline_;
   std::shared_ptr<const ImageSet> images_;
+  Pipeline loader_;
   int index_, ranks_, rank_;
   std::uint64_t epoch_ = 0, prepared_for_ = UINT64_MAX, checked_epoch_ = 0;
   std::vector<std::size_t> order_;

@@ -83,8 +83,8 @@ std::size_t slot_bytes(const PipelineSpec& spec) {
 // What one worker thread holds: its engine, decoder and scratch images, and its stage times.
 class Worker {
  public:
-  Worker(const ImageSet& set, const PipelineSpec& spec, std::uint64_t epoch)
-      : set_(set), spec_(spec), epoch_(epoch), engine_(storage::make_engine(spec.engine)) {
+  Worker(const ImageSet& set, const PipelineSpec& spec)
+      : set_(set), spec_(spec), engine_(storage::make_engine(spec.engine)) {
     if (!engine_) throw std::runtime_error("unknown storage engine " + spec.engine);
     tile_.resize(static_cast<std::size_t>(spec.crop) * static_cast<std::size_t>(spec.crop) * 3);
     if (spec.gpu_decode) gpu_ = std::make_unique<GpuJpegDecoder>();
@@ -96,8 +96,9 @@ class Worker {
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
 
-  // Builds image `index` into `slot` (slot_bytes); false when it could not be decoded.
-  bool build(std::size_t index, unsigned char* slot) {
+  // Builds image `index` of `epoch` into `slot` (slot_bytes); false when it could not be
+  // decoded.
+  bool build(std::size_t index, std::uint64_t epoch, unsigned char* slot) {
     const ImageRef& img = set_.images[index];
     auto t = Clock::now();
     read(img);
@@ -114,7 +115,7 @@ class Worker {
     }
     t = Clock::now();
     const auto crop = kernels::random_resized_crop(decoded_.width, decoded_.height,
-                                                   augment_seed(spec_.seed, epoch_, index));
+                                                   augment_seed(spec_.seed, epoch, index));
     kernels::resize_crop(decoded_, crop, spec_.crop, tile_.data());
     augment_s += since(t);
     t = Clock::now();
@@ -125,6 +126,13 @@ class Worker {
     batch_s += since(t);
     ++images;
     return true;
+  }
+
+  // A new pass's figures start from zero; the engine, decoder and scratch images stay.
+  void start_pass() {
+    images = bytes = read_s = decode_s = augment_s = batch_s = decode_errors = 0;
+    errors.clear();
+    batch_latency_s.clear();
   }
 
   double images = 0, bytes = 0, read_s = 0, decode_s = 0, augment_s = 0, batch_s = 0;
@@ -180,7 +188,6 @@ class Worker {
 
   const ImageSet& set_;
   const PipelineSpec& spec_;
-  std::uint64_t epoch_;
   std::unique_ptr<storage::Engine> engine_;
   kernels::JpegDecoder jpeg_;
   std::unique_ptr<GpuJpegDecoder> gpu_;
@@ -218,26 +225,40 @@ std::vector<std::size_t> epoch_order(std::size_t images, std::uint64_t seed, std
 
 void build_reference(const ImageSet& set, const std::size_t* images, const PipelineSpec& spec,
                      std::uint64_t epoch, std::vector<unsigned char>& out) {
-  Worker w(set, spec, epoch);
+  Worker w(set, spec);
   const std::size_t slot = slot_bytes(spec);
   out.assign(slot * static_cast<std::size_t>(spec.batch_size), 0);
   for (int i = 0; i < spec.batch_size; ++i)
-    w.build(images[i], out.data() + slot * static_cast<std::size_t>(i));
+    w.build(images[i], epoch, out.data() + slot * static_cast<std::size_t>(i));
 }
 
-PassResult run_pass(const ImageSet& set, const std::vector<std::size_t>& order,
-                    const PipelineSpec& spec, std::uint64_t epoch, bool keep_first_batch) {
-  const std::size_t batch = static_cast<std::size_t>(spec.batch_size);
-  const std::size_t batches = order.size() / batch, slot = slot_bytes(spec);
-  const std::size_t buffers = static_cast<std::size_t>(spec.workers * spec.prefetch);
-  std::vector<std::vector<unsigned char>> buffer(buffers, std::vector<unsigned char>(slot * batch));
+struct Pipeline::Parts {
+  std::vector<std::unique_ptr<Worker>> workers;
+  std::vector<std::vector<unsigned char>> buffers;
+};
+
+Pipeline::Pipeline(const ImageSet& set, PipelineSpec spec)
+    : set_(set), spec_(std::move(spec)), parts_(std::make_unique<Parts>()) {
+  const std::size_t bytes = slot_bytes(spec_) * static_cast<std::size_t>(spec_.batch_size);
+  const auto buffers = static_cast<std::size_t>(spec_.workers * spec_.prefetch);
+  // Touched here, once: a pass must not pay for faulting in its batch buffers.
+  parts_->buffers.assign(buffers, std::vector<unsigned char>(bytes));
+  for (int w = 0; w < spec_.workers; ++w)
+    parts_->workers.push_back(std::make_unique<Worker>(set_, spec_));
+}
+
+Pipeline::~Pipeline() = default;
+
+PassResult Pipeline::run_pass(const std::vector<std::size_t>& order, std::uint64_t epoch,
+                              bool keep_first_batch) {
+  const std::size_t batch = static_cast<std::size_t>(spec_.batch_size);
+  const std::size_t batches = order.size() / batch, slot = slot_bytes(spec_);
+  auto& buffer = parts_->buffers;
+  auto& workers = parts_->workers;
   BlockingQueue<std::size_t> free_buffers;
   BlockingQueue<Ready> ready;
-  for (std::size_t b = 0; b < buffers; ++b) free_buffers.push(b);
+  for (std::size_t b = 0; b < buffer.size(); ++b) free_buffers.push(b);
   std::atomic<std::size_t> next{0};
-  std::vector<std::unique_ptr<Worker>> workers;
-  for (int w = 0; w < spec.workers; ++w)
-    workers.push_back(std::make_unique<Worker>(set, spec, epoch));
   std::mutex failure_mutex;
   std::string failure;  // a read that failed: the pass ends with it
   auto work = [&](Worker& w) {
@@ -246,7 +267,7 @@ PassResult run_pass(const ImageSet& set, const std::vector<std::size_t>& order,
       const auto start = Clock::now();
       try {
         for (std::size_t i = 0; i < batch; ++i)
-          w.build(order[b * batch + i], buffer[into].data() + i * slot);
+          w.build(order[b * batch + i], epoch, buffer[into].data() + i * slot);
       } catch (const std::exception& e) {
         std::lock_guard lock(failure_mutex);
         if (failure.empty()) failure = e.what();
@@ -256,16 +277,19 @@ PassResult run_pass(const ImageSet& set, const std::vector<std::size_t>& order,
     }
   };
   std::vector<std::thread> threads;
-  for (auto& w : workers) threads.emplace_back(work, std::ref(*w));
+  for (auto& w : workers) {
+    w->start_pass();
+    threads.emplace_back(work, std::ref(*w));
+  }
   PassResult r;
   for (std::size_t k = 0; k < batches; ++k) {
     auto t = Clock::now();
     const Ready got = ready.pop();
     r.stall_s += since(t);
     if (keep_first_batch && got.batch == 0) r.first_batch = buffer[got.buffer];
-    if (spec.compute_per_batch_s > 0) {
+    if (spec_.compute_per_batch_s > 0) {
       t = Clock::now();
-      std::this_thread::sleep_until(t + std::chrono::duration<double>(spec.compute_per_batch_s));
+      std::this_thread::sleep_until(t + std::chrono::duration<double>(spec_.compute_per_batch_s));
       r.compute_s += since(t);
     }
     free_buffers.push(got.buffer);

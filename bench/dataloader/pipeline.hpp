@@ -1,4 +1,4 @@
-// One rank's data pipeline for one pass over its images: a pool of worker threads, each
+// One rank's data pipeline, one pass over its images at a time: a pool of worker threads, each
 // building whole batches (read through a storage engine -> decode -> random-resized crop and
 // flip -> normalise into the batch's contiguous buffer), a bounded number of batches ready
 // ahead, and the rank's own thread as the accelerator: it takes each batch as it is ready and
@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -44,9 +45,27 @@ std::uint64_t augment_seed(std::uint64_t seed, std::uint64_t epoch, std::size_t 
 std::vector<std::size_t> epoch_order(std::size_t images, std::uint64_t seed, std::uint64_t epoch,
                                      int index, int ranks, std::size_t count);
 
-// Runs the pass over `order` (a multiple of batch_size images) and returns its figures.
-PassResult run_pass(const ImageSet& set, const std::vector<std::size_t>& order,
-                    const PipelineSpec& spec, std::uint64_t epoch, bool keep_first_batch);
+// The pool's lasting parts, made once and kept from pass to pass as a loader's persistent
+// workers are (PyTorch's persistent_workers, DALI's pipeline): each worker's engine, decoder
+// and scratch images, and the batch buffers. So a pass times the pipeline's steady state, not
+// the making of its parts.
+class Pipeline {
+ public:
+  Pipeline(const ImageSet& set, PipelineSpec spec);
+  ~Pipeline();
+  Pipeline(const Pipeline&) = delete;
+  Pipeline& operator=(const Pipeline&) = delete;
+
+  // Runs the pass over `order` (a multiple of batch_size images) and returns its figures.
+  PassResult run_pass(const std::vector<std::size_t>& order, std::uint64_t epoch,
+                      bool keep_first_batch);
+
+ private:
+  struct Parts;
+  const ImageSet& set_;
+  PipelineSpec spec_;
+  std::unique_ptr<Parts> parts_;
+};
 
 // Builds one batch's images serially into `out` (the batch buffer's bytes), as a worker does;
 // for the check of the first batch.

@@ -5,6 +5,10 @@
 #      page cache, counters/decode_s) beside tjbench's decode of each image (Debian's
 #      libjpeg-turbo-progs; -rgb as preflight decodes, accurate DCT on both sides), as images/s
 #      over the set (tjbench: images / sum of each image's pixels / its Mpixels/s); target >= 0.95;
+#      and beside bare_decode.c (built here): the same TurboJPEG calls over the same images in
+#      turn, as a pipeline meets them. tjbench times one image over and over, which its branch
+#      predictors and caches learn; bare_decode's repeat order does the same and shows how much
+#      of tjbench's lead that is (the rows "bare loop: repeat / tjbench" and "repeat / in turn");
 #   2. two-thread scaling: preflight's images/s with 2 workers / with 1 (no compute); target >= 1.8;
 #   3. the full pipeline (decode, random-resized crop to 224, flip, normalise to float32) with one
 #      worker beside a Python PIL loop doing the same per image (python3-pil, numpy), what many
@@ -26,6 +30,7 @@ images=${IMAGES:-64} reps=${REPS:-3}
 work=$(mktemp -d "${DIR:-/var/tmp}/decode-vs-tjbench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 "$preflight" dataset make --images "$images" --seed 3 "$work/set" >/dev/null
+cc -O2 -o "$work/bare_decode" "$here/bare_decode.c" -lturbojpeg
 
 median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 # preflight's pipeline over the set: one pass of all images per iteration, warm, no compute.
@@ -91,18 +96,32 @@ print(sorted(best)[1])
 PY
 }
 
-declare -a p1 p2 pd tj pil
+bare_run() {  # cycle|repeat -> images/s of the bare TurboJPEG loop, one thread
+  "$work/bare_decode" "$1" 10 "$work"/set/*.jpg
+}
+
+declare -a p1 p2 pd tj pil bc br
 for r in $(seq "$reps"); do
   read -r rate decode < <(preflight_run 1 224); p1+=("$rate"); pd+=("$decode")
+  bc+=("$(bare_run cycle)")
   read -r rate _ < <(preflight_run 2 224); p2+=("$rate")
   tj+=("$(tjbench_run)")
+  br+=("$(bare_run repeat)")
   pil+=("$(pil_run)")
 done
 m() { printf '%s\n' "$@" | median; }
 dec=$(m "${pd[@]}") tjm=$(m "${tj[@]}") one=$(m "${p1[@]}") two=$(m "${p2[@]}") pilm=$(m "${pil[@]}")
+bcm=$(m "${bc[@]}") brm=$(m "${br[@]}")
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {print a / b}'; }
 printf '%-52s %12s %12s %8s %8s\n' "figure ($images images, median of $reps)" preflight peer ratio target
 printf '%-52s %12.1f %12.1f %8.2f %8s\n' "decode only, 1 thread, images/s (peer: tjbench)" "$dec" "$tjm" \
-  "$(awk -v a="$dec" -v b="$tjm" 'BEGIN {print a / b}')" ">=0.95"
+  "$(ratio "$dec" "$tjm")" ">=0.95"
+printf '%-52s %12.1f %12.1f %8.2f %8s\n' "decode only, 1 thread (peer: bare loop, in turn)" "$dec" "$bcm" \
+  "$(ratio "$dec" "$bcm")" ">=0.95"
+printf '%-52s %12.1f %12.1f %8.2f %8s\n' "check: bare loop, repeat order / tjbench" "$brm" "$tjm" \
+  "$(ratio "$brm" "$tjm")" "~1"
+printf '%-52s %12.1f %12.1f %8.2f %8s\n' "check: bare loop, repeat order / in turn" "$brm" "$bcm" \
+  "$(ratio "$brm" "$bcm")" "-"
 printf '%-52s %12.1f %12.1f %8.2f %8s\n' "pipeline, 2 workers vs 1, images/s (peer: 1 worker)" "$two" "$one" \
   "$(awk -v a="$two" -v b="$one" 'BEGIN {print a / b}')" ">=1.8"
 printf '%-52s %12.1f %12.1f %8.2f %8s\n' "full pipeline, 1 core, images/s (peer: PIL loop)" "$one" "$pilm" \

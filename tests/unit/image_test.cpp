@@ -85,6 +85,23 @@ TEST(ImageKernels, NormaliseUsesImageNetStatistics) {
   EXPECT_NEAR(out[2], (124 / 255.0 - 0.406) / 0.225, 1e-5);
 }
 
+// 37 pixels: the 16-pixel vector steps (into an aligned buffer) and the scalar tail, and the
+// scalar path alone (an unaligned buffer) must give the same floats, each channel its own.
+TEST(ImageKernels, NormaliseIsTheSameOnTheVectorAndScalarPaths) {
+  constexpr std::size_t kPixels = 37;
+  std::vector<unsigned char> px(kPixels * 3);
+  for (std::size_t i = 0; i < px.size(); ++i)
+    px[i] = static_cast<unsigned char>((i * 89 + 7) % 256);
+  std::vector<float> aligned(px.size()), shifted(px.size() + 1);
+  k::normalise(px.data(), kPixels, aligned.data());
+  k::normalise(px.data(), kPixels, shifted.data() + 1);
+  const double mean[3] = {0.485, 0.456, 0.406}, sd[3] = {0.229, 0.224, 0.225};
+  for (std::size_t i = 0; i < px.size(); ++i) {
+    EXPECT_NEAR(aligned[i], (px[i] / 255.0 - mean[i % 3]) / sd[i % 3], 1e-5) << "element " << i;
+    EXPECT_EQ(aligned[i], shifted[i + 1]) << "element " << i;
+  }
+}
+
 TEST(ImageKernels, JpegAndPngRoundTripAndDamageIsFound) {
   const auto src = gradient(64, 48);
   k::JpegEncoder encoder;
