@@ -9,6 +9,7 @@
 #include "dataloader/gpu_decoder.hpp"
 #include "dataloader/image_set.hpp"
 #include "dataloader/loader_case.hpp"
+#include "dataloader/pinned_memory.hpp"
 #include "harness/options.hpp"
 #include "harness/usage_error.hpp"
 #include "storage/dataset_options.hpp"
@@ -160,6 +161,16 @@ void require_gpu_decode(const RankContext& ctx) {
         ok ? "this rank can; another cannot" : probe.why_not()));
 }
 
+// Collective: the batch buffers are pinned where every rank has a GPU to copy them to; else
+// pageable on every rank, with the first reason why not (a rank's own, else "another rank").
+std::string why_batches_pageable(const RankContext& ctx) {
+  const std::string why = why_batches_not_pinned();
+  int ok = why.empty() ? 1 : 0, all = 0;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, ctx.world);
+  if (all == 1) return "";
+  return ok ? "another rank has no GPU" : why;
+}
+
 class DataloaderFamily final : public Family {
  public:
   std::string name() const override { return "dataloader"; }
@@ -232,6 +243,8 @@ class DataloaderFamily final : public Family {
     p.prefetch = c.prefetch;
     p.seed = static_cast<std::uint64_t>(c.seed);
     p.gpu_decode = c.decoder == "nvjpeg";
+    spec.batches_pageable_why = why_batches_pageable(ctx);
+    p.pin_batches = spec.batches_pageable_why.empty();
     if (c.accelerator_flops > 0) {
       p.compute_per_batch_s = c.batch_size * c.flops_per_sample / c.accelerator_flops;
       spec.compute_source =

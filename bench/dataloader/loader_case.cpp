@@ -212,6 +212,10 @@ std::vector<Param> LoaderCase::params() const {
       {"batch_size", std::int64_t{p.batch_size}, "images", false},
       {"crop", std::int64_t{p.crop}, "pixels", false},
       {"element_type", std::string(p.float_output ? "float32" : "uint8"), "", false},
+      {"batch_memory",
+       spec_.batches_pageable_why.empty() ? std::string("pinned (cudaHostRegister)")
+                                          : "pageable: " + spec_.batches_pageable_why,
+       "", false},
       {"prefetch", std::int64_t{p.prefetch}, "batches", false},
       {"batches_per_iteration", static_cast<std::int64_t>(spec_.batches), "batches", false},
       {"compute_per_batch_s", p.compute_per_batch_s, "s", false},

@@ -22,6 +22,7 @@ struct LoaderSpec {
   std::size_t batches = 0;  // per rank and iteration
   double au_target = 0.9;
   std::string compute_source;
+  std::string batches_pageable_why;  // "" when the batch buffers are pinned
 };
 
 class LoaderCase final : public Case {

@@ -20,6 +20,7 @@
 #include "cpu/image.hpp"
 #include "cpu/splitmix.hpp"
 #include "dataloader/gpu_decoder.hpp"
+#include "dataloader/pinned_memory.hpp"
 #include "harness/stats.hpp"
 #include "storage/engine.hpp"
 
@@ -235,6 +236,7 @@ void build_reference(const ImageSet& set, const std::size_t* images, const Pipel
 struct Pipeline::Parts {
   std::vector<std::unique_ptr<Worker>> workers;
   std::vector<std::vector<unsigned char>> buffers;
+  std::vector<std::unique_ptr<PinnedRegion>> pins;  // after buffers: unregistered first
 };
 
 Pipeline::Pipeline(const ImageSet& set, PipelineSpec spec)
@@ -243,6 +245,9 @@ Pipeline::Pipeline(const ImageSet& set, PipelineSpec spec)
   const auto buffers = static_cast<std::size_t>(spec_.workers * spec_.prefetch);
   // Touched here, once: a pass must not pay for faulting in its batch buffers.
   parts_->buffers.assign(buffers, std::vector<unsigned char>(bytes));
+  if (spec_.pin_batches)
+    for (auto& b : parts_->buffers)
+      parts_->pins.push_back(std::make_unique<PinnedRegion>(b.data(), b.size()));
   for (int w = 0; w < spec_.workers; ++w)
     parts_->workers.push_back(std::make_unique<Worker>(set_, spec_));
 }

@@ -23,7 +23,8 @@ struct PipelineSpec {
   int prefetch = 2;          // batches ready ahead per worker
   double compute_per_batch_s = 0;
   std::uint64_t seed = 0;
-  bool gpu_decode = false;  // JPEGs through nvJPEG (gpu_decoder.hpp), PNGs still libpng
+  bool gpu_decode = false;   // JPEGs through nvJPEG (gpu_decoder.hpp), PNGs still libpng
+  bool pin_batches = false;  // batch buffers page-locked for the GPU (pinned_memory.hpp)
 };
 
 // What one pass measured on this rank; times are seconds, summed over the workers.

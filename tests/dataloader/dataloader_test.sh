@@ -37,6 +37,10 @@ expect "the results re-derive: per-stage times, rates, AU (h5py checker)" "$@" -
   --bad-names "img-0000000.jpg: corrupt JPEG header,img-0000001.jpg: truncated JPEG" "$work/run.h5"
 expect "the image damaged mid-stream is named on stderr" \
   grep -q "dataloader: img-0000002.jpg failed to decode" "$work/run.log"
+# The batch buffers are pinned where every rank has a GPU, and say why not elsewhere.
+memory=$(h5 "$work/run.h5" "print(text(f['cases']['000000'].attrs['batch_memory']))")
+if nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then want="pinned (cudaHostRegister)"; else want="pageable: "; fi
+expect "batch_memory says how the batches are held ($memory)" test "${memory#"$want"}" != "$memory"
 errors=$(h5 "$work/run.h5" "print(int(min(c['stats']['decode_errors'][:].min() for c in f['cases'].values())))")
 expect "and counted in decode_errors at every point (min $errors)" at_least "$errors" 1
 # The checker re-derives the figures: a copy with one changed is rejected.
