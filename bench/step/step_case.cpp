@@ -122,6 +122,7 @@ std::vector<Param> StepCase::params() const {
   v[s::kStepGemmLibrary] = fmt::format("{}: {}", run_.gemm->name(), run_.gemm->library());
   v[s::kStepDtype] = std::string("float32");
   v[s::kStepThreads] = std::int64_t{run_.threads};
+  v[s::kStepLayout] = groups_->layout().label;
   std::vector<Param> out;
   for (std::size_t i = 0; i < v.size(); ++i)
     out.push_back({std::string(a[i].name), v[i], std::string(a[i].unit), false});

@@ -190,13 +190,14 @@ Workload resolve_workload(const StepConfig& c, const ConfigNode& entry, int rank
     w.model.kind = c.model_kind == "resnet50" ? ModelKind::kResNet50 : ModelKind::kTransformer;
     w.source = "custom: the config's shape keys";
   }
-  if (const auto given = apply_overrides(c, w.model); preset && !given.empty()) {
+  const auto given = apply_overrides(c, w.model);
+  if (preset && !given.empty()) {
     w.source = fmt::format("custom: {} with the config's {}", c.model, fmt::join(given, ", "));
     w.preset.clear();
   }
   w.split = {c.tensor_parallel, c.pipeline_parallel};
   if (const auto problem = split_problem(w.model, w.split); !problem.empty())
-    entry.fail(c.model == "custom" ? "layers" : "model", "a shape that fits the split", problem);
+    entry.fail(given.empty() ? "model" : given.back(), "a shape that fits the split", problem);
   w.gradient_bytes = gradient_bytes_of(c.gradient_dtype);
   w.global_batch = c.global_batch > 0 ? c.global_batch : (preset ? preset->global_batch : 0);
   if (w.global_batch <= 0) entry.fail("global_batch", "samples per step above 0", "0");

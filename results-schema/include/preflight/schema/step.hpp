@@ -50,6 +50,7 @@ enum StepAttribute : std::size_t {
   kStepGemmLibrary,
   kStepDtype,
   kStepThreads,
+  kStepLayout,
   kStepAttributeCount
 };
 inline constexpr std::array kStepCaseAttributes = {
@@ -83,9 +84,11 @@ inline constexpr std::array kStepCaseAttributes = {
     Item{"gemm_library", Type::kString, "", "the GEMM backend and its library"},
     Item{"dtype", Type::kString, "", "GEMM element type"},
     Item{"threads", Type::kInt64, "threads", "BLAS threads of each rank (CPU)"},
+    Item{"layout", Type::kString, "", "the node count's label; the case name ends with it"},
 };
 static_assert(kStepCaseAttributes.size() == kStepAttributeCount);
 static_assert(kStepCaseAttributes[kStepThreads].name == "threads");
+static_assert(kStepCaseAttributes[kStepLayout].name == "layout");
 static_assert(kStepCaseAttributes[kStepMfu].name == "mfu");
 static_assert(kStepCaseAttributes[kStepGradientSync].name == "gradient_sync");
 
@@ -108,9 +111,7 @@ enum StepColumn : std::size_t {
   kStepDataParallel,
   kStepAccumulation,
   kStepStepSeconds,
-  kStepBatchedStepSeconds,
   kStepSamplesPerS,
-  kStepBatchedSamplesPerS,
   kStepCompute,
   kStepCommExposed,
   kStepColumnCount
@@ -124,14 +125,9 @@ inline constexpr std::array kStepStatsColumns = {
            Direction::kNone, Kind::kCount},
     Column{"step_s", Type::kFloat64, "s", "time of one step, the slowest rank's, median",
            Direction::kLower, Kind::kTime, PerIteration::kTime},
-    Column{"batched_step_s", Type::kFloat64, "s", "the same from the back-to-back time",
-           Direction::kLower, Kind::kTime, PerIteration::kTime},
     Column{"samples_per_s", Type::kFloat64, "samples/s",
            "global_batch / step_s: the group's training throughput", Direction::kHigher,
            Kind::kWorkRate, PerIteration::kInverseTime, "", true},
-    Column{"batched_samples_per_s", Type::kFloat64, "samples/s",
-           "the same from the back-to-back time", Direction::kHigher, Kind::kWorkRate,
-           PerIteration::kInverseTime},
     Column{"compute_s", Type::kFloat64, "s",
            "compute_s counter: median over iterations of the mean over the group's ranks",
            Direction::kLower, Kind::kTime, PerIteration::kCounterMedian, "compute_s"},
