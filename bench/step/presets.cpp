@@ -20,19 +20,19 @@ constexpr ModelShape kLlama2_70b{.layers = 80,
                                  .vocab = 32000,
                                  .seq_len = 4096};
 constexpr ModelShape kTinyTransformer{.layers = 2,
-                                      .hidden = 256,
-                                      .ffn_hidden = 1024,
+                                      .hidden = 512,
+                                      .ffn_hidden = 2048,
                                       .gated_mlp = false,
-                                      .heads = 4,
-                                      .kv_heads = 4,
+                                      .heads = 8,
+                                      .kv_heads = 8,
                                       .vocab = 1024,
-                                      .seq_len = 64};
+                                      .seq_len = 128};
 constexpr ModelShape kResNet50{.kind = ModelKind::kResNet50, .image_size = 224};
 
 constexpr std::array kPresets = {
     ModelPreset{"tiny-transformer", kTinyTransformer, 8,
                 "illustration: a GPT-style transformer small enough for a CPU (2 layers, hidden "
-                "256, MLP 1024, 64-token samples; the shape of Radford et al. 2019's layers, "
+                "512, MLP 2048, 128-token samples; the shape of Radford et al. 2019's layers, "
                 "scaled down), the default so that a step runs anywhere"},
     ModelPreset{"llama2-7b", kLlama2_7b, 1024,
                 "illustration: Llama 2 7B's shape (Touvron et al. 2023, Table 1 and the released "

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "preflight/schema/step.hpp"
 #include "step/presets.hpp"
 
 namespace preflight::step {
@@ -88,11 +89,13 @@ const OptionTable<StepConfig>& step_options() {
                     .help = "Pipeline-parallel ranks",
                     .default_value = "1"},
                    &C::pipeline_parallel, 1, 1 << 16),
-      opt::one_of({.key = "gradient_sync",
-                   .flags = "--gradient-sync",
-                   .help = "Plain data parallel (allreduce) or sharded gradients and optimizer",
-                   .default_value = "allreduce"},
-                  &C::gradient_sync, {"allreduce", "reducescatter+allgather"}),
+      opt::one_of(
+          {.key = "gradient_sync",
+           .flags = "--gradient-sync",
+           .help = "Plain data parallel (all-reduce) or sharded gradients and optimizer",
+           .default_value = std::string(schema::kStepAllReduce)},
+          &C::gradient_sync,
+          {std::string(schema::kStepAllReduce), std::string(schema::kStepReduceScatterAllGather)}),
       opt::boolean({.key = "overlap",
                     .flags = "--overlap",
                     .help = "Reduce gradient buckets during the backward pass",
@@ -204,8 +207,8 @@ Workload resolve_workload(const StepConfig& c, const ConfigNode& entry, int rank
   w.micro_batch = c.micro_batch;
   w.ranks_per_node = ranks_per_node;
   w.target_nodes = c.target_nodes > 0 ? c.target_nodes : run_nodes;
-  w.sync = c.gradient_sync == "allreduce" ? GradientSync::kAllReduce
-                                          : GradientSync::kReduceScatterAllGather;
+  w.sync = c.gradient_sync == schema::kStepAllReduce ? GradientSync::kAllReduce
+                                                     : GradientSync::kReduceScatterAllGather;
   w.overlap = c.overlap;
   w.bucket_bytes = c.bucket_bytes;
   if (w.bucket_bytes == 0) entry.fail("bucket_size", "bytes above 0, e.g. 25M", "0");

@@ -23,7 +23,7 @@ struct StepConfig {
   int micro_batch = 1;
   int target_nodes = 0;  // 0: this run's nodes
   int tensor_parallel = 1, pipeline_parallel = 1;
-  std::string gradient_sync = "allreduce";
+  std::string gradient_sync = "all-reduce";  // schema::kStepAllReduce
   bool overlap = true;
   std::uint64_t bucket_bytes = kDefaultBucketBytes;
   std::uint64_t checkpoint_bytes = 0;

@@ -11,6 +11,13 @@ StepLayout layout_at(const Workload& w, int nodes) {
   l.nodes = nodes;
   l.ranks = nodes * w.ranks_per_node;
   const int model_ranks = w.split.tensor_parallel * w.split.pipeline_parallel;
+  if (l.ranks <= 0 || model_ranks <= 0 || w.micro_batch <= 0) {
+    l.problem = fmt::format(
+        "{} nodes x {} ranks_per_node, tensor_parallel x pipeline_parallel {} and micro_batch {} "
+        "must all be above 0",
+        nodes, w.ranks_per_node, model_ranks, w.micro_batch);
+    return l;
+  }
   if (l.ranks % model_ranks != 0) {
     l.problem = fmt::format(
         "{} ranks ({} nodes x {} ranks_per_node) are not a multiple of tensor_parallel x "

@@ -76,7 +76,7 @@ Compute compute_of(const Inputs& in) {
   Compute c;
   double lowest = kNaN, highest = kNaN;
   for (const auto& g : gemms) {
-    const double rate = gemm_rate(in.rates, g.flops() / double(g.count)).seconds;
+    const double rate = shape_rate(in.rates, g).seconds;
     const double s = g.flops() / (rate * w.mfu);
     c.micro_s += s;
     if (g.backward) c.backward_s += s;
@@ -168,15 +168,34 @@ void add_checkpoint(const Inputs& in, Projection& p) {
 
 Priced gemm_rate(const std::vector<RatePoint>& rates, double flops) {
   if (rates.empty()) throw std::invalid_argument("no matmul rate measured");
-  if (flops <= rates.front().flops) return {rates.front().flops_per_s, rates.front().source};
-  if (flops >= rates.back().flops) return {rates.back().flops_per_s, rates.back().source};
+  // One point per FLOPs count: the mean rate of the shapes measured at it.
+  std::vector<RatePoint> merged;
+  std::vector<int> count;
+  for (const auto& r : rates) {
+    if (!merged.empty() && merged.back().flops == r.flops) {
+      merged.back().flops_per_s += r.flops_per_s;
+      ++count.back();
+      continue;
+    }
+    merged.push_back(r);
+    count.push_back(1);
+  }
+  for (std::size_t i = 0; i < merged.size(); ++i) merged[i].flops_per_s /= count[i];
+  if (flops <= merged.front().flops) return {merged.front().flops_per_s, merged.front().source};
+  if (flops >= merged.back().flops) return {merged.back().flops_per_s, merged.back().source};
   const auto hi =
-      std::size_t(std::upper_bound(rates.begin(), rates.end(), flops,
+      std::size_t(std::upper_bound(merged.begin(), merged.end(), flops,
                                    [](double f, const RatePoint& r) { return f < r.flops; }) -
-                  rates.begin());
-  const auto& a = rates[hi - 1];
-  const auto& b = rates[hi];
+                  merged.begin());
+  const auto& a = merged[hi - 1];
+  const auto& b = merged[hi];
   return {log_interpolate(flops, a.flops, a.flops_per_s, b.flops, b.flops_per_s), a.source};
+}
+
+Priced shape_rate(const std::vector<RatePoint>& rates, const step::Gemm& g) {
+  for (const auto& r : rates)
+    if (r.m == g.m && r.n == g.n && r.k == g.k) return {r.flops_per_s, r.source};
+  return gemm_rate(rates, g.flops() / double(g.count));
 }
 
 Priced collective_time(const CollectiveFigures& c, double ranks, double bytes) {

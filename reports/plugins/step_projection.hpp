@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "step/model.hpp"
 #include "step/workload.hpp"
 
 namespace preflight::report::plugins::step_projection {
@@ -29,10 +30,12 @@ struct Sourced {
   std::string source;
 };
 
-// The matmul rate per rank (FLOP/s) measured at GEMMs of `flops` each.
+// The matmul rate per rank (FLOP/s) measured at a GEMM of `flops` (m x n x k; 0 when the shape
+// is not known).
 struct RatePoint {
   double flops = 0, flops_per_s = 0;
   std::string source;
+  std::int64_t m = 0, n = 0, k = 0;
 };
 
 // One collective measured at one rank count: median seconds at each size (bytes as nccl-tests
@@ -64,9 +67,12 @@ struct Priced {
   std::string how;
 };
 
-// Rate at a GEMM of `flops`: interpolated in log(FLOPs) between the measured neighbours, the
-// nearest one's outside them. Throws std::invalid_argument when there are none.
+// Rate at a GEMM of `flops`: interpolated in log(FLOPs) between the measured neighbours (the
+// mean of those measured at equal FLOPs), the nearest one's outside them. Throws
+// std::invalid_argument when there are none.
 Priced gemm_rate(const std::vector<RatePoint>& rates, double flops);
+// The rate measured at exactly that shape where there is one, else gemm_rate at its FLOPs.
+Priced shape_rate(const std::vector<RatePoint>& rates, const step::Gemm& g);
 // One operation of `bytes` on `ranks` ranks (0 s on 1 rank).
 Priced collective_time(const CollectiveFigures& c, double ranks, double bytes);
 

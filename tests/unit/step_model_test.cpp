@@ -117,6 +117,8 @@ TEST(StepModel, LayoutAndAccumulation) {
   EXPECT_NE(layout_at(w, 2).problem.find("global_batch"), std::string::npos);
   w.ranks_per_node = 6;
   EXPECT_NE(layout_at(w, 1).problem.find("ranks_per_node"), std::string::npos);
+  w.ranks_per_node = 0;  // a file without the attribute: refused, not divided by
+  EXPECT_NE(layout_at(w, 1).problem.find("above 0"), std::string::npos);
 }
 
 TEST(StepModel, GradientBytesAndBuckets) {

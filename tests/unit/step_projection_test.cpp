@@ -51,6 +51,13 @@ TEST(StepProjection, GemmRateInterpolatesInLogFlops) {
   EXPECT_DOUBLE_EQ(gemm_rate(rates, 10).seconds, 1000);    // below: the smallest's
   EXPECT_DOUBLE_EQ(gemm_rate(rates, 1e6).seconds, 3000);   // above: the largest's
   EXPECT_THROW(gemm_rate({}, 1), std::invalid_argument);
+  // Two shapes of equal FLOPs count as their mean; an exact shape is read as measured.
+  const std::vector<RatePoint> same = {
+      {100, 1000, "a", 5, 5, 2}, {100, 3000, "b", 2, 5, 5}, {10000, 3000, "c"}};
+  EXPECT_DOUBLE_EQ(gemm_rate(same, 100).seconds, 2000);
+  EXPECT_DOUBLE_EQ(gemm_rate(same, 1000).seconds, 2500);
+  EXPECT_DOUBLE_EQ(shape_rate(same, {"g", 2, 5, 5, 1}).seconds, 3000);
+  EXPECT_DOUBLE_EQ(shape_rate(same, {"g", 5, 2, 5, 1}).seconds, 2000);
 }
 
 TEST(StepProjection, CollectiveInterpolatedMeasuredAndExtrapolated) {

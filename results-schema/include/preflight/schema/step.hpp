@@ -13,8 +13,8 @@
 namespace preflight::schema {
 
 // The gradient_sync attribute's values.
-inline constexpr std::string_view kStepAllReduce = "allreduce";
-inline constexpr std::string_view kStepReduceScatterAllGather = "reducescatter+allgather";
+inline constexpr std::string_view kStepAllReduce = "all-reduce";
+inline constexpr std::string_view kStepReduceScatterAllGather = "reduce-scatter+all-gather";
 // The model_kind attribute's values.
 inline constexpr std::string_view kStepTransformer = "transformer";
 inline constexpr std::string_view kStepResNet50 = "resnet50";
@@ -54,7 +54,7 @@ enum StepAttribute : std::size_t {
   kStepAttributeCount
 };
 inline constexpr std::array kStepCaseAttributes = {
-    Item{"model", Type::kString, "", "the model preset, or custom"},
+    Item{"model_preset", Type::kString, "", "the model preset, or custom"},
     Item{"model_source", Type::kString, "", "where the model's shape comes from"},
     Item{"model_kind", Type::kString, "", "transformer or resnet50"},
     Item{"layers", Type::kInt64, "", "transformer layers"},
@@ -74,7 +74,7 @@ inline constexpr std::array kStepCaseAttributes = {
     Item{"target_nodes", Type::kInt64, "nodes", "nodes of the training run"},
     Item{"tensor_parallel", Type::kInt64, "ranks", "tensor-parallel degree"},
     Item{"pipeline_parallel", Type::kInt64, "ranks", "pipeline-parallel degree"},
-    Item{"gradient_sync", Type::kString, "", "allreduce or reducescatter+allgather (sharded)"},
+    Item{"gradient_sync", Type::kString, "", "all-reduce or reduce-scatter+all-gather (sharded)"},
     Item{"overlap", Type::kInt64, "", "1: buckets reduced during the backward pass"},
     Item{"bucket_bytes", Type::kInt64, "B", "gradient bucket size"},
     Item{"checkpoint_bytes", Type::kInt64, "B", "checkpoint bytes per node; 0: none"},
