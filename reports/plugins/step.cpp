@@ -2,6 +2,7 @@
 // run's matmul, comm, dataloader and checkpoint figures, beside the step family's measured
 // steps, and what limits the run at its target node count.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -132,19 +133,44 @@ Chart chart_of(const std::vector<sp::Projection>& ps, const std::vector<Measured
   return chart;
 }
 
+// The inputs with every collective twice as fast (a link of twice the bandwidth and half the
+// latency, as far as the measured times and the fit go).
+sp::Inputs twice_as_fast_link(sp::Inputs in) {
+  for (auto& c : in.collectives) {
+    for (auto& m : c.measured)
+      for (auto& t : m.seconds) t /= 2;
+    c.alpha_s /= 2;
+    c.beta_s_per_byte /= 2;
+  }
+  return in;
+}
+
+// What communication would take with each remedy, re-projected; the best first.
+std::string communication_remedy(const sp::Inputs& in, int nodes) {
+  std::vector<std::pair<std::string, sp::Inputs>> options;
+  auto overlapped = in;
+  overlapped.workload.overlap = true;
+  options.emplace_back("overlap with an asynchronous backend (nccl)", overlapped);
+  auto smaller = overlapped;
+  smaller.workload.bucket_bytes = std::max<std::uint64_t>(in.workload.bucket_bytes / 4, 1);
+  options.emplace_back(fmt::format("overlap and buckets of {} B (more of them hide behind the "
+                                   "backward pass)",
+                                   smaller.workload.bucket_bytes),
+                       smaller);
+  options.emplace_back("a link twice as fast (NVLS, more rails)", twice_as_fast_link(in));
+  std::vector<std::string> said;
+  for (const auto& [what, inputs] : options) {
+    const auto q = sp::project(inputs, nodes);
+    said.push_back(fmt::format("{}: {} s, the gradient {} of it", what, seconds(q.terms.step_s),
+                               share(q.terms.comm_exposed_s, q.terms.step_s)));
+  }
+  return "re-projected with " + fmt::format("{}", fmt::join(said, "; "));
+}
+
 // What would change the bottleneck, with the projection re-run where a knob exists.
 std::string remedy(const sp::Inputs& in, const sp::Projection& p) {
   const auto& t = p.terms;
-  if (t.bottleneck == "communication") {
-    auto bigger = in;
-    bigger.workload.bucket_bytes *= 4;
-    bigger.workload.overlap = true;
-    const auto q = sp::project(bigger, p.layout.nodes);
-    return fmt::format(
-        "4x larger buckets with overlap take it to {} of the step; a faster link or NVLS (in "
-        "the alpha-beta terms: a lower beta) shortens every bucket",
-        share(q.terms.comm_exposed_s, q.terms.step_s));
-  }
+  if (t.bottleneck == "communication") return communication_remedy(in, p.layout.nodes);
   if (t.bottleneck == "data")
     return "more dataloader workers per rank, decoding on the GPU or pre-decoded data "
            "(docs/dataloader.md) shorten the data term";

@@ -51,18 +51,34 @@ Priced measured_time(const MeasuredScale& m, double bytes) {
                                   m.ranks, m.source)};
 }
 
+// Beyond the measured rank counts: the alpha-beta model's ring cost, anchored at the largest
+// measured rank count below (its measured time times the model's ratio between the two), so
+// that a fit over fast intra-node and slow inter-node scales keeps the level the network
+// showed; the model alone where nothing was measured below.
 Priced predicted_time(const CollectiveFigures& c, double ranks, double bytes) {
   const auto* traits = comm::traits_of(c.collective);
   if (traits == nullptr || !traits->ring.exists() || c.alpha_s < 0 || c.beta_s_per_byte < 0)
     return {kNaN, fmt::format("{} not measured on {:.0f} ranks and no alpha-beta fit to "
                               "extrapolate with: run comm's ladder topology",
                               c.collective, ranks)};
-  const double s = traits->ring.steps(ranks) * c.alpha_s +
-                   traits->ring.factor(ranks) * bytes * c.beta_s_per_byte;
-  return {s, fmt::format("{} on {:.0f} ranks extrapolated with the alpha-beta fit, ring "
-                         "algorithm ({}): alpha {:.3g} s, beta {:.3g} s/B ({})",
-                         bytes_text(bytes), ranks, traits->cost_model, c.alpha_s, c.beta_s_per_byte,
-                         c.fit_source)};
+  const auto model = [&](double n) {
+    return traits->ring.steps(n) * c.alpha_s + traits->ring.factor(n) * bytes * c.beta_s_per_byte;
+  };
+  const MeasuredScale* anchor = nullptr;
+  for (const auto& m : c.measured)
+    if (m.ranks < ranks && !m.sizes.empty() && (anchor == nullptr || m.ranks > anchor->ranks))
+      anchor = &m;
+  const std::string fit =
+      fmt::format("the alpha-beta fit, ring algorithm ({}): alpha {:.3g} s, beta {:.3g} s/B ({})",
+                  traits->cost_model, c.alpha_s, c.beta_s_per_byte, c.fit_source);
+  if (anchor == nullptr)
+    return {model(ranks),
+            fmt::format("{} on {:.0f} ranks extrapolated with {}", bytes_text(bytes), ranks, fit)};
+  const auto at = measured_time(*anchor, bytes);
+  return {at.seconds * model(ranks) / model(anchor->ranks),
+          fmt::format("{} on {:.0f} ranks extrapolated from {:.0f} ranks ({}) by the ratio of "
+                      "{}",
+                      bytes_text(bytes), ranks, anchor->ranks, at.how, fit)};
 }
 
 struct Compute {

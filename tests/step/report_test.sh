@@ -45,7 +45,7 @@ for case in f["cases"].values():
 assert rows["4"]["measured step s"] == "not run"
 lines = " ".join(sec["lines"])
 assert "case 000001 (openblas float32 shapes) in" in lines, lines
-assert "extrapolated with the alpha-beta fit, ring algorithm" in lines, lines
+assert "extrapolated from 4 ranks" in lines and "the alpha-beta fit, ring algorithm" in lines, lines
 assert "at 4 nodes the" in lines and "of the" in lines, lines
 assert any(s["label"] == "measured step" for s in sec["charts"][0]["series"])
 PY

@@ -66,11 +66,16 @@ TEST(StepProjection, CollectiveInterpolatedMeasuredAndExtrapolated) {
   EXPECT_NEAR(collective_time(c, 2, 100).seconds, 100.0 / 1500, 1e-12);
   EXPECT_DOUBLE_EQ(collective_time(c, 2, 8).seconds, 0.05);   // below: the smallest's time
   EXPECT_DOUBLE_EQ(collective_time(c, 2, 800).seconds, 0.4);  // above: the largest's algbw
-  // 4 ranks were not measured: ring 2(n-1) alpha + 2(n-1)/n S beta = 6 ms + 1.5 x 100 x 1e-4.
+  // 4 ranks were not measured: the 2 ranks' 1/15 s times the ring model's ratio,
+  // (6 alpha + 1.5 x 100 beta) / (2 alpha + 1 x 100 beta) = 0.021 / 0.012.
   const auto p = collective_time(c, 4, 100);
-  EXPECT_NEAR(p.seconds, 0.006 + 0.015, 1e-12);
+  EXPECT_NEAR(p.seconds, 1.0 / 15 * 0.021 / 0.012, 1e-12);
   EXPECT_NE(p.how.find("ring"), std::string::npos);
-  EXPECT_NE(p.how.find("extrapolated"), std::string::npos);
+  EXPECT_NE(p.how.find("extrapolated from 2 ranks"), std::string::npos);
+  // Nothing measured below: the model alone, 2(n-1) alpha + 2(n-1)/n S beta.
+  auto unanchored = c;
+  unanchored.measured.clear();
+  EXPECT_NEAR(collective_time(unanchored, 4, 100).seconds, 0.006 + 0.015, 1e-12);
   EXPECT_EQ(collective_time(c, 1, 100).seconds, 0);
   auto unfitted = c;
   unfitted.alpha_s = -1;
@@ -111,13 +116,16 @@ TEST(StepProjection, WithoutOverlapEveryBucketShows) {
 
 TEST(StepProjection, TwoNodesExtrapolatedWithAlphaBeta) {
   const auto p = project(tiny_inputs(), 2);
-  // 4 data-parallel ranks: 1 micro-batch; buckets priced by the ring model (not measured).
+  // 4 data-parallel ranks: 1 micro-batch; buckets extrapolated from the 2 ranks measured: 100 B
+  // at 1/15 s x 0.021 / 0.012; 8 B at 0.05 s (the smallest size's) x (0.006 + 1.5 x 8e-4) /
+  // (0.002 + 8e-4).
+  const double full = 1.0 / 15 * 0.021 / 0.012, last = 0.05 * 0.0072 / 0.0028;
   EXPECT_EQ(p.layout.accumulation, 1);
   EXPECT_NEAR(p.terms.compute_s, 3.168, 1e-12);
-  EXPECT_NEAR(p.terms.comm_s, 4 * 0.021 + (0.006 + 1.5 * 8 * 1e-4), 1e-12);
-  EXPECT_NEAR(p.terms.comm_exposed_s, 0.006 + 1.5 * 8 * 1e-4, 1e-12);
+  EXPECT_NEAR(p.terms.comm_s, 4 * full + last, 1e-12);
+  EXPECT_NEAR(p.terms.comm_exposed_s, last, 1e-12);
   // Efficiency at a fixed global batch: T(1) / (2 T(2)).
-  EXPECT_NEAR(scaling_efficiency(tiny_inputs(), 2), 6.386 / (2 * (3.168 + 0.0072)), 1e-12);
+  EXPECT_NEAR(scaling_efficiency(tiny_inputs(), 2), 6.386 / (2 * (3.168 + last)), 1e-12);
 }
 
 TEST(StepProjection, ShardedSumsReduceScatterAndAllGather) {
