@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "harness/find_named.hpp"
+
 namespace preflight::step {
 namespace {
 
@@ -55,9 +57,7 @@ std::span<const ModelPreset> model_presets() {
 }
 
 const ModelPreset* find_preset(std::string_view name) {
-  for (const auto& p : kPresets)
-    if (p.name == name) return &p;
-  return nullptr;
+  return find_named(model_presets(), name);
 }
 
 }  // namespace preflight::step

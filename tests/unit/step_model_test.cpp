@@ -5,41 +5,32 @@
 #include "step/model.hpp"
 #include "step/presets.hpp"
 #include "step/workload.hpp"
+#include "step_tiny_model.hpp"
 
 namespace preflight::step {
 namespace {
 
-// 1 layer, hidden 4, MLP 8 (not gated), 2 heads sharing 1 KV head, vocabulary 10, 3 tokens.
-ModelShape tiny() {
-  return {.layers = 1,
-          .hidden = 4,
-          .ffn_hidden = 8,
-          .gated_mlp = false,
-          .heads = 2,
-          .kv_heads = 1,
-          .vocab = 10,
-          .seq_len = 3};
-}
+using testing::tiny_model;
 
 TEST(StepModel, TinyTransformerParametersByHand) {
   // attention 4 x (4 + 2 x 2) + 4 x 4 = 48; MLP 2 x 4 x 8 = 64; norms 8; embeddings 2 x 10 x 4
   // = 80; final norm 4.
-  EXPECT_EQ(parameter_count(tiny()), 48u + 64 + 8 + 80 + 4);
+  EXPECT_EQ(parameter_count(tiny_model()), 48u + 64 + 8 + 80 + 4);
 }
 
 TEST(StepModel, TinyTransformerFlopsByHand) {
   // Forward, 3 tokens: qkv 2x3x8x4 = 192, out 2x3x4x4 = 96, up 192, down 2x3x4x8 = 192,
   // scores 2 heads x 2x3x3x2 = 72, values 72, logits 2x3x10x4 = 240: 1056; training is 3x.
-  const auto gemms = step_gemms(tiny(), {}, 1);
+  const auto gemms = step_gemms(tiny_model(), {}, 1);
   EXPECT_DOUBLE_EQ(total_flops(gemms), 3 * 1056.0);
   // Halved over 2 tensor-parallel ranks (each holds half the heads and MLP columns).
-  EXPECT_DOUBLE_EQ(total_flops(step_gemms(tiny(), {.tensor_parallel = 2}, 1)), 3 * 528.0);
+  EXPECT_DOUBLE_EQ(total_flops(step_gemms(tiny_model(), {.tensor_parallel = 2}, 1)), 3 * 528.0);
   // Two samples: twice the work.
-  EXPECT_DOUBLE_EQ(total_flops(step_gemms(tiny(), {}, 2)), 2 * 3 * 1056.0);
+  EXPECT_DOUBLE_EQ(total_flops(step_gemms(tiny_model(), {}, 2)), 2 * 3 * 1056.0);
 }
 
 TEST(StepModel, BackwardGemmsAreTheTransposedShapes) {
-  const auto gemms = step_gemms(tiny(), {}, 1);
+  const auto gemms = step_gemms(tiny_model(), {}, 1);
   ASSERT_GE(gemms.size(), 3u);
   EXPECT_EQ(gemms[0].name, "layer.qkv.fwd");
   EXPECT_EQ((std::array{gemms[0].m, gemms[0].n, gemms[0].k}),
@@ -92,7 +83,7 @@ TEST(StepModel, PresetsFlops) {
 }
 
 TEST(StepModel, SplitProblemsNameTheKeys) {
-  auto m = tiny();
+  auto m = tiny_model();
   EXPECT_NE(split_problem(m, {.pipeline_parallel = 2}).find("pipeline_parallel"),
             std::string::npos);
   EXPECT_NE(split_problem(m, {.tensor_parallel = 2}).find("tensor_parallel"), std::string::npos);
@@ -104,7 +95,7 @@ TEST(StepModel, SplitProblemsNameTheKeys) {
 
 TEST(StepModel, LayoutAndAccumulation) {
   Workload w;
-  w.model = tiny();
+  w.model = tiny_model();
   w.split = {.tensor_parallel = 2, .pipeline_parallel = 2};
   w.ranks_per_node = 8;
   w.global_batch = 64;
@@ -123,7 +114,7 @@ TEST(StepModel, LayoutAndAccumulation) {
 
 TEST(StepModel, GradientBytesAndBuckets) {
   Workload w;
-  w.model = tiny();  // 204 parameters
+  w.model = tiny_model();  // 204 parameters
   EXPECT_EQ(gradient_bytes_per_rank(w), 408u);
   w.split.tensor_parallel = 2;
   EXPECT_EQ(gradient_bytes_per_rank(w), 204u);

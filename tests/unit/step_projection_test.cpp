@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "plugins/step_projection.hpp"
+#include "step_tiny_model.hpp"
 
 namespace preflight::report::plugins::step_projection {
 namespace {
@@ -11,14 +12,7 @@ namespace {
 // The tiny transformer of step_model_test: 204 parameters, 3168 FLOPs a sample (2112 backward).
 step::Workload tiny_workload() {
   step::Workload w;
-  w.model = {.layers = 1,
-             .hidden = 4,
-             .ffn_hidden = 8,
-             .gated_mlp = false,
-             .heads = 2,
-             .kv_heads = 1,
-             .vocab = 10,
-             .seq_len = 3};
+  w.model = step::testing::tiny_model();
   w.ranks_per_node = 2;
   w.global_batch = 4;
   w.micro_batch = 1;
