@@ -24,7 +24,7 @@ const std::array kPlugins = {
     Plugin{"feeds-accelerator", schema::kQualityFeedsAccelerator, &feeds_accelerator,
            &feeds_accelerator_findings, nullptr, &dataloader_section},
     // step: the step-time projection from the other families' figures, beside the measured step.
-    Plugin{"step-projection", "", nullptr, nullptr, nullptr, &step_section},
+    Plugin{"step-projection", "", nullptr, &step_findings, nullptr, &step_section},
 };
 
 }  // namespace

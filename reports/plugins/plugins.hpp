@@ -72,5 +72,6 @@ std::string feeds_accelerator(const CaseView& v, std::size_t point, const Select
 void feeds_accelerator_findings(const RunReport& r, std::vector<Finding>& out);
 void dataloader_section(const RunReport& r, std::vector<Section>& out);
 void step_section(const RunReport& r, std::vector<Section>& out);
+void step_findings(const RunReport& r, std::vector<Finding>& out);
 
 }  // namespace preflight::report::plugins

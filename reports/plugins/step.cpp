@@ -9,6 +9,7 @@
 
 #include "analysis/case_view.hpp"
 #include "analysis/report.hpp"
+#include "analysis/trust.hpp"
 #include "plugins/plugins.hpp"
 #include "plugins/step_inputs.hpp"
 #include "plugins/step_projection.hpp"
@@ -182,20 +183,60 @@ std::string remedy(const sp::Inputs& in, const sp::Projection& p) {
       in.workload.mfu, share(t.comm_exposed_s, t.step_s));
 }
 
+// The seconds of the term that is the bottleneck.
+double bottleneck_s(const sp::Terms& t) {
+  return t.bottleneck == "compute"         ? t.compute_s
+         : t.bottleneck == "communication" ? t.comm_exposed_s
+         : t.bottleneck == "data"          ? t.data_exposed_s
+                                           : t.checkpoint_s;
+}
+
 std::string verdict_sentence(const sp::Inputs& in, const sp::Projection& p) {
   const auto& t = p.terms;
   if (std::isnan(t.step_s)) return "The step at the target could not be projected: see above.";
-  const double part = t.bottleneck == "compute"         ? t.compute_s
-                      : t.bottleneck == "communication" ? t.comm_exposed_s
-                      : t.bottleneck == "data"          ? t.data_exposed_s
-                                                        : t.checkpoint_s;
+  const double part = bottleneck_s(t);
   return fmt::format(
       "{}: at {} nodes the {} is {} of the {} s step; {}.", t.bottleneck, p.layout.nodes,
       t.bottleneck == "communication" ? "exposed gradient synchronisation" : t.bottleneck,
       share(part, t.step_s), seconds(t.step_s), remedy(in, p));
 }
 
+Stage stage_of_term(const std::string& term) {
+  if (term == "communication") return Stage::kCommunication;
+  if (term == "data") return Stage::kDataIn;
+  return Stage::kCheckpoint;
+}
+
 }  // namespace
+
+// What limits the run at its target, as a finding where it is not compute (a step bound by its
+// GEMMs is what a training run should be).
+void step_findings(const RunReport& r, std::vector<Finding>& out) {
+  const auto inputs = step_inputs(*r.run, r.label);
+  if (!inputs || !inputs->problem.empty()) return;
+  const auto& in = inputs->inputs;
+  const auto target = sp::project(in, in.workload.target_nodes);
+  const auto& t = target.terms;
+  if (std::isnan(t.step_s) || t.bottleneck == "compute") return;
+  Finding f;
+  f.stage = stage_of_term(t.bottleneck);
+  f.run_label = r.label;
+  f.title = "projected step: " + verdict_sentence(in, target);
+  f.evidence = target.how;
+  for (const auto& m : measured_steps(*r.run)) {
+    const auto p = sp::project(in, int(m.nodes));
+    f.evidence.push_back(fmt::format(
+        "at {:g} nodes: projected {} s ({}), measured {} s (compute {} s, exposed gradient {} "
+        "s; {})",
+        m.nodes, seconds(p.terms.step_s), p.terms.bottleneck, seconds(m.step_s),
+        seconds(m.compute_s), seconds(m.comm_s), m.source));
+  }
+  f.next_check = remedy(in, target);
+  f.weight = bottleneck_s(t) / t.step_s;
+  f.caveat = virtual_nodes_caveat(*r.run);
+  f.trustworthy = f.caveat.empty();
+  out.push_back(std::move(f));
+}
 
 void step_section(const RunReport& r, std::vector<Section>& out) {
   const auto inputs = step_inputs(*r.run, r.label);

@@ -2,7 +2,8 @@
 # The step projection in the report: a small campaign (matmul, comm, step) on 4 ranks as 2
 # virtual nodes; the section is in the terminal, HTML (with its chart) and JSON outputs, names
 # every input's case and file, puts each measured step beside its projection with the error,
-# and says what limits the target; without the matmul figures it says it cannot project.
+# and says what limits the target; a gradient-bound step is a finding, a compute-bound one is
+# not; without the matmul figures it says it cannot project.
 # report_test.sh PREFLIGHT PREFLIGHT_REPORT WORKDIR CONFIG
 set -uo pipefail
 bin=$1 report=$2 work=$3 config=$4
@@ -51,6 +52,29 @@ assert any(s["label"] == "measured step" for s in sec["charts"][0]["series"])
 PY
 }
 expect "JSON: each measured step beside its projection with the error; inputs and their sources named; the sentence" check_json
+
+# A step of 4 micro-batches of 128 tokens a rank is bound by its GEMMs and names nothing; one of 2 tokens in 4 KiB
+# buckets is bound by its gradient: the projection and the measured steps say communication, and
+# a finding says it.
+projected_finding() {  # projected_finding JSON: the findings the step plug-in made
+  /usr/bin/python3 -c "import json, sys
+print(sum(f['title'].startswith('projected step: ') for f in json.load(open(sys.argv[1]))['findings']))" "$1"
+}
+mpirun -np 4 "$bin" run "$config" --set step.seq_len=128 --set step.global_batch=32 -o "$work/compute.h5" >"$work/compute.log" 2>&1
+"$report" "$work/compute.h5" --json "$work/compute.json" >"$work/compute.txt" 2>&1
+expect "a compute-bound step: projected bottleneck compute at the target, and no finding" \
+  test "$(projected_finding "$work/compute.json")" = 0 -a \
+  "$(grep -c "^  compute: at 4 nodes the compute is" "$work/compute.txt")" = 1
+mpirun -np 4 "$bin" run "$config" --set step.seq_len=2 --set step.bucket_size=4K \
+  -o "$work/comm.h5" >"$work/comm.log" 2>&1
+"$report" "$work/comm.h5" --json "$work/comm.json" >"$work/comm.txt" 2>&1
+expect "a gradient-bound step: the finding names communication at the target" \
+  grep -q "projected step: communication: at 4 nodes the exposed gradient" "$work/comm.txt"
+expect "... and both the projected and the measured bottleneck at 1 and 2 nodes are communication" \
+  /usr/bin/python3 -c "import json, sys
+sec = next(s for s in json.load(open(sys.argv[1]))['sections'] if s['id'] == 'step-projection')
+rows = [dict(zip(sec['header'], r)) for r in sec['rows'] if r[0] in ('1', '2')]
+sys.exit(0 if len(rows) == 2 and all(r['projected bottleneck'] == r['measured bottleneck'] == 'communication' for r in rows) else 1)" "$work/comm.json"
 
 # Without matmul figures nothing is projected, and the report says why.
 mpirun -np 4 "$bin" step --ranks-per-node 2 --model custom --layers 2 --hidden 64 \
