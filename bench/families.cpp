@@ -10,6 +10,7 @@
 #include "fabric/fabric_family.hpp"
 #include "matmul/matmul_family.hpp"
 #include "memory/memory_family.hpp"
+#include "step/step_family.hpp"
 #include "storage/storage_family.hpp"
 
 namespace preflight {
@@ -23,6 +24,7 @@ std::span<const FamilyEntry> family_table() {
       FamilyEntry{"memory", &memory::make_memory_family},
       FamilyEntry{"fabric", &fabric::make_fabric_family},
       FamilyEntry{"dataloader", &dataloader::make_dataloader_family},
+      FamilyEntry{"step", &step::make_step_family},
   };
   return kFamilies;
 }

@@ -3,6 +3,8 @@
 #include <array>
 #include <cmath>
 
+#include "harness/find_named.hpp"
+
 namespace preflight::checkpoint {
 namespace {
 
@@ -21,9 +23,7 @@ std::span<const ModelPreset> model_presets() {
 }
 
 const ModelPreset* find_preset(std::string_view name) {
-  for (const auto& p : kPresets)
-    if (p.name == name) return &p;
-  return nullptr;
+  return find_named(model_presets(), name);
 }
 
 std::uint64_t checkpoint_bytes(std::uint64_t parameters, double bytes_per_param) {

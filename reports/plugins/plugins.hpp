@@ -71,5 +71,7 @@ void pair_matrix_findings(const RunReport& r, std::vector<Finding>& out);
 std::string feeds_accelerator(const CaseView& v, std::size_t point, const Selection& where);
 void feeds_accelerator_findings(const RunReport& r, std::vector<Finding>& out);
 void dataloader_section(const RunReport& r, std::vector<Section>& out);
+void step_section(const RunReport& r, std::vector<Section>& out);
+void step_findings(const RunReport& r, std::vector<Finding>& out);
 
 }  // namespace preflight::report::plugins

@@ -361,6 +361,48 @@ def check_dataloader_case(case, where, spec, bad_images, bad_names):
             problem(f"{where}: bad_image_names does not name {name}: '{names}'")
 
 
+STEP_SECTION = "The step family"
+
+
+def check_step_case(case, where, spec):
+    """A step case has the family's tables; its figures follow from the samples and counters,
+    and its layout from the workload (SPEC: The step family)."""
+    tables = spec[STEP_SECTION]
+    check_attributes(case, tables[0]["rows"], where)
+    stats = case["stats"]
+    check_columns(stats, tables[1]["rows"], where + "/stats", len(stats["point"]))
+    check_spec_meaning(stats, tables[1]["rows"], where + "/stats", True)
+    world = case["group_of_rank"].shape[0]
+    a = case.attrs
+    for p in case["points"]:
+        check_counters(case, p, tables[2]["rows"], where, world)
+    for row in range(len(stats["point"])):
+        group = int(stats["group"][row])
+        if group < 0:
+            continue  # all groups together: the generic checks' row
+        members = [r for r in range(world) if int(case["group_of_rank"][r]) == group]
+        p = f"{int(stats['point'][row]):04d}"
+        pg = case["points"][p]
+        times = pg["samples"][:][:, members]
+        c = {name: pg["counters"][name][:][:, members] for name in pg["counters"]}
+        here = f"{where} point {p} group {group}"
+        step = median(times.max(axis=1))
+        expected = {"step_s": step, "samples_per_s": int(a["global_batch"]) / step,
+                    "compute_s": median(c["compute_s"].mean(axis=1)),
+                    "comm_exposed_s": median(c["comm_exposed_s"].mean(axis=1))}
+        for column, value in expected.items():
+            got = float(stats[column][row])
+            if not abs(got - value) <= 1e-9 * max(abs(got), abs(value), 1e-300):
+                problem(f"{here}: {column} {got} but the samples and counters give {value}")
+        if not np.all(c["compute_s"] + c["comm_exposed_s"] <= times * (1 + 1e-6)):
+            problem(f"{here}: compute_s + comm_exposed_s exceeds the rank's own time")
+        dp, acc = int(stats["data_parallel"][row]), int(stats["accumulation"][row])
+        if dp * acc * int(a["micro_batch"]) != int(a["global_batch"]):
+            problem(f"{here}: data_parallel x accumulation x micro_batch is not global_batch")
+        if dp * int(a["tensor_parallel"]) * int(a["pipeline_parallel"]) != len(members):
+            problem(f"{here}: data_parallel x tensor x pipeline is not the group's {len(members)} ranks")
+
+
 CHECKPOINT_SECTION = "The checkpoint family"
 
 
@@ -429,7 +471,7 @@ KINDS = {"label", "time", "data_rate", "work_rate", "count", "fraction"}
 PER_ITERATION = {"none", "time", "inverse_time", "counter_rate", "counter_median"}
 QUALITY_RULES = {"served_from_memory", "feeds_accelerator"}
 FAMILY_SECTIONS = {"comm": "The comm family", "storage": "The storage family",
-                   "dataloader": "The dataloader family"}
+                   "dataloader": "The dataloader family", "step": STEP_SECTION}
 
 
 def counter_names(case):
@@ -963,6 +1005,8 @@ def main():
                 check_checkpoint_case(case, where, spec, world)
             elif text(case.attrs.get("family", "")) == "dataloader":
                 check_dataloader_case(case, where, spec, args.bad_images, args.bad_names)
+            elif text(case.attrs.get("family", "")) == "step":
+                check_step_case(case, where, spec)
             elif "clock_error_s" in case.attrs:  # another family whose figure spans its ranks
                 check_span_case(case, where, spec, world)
             if case["group_of_rank"].shape != (world,):

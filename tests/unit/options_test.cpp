@@ -16,6 +16,7 @@
 #include "harness/usage_error.hpp"
 #include "matmul/matmul_family.hpp"
 #include "memory/memory_family.hpp"
+#include "step/step_family.hpp"
 #include "storage/storage_family.hpp"
 
 namespace preflight {
@@ -26,9 +27,10 @@ std::unique_ptr<Family> make_test_family(const std::string& name) {
   if (name == "storage") return storage::make_storage_family();
   if (name == "matmul") return matmul::make_matmul_family();
   if (name == "memory") return memory::make_memory_family();
+  if (name == "step") return step::make_step_family();
   return nullptr;
 }
-const std::vector<std::string> kFamilies = {"comm", "storage", "matmul", "memory"};
+const std::vector<std::string> kFamilies = {"comm", "storage", "matmul", "memory", "step"};
 
 std::string long_flag(const std::string& flags) {
   return flags.substr(flags.rfind(',') + 1);

@@ -18,6 +18,7 @@
 #include "preflight/schema/layout.hpp"
 #include "preflight/schema/matmul.hpp"
 #include "preflight/schema/memory.hpp"
+#include "preflight/schema/step.hpp"
 #include "preflight/schema/storage.hpp"
 #include "preflight/schema/telemetry.hpp"
 
@@ -326,6 +327,24 @@ TEST(SchemaSpec, DataloaderMeaning) {
                   {"quality", fmt::format("{}", fmt::join(kDataloaderQuality, ","))},
                   {"min_samples", std::to_string(kDataloaderMinSamples)}});
 }
+TEST(SchemaSpec, StepTables) {
+  expect_documented(kStepCaseAttributes, "The step family", 0);
+  expect_documented(kStepStatsColumns, "The step family", 1);
+  expect_documented(kStepCounters, "The step family", 2);
+}
+TEST(SchemaSpec, StepMeaning) {
+  expect_meaning("The step family", 3,
+                 {{"stage", std::string(name_of(kStepStage))},
+                  {"x_axis", std::string(kStepXAxis)},
+                  {"bands", std::string(name_of(kStepBands))},
+                  {"scaling", std::string(name_of(kStepScaling))},
+                  {"series", std::string(kStepSeriesName)},
+                  {"peer_slow", flag(kStepPeerSlow)},
+                  {"peer_late", flag(kStepPeerLate)},
+                  {"work_counter", ""},
+                  {"quality", ""},
+                  {"min_samples", std::to_string(kStepMinSamples)}});
+}
 
 // values_of gives each attribute a value of the type its table entry says.
 template <std::size_t N>
@@ -360,6 +379,7 @@ TEST(SchemaSpec, OneHeadlinePerFamily) {
   EXPECT_EQ(headlines(kMatmulStatsColumns), 1);
   EXPECT_EQ(headlines(kMemoryStatsColumns), 1);
   EXPECT_EQ(headlines(kDataloaderStatsColumns), 1);
+  EXPECT_EQ(headlines(kStepStatsColumns), 1);
   for (const auto& c : kStorageStatsColumns) {
     const bool from_counter = c.per_iteration == PerIteration::kCounterRate ||
                               c.per_iteration == PerIteration::kCounterMedian;

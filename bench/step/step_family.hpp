@@ -1,0 +1,10 @@
+// The step family (docs/step.md): a synthetic training step of the configured workload.
+#pragma once
+
+#include <memory>
+
+#include "harness/family.hpp"
+
+namespace preflight::step {
+std::unique_ptr<Family> make_step_family();
+}  // namespace preflight::step

@@ -1,0 +1,95 @@
+#include "step/step_operation.hpp"
+
+#include <chrono>
+
+#include "preflight/schema/step.hpp"
+
+namespace preflight::step {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+double total_flops_of(const std::vector<GemmCall>& calls) {
+  double sum = 0;
+  for (const auto& c : calls) sum += c.flops;
+  return sum;
+}
+
+}  // namespace
+
+StepOperation::StepOperation(StepPlan plan, std::vector<std::unique_ptr<Operation>> gemms,
+                             std::vector<std::unique_ptr<Operation>> comms)
+    : plan_(std::move(plan)), gemms_(std::move(gemms)), comms_(std::move(comms)) {}
+
+void StepOperation::fill() {
+  for (auto& g : gemms_) g->fill();
+  for (auto& c : comms_) c->fill();
+}
+
+// A bucket's collectives are launched in turn; a synchronous backend (MPI) completes each in
+// its launch, an asynchronous one (NCCL) queues it beside the GEMMs.
+void StepOperation::launch_bucket(std::size_t b) {
+  for (std::size_t op : plan_.buckets[b].ops) comms_[op]->launch();
+}
+
+// Runs the calls in order; with fill_buckets, launches each bucket as soon as the backward
+// pass has done its share of the work (the gradient fills in proportion to backward FLOPs),
+// but never the last: it is ready only when the pass ends.
+void StepOperation::run_pass(const std::vector<GemmCall>& calls, bool fill_buckets) {
+  const double total = total_flops_of(calls);
+  const std::size_t early = plan_.buckets.empty() ? 0 : plan_.buckets.size() - 1;
+  double done = 0;
+  for (const auto& call : calls) {
+    for (std::int64_t i = 0; i < call.count; ++i) gemms_[call.op]->launch();
+    done += call.flops;
+    if (!fill_buckets) continue;
+    while (next_bucket_ < early &&
+           done >= total * double(next_bucket_ + 1) / double(plan_.buckets.size())) {
+      const auto t = Clock::now();
+      launch_bucket(next_bucket_++);
+      comm_in_compute_s_ += seconds_between(t, Clock::now());
+    }
+  }
+}
+
+void StepOperation::run() {
+  next_bucket_ = 0;
+  comm_in_compute_s_ = 0;
+  const auto start = Clock::now();
+  for (std::int64_t micro = 0; micro < plan_.accumulation; ++micro) {
+    const bool last = micro + 1 == plan_.accumulation;
+    run_pass(plan_.forward, false);
+    run_pass(plan_.backward, last && plan_.overlap);
+  }
+  for (auto& g : gemms_) g->wait();
+  const auto computed = Clock::now();
+  while (next_bucket_ < plan_.buckets.size()) launch_bucket(next_bucket_++);
+  for (auto& c : comms_) c->wait();
+  const auto end = Clock::now();
+  compute_s_ = seconds_between(start, computed) - comm_in_compute_s_;
+  comm_exposed_s_ = seconds_between(computed, end) + comm_in_compute_s_;
+}
+
+std::uint64_t StepOperation::count_wrong() {
+  std::uint64_t wrong = 0;
+  for (auto& g : gemms_) wrong += g->count_wrong();
+  for (auto& c : comms_) wrong += c->count_wrong();
+  return wrong;
+}
+
+void StepOperation::corrupt_result() {
+  if (!gemms_.empty()) gemms_.front()->corrupt_result();
+}
+
+std::vector<double> StepOperation::iteration_counters() {
+  std::vector<double> out(schema::kStepCounterCount);
+  out[schema::kStepComputeCounter] = compute_s_;
+  out[schema::kStepCommCounter] = comm_exposed_s_;
+  return out;
+}
+
+}  // namespace preflight::step

@@ -1,0 +1,229 @@
+#include "plugins/step_inputs.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/case_view.hpp"
+#include "plugins/alpha_beta.hpp"
+#include "preflight/schema/checkpoint.hpp"
+#include "preflight/schema/dataloader.hpp"
+#include "preflight/schema/matmul.hpp"
+#include "preflight/schema/step.hpp"
+
+namespace preflight::report::plugins {
+namespace {
+
+namespace s = schema;
+namespace sp = step_projection;
+
+std::string attr(const CaseView& v, std::size_t i) {
+  return v.param(std::string(s::kStepCaseAttributes[i].name));
+}
+int int_attr(const CaseView& v, std::size_t i) {
+  return int(v.number_param(std::string(s::kStepCaseAttributes[i].name)));
+}
+
+step::Workload workload_of(const CaseView& v) {
+  step::Workload w;
+  w.preset = attr(v, s::kStepModel);
+  w.source = attr(v, s::kStepModelSource);
+  auto& m = w.model;
+  m.kind = attr(v, s::kStepModelKind) == s::kStepResNet50 ? step::ModelKind::kResNet50
+                                                          : step::ModelKind::kTransformer;
+  m.layers = int_attr(v, s::kStepLayers);
+  m.hidden = int_attr(v, s::kStepHidden);
+  m.ffn_hidden = int_attr(v, s::kStepFfnHidden);
+  m.gated_mlp = int_attr(v, s::kStepGatedMlp) == 1;
+  m.heads = int_attr(v, s::kStepHeads);
+  m.kv_heads = int_attr(v, s::kStepKvHeads);
+  m.vocab = int_attr(v, s::kStepVocab);
+  m.seq_len = int_attr(v, s::kStepSeqLen);
+  m.image_size = int_attr(v, s::kStepImageSize);
+  w.split = {int_attr(v, s::kStepTensorParallel), int_attr(v, s::kStepPipelineParallel)};
+  w.gradient_bytes = int_attr(v, s::kStepGradientBytes);
+  w.global_batch = std::int64_t(v.number_param("global_batch"));
+  w.micro_batch = int_attr(v, s::kStepMicroBatch);
+  w.ranks_per_node = int_attr(v, s::kStepRanksPerNode);
+  w.target_nodes = int_attr(v, s::kStepTargetNodes);
+  w.sync = attr(v, s::kStepGradientSync) == s::kStepAllReduce
+               ? step::GradientSync::kAllReduce
+               : step::GradientSync::kReduceScatterAllGather;
+  w.overlap = int_attr(v, s::kStepOverlap) == 1;
+  w.bucket_bytes = std::uint64_t(v.number_param("bucket_bytes"));
+  w.checkpoint_bytes = std::uint64_t(v.number_param("checkpoint_bytes"));
+  w.checkpoint_interval_s = v.number_param("checkpoint_interval_s");
+  w.mfu = v.number_param("mfu");
+  return w;
+}
+
+// The backend name before the library's description ("openblas: OpenBLAS 0.3.21 ...").
+std::string gemm_backend_of(const CaseView& v) {
+  const auto lib = attr(v, s::kStepGemmLibrary);
+  return lib.substr(0, lib.find(':'));
+}
+
+std::vector<sp::RatePoint> matmul_rates(const RunData& run, const std::string& backend) {
+  std::vector<sp::RatePoint> out;
+  for (const auto& c : run.cases) {
+    const CaseView v(c);
+    if (c.family != "matmul" || c.status != "ok" || c.backend != backend ||
+        v.param("dtype") != "float32")
+      continue;
+    const auto& col = s::kMatmulStatsColumns;
+    auto at = [&](std::size_t column, std::size_t p) {
+      return v.number(std::string(col[column].name), v.row(p));
+    };
+    // The step issues its GEMMs back to back, as matmul's back-to-back blocks do (no barrier
+    // between them, each rank's device never idle): that rate where it was measured.
+    auto rate = [&](std::size_t p) {
+      const double batched = at(s::kMatmulBatchedTflops, p);
+      return (std::isnan(batched) ? at(s::kMatmulTflops, p) : batched) * 1e12;
+    };
+    for (std::size_t p = 0; p < v.points(); ++p)
+      out.push_back({at(s::kMatmulFlop, p), rate(p), source_of(run, c) + " (back-to-back)",
+                     std::int64_t(at(s::kMatmulM, p)), std::int64_t(at(s::kMatmulN, p)),
+                     std::int64_t(at(s::kMatmulK, p))});
+  }
+  std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.flops < b.flops; });
+  return out;
+}
+
+bool gradient_like(const CaseView& v, const std::string& collective) {
+  return v.param("collective") == collective && v.param("dtype") == "float32" &&
+         v.param("redop") == "sum" && v.param("placement") == "out-of-place";
+}
+
+// Each rank count once, from a case whose group spans whole nodes (the step's groups do);
+// ladder cases first, as the step runs on whole nodes.
+void add_measured(const RunData& run, const CaseData& c, int ranks_per_node,
+                  sp::CollectiveFigures& f) {
+  const CaseView v(c);
+  const double ranks = v.group_ranks(0), nodes = c.meaning.span_nodes;
+  if (!(ranks == nodes * ranks_per_node)) return;
+  for (const auto& m : f.measured)
+    if (m.ranks == ranks) return;
+  sp::MeasuredScale m{ranks, nodes, {}, {}, source_of(run, c)};
+  for (std::size_t p = 0; p < v.points(); ++p) {
+    m.sizes.push_back(v.size_at(p));
+    m.seconds.push_back(v.group_time(p));
+  }
+  f.measured.push_back(std::move(m));
+}
+
+sp::CollectiveFigures collective_figures(const RunData& run, const std::string& label,
+                                         const std::string& collective, int ranks_per_node) {
+  sp::CollectiveFigures f{collective, {}, -1, -1, ""};
+  std::string subject;
+  for (const bool ladder : {true, false})
+    for (const auto& c : run.cases) {
+      const CaseView v(c);
+      if (c.family != "comm" || c.status != "ok" || !gradient_like(v, collective) ||
+          (v.param("topology") == "ladder") != ladder)
+        continue;
+      add_measured(run, c, ranks_per_node, f);
+      if (subject.empty()) subject = v.subject();
+    }
+  for (const auto& fit : alpha_beta_fits(run, label))
+    if (fit.subject == subject && fit.caveat.empty() == true) {
+      f.alpha_s = fit.alpha_s;
+      f.beta_s_per_byte = fit.beta_s_per_byte;
+      f.fit_source = fmt::format("the fit of {} in {}, {} points", subject, run.path, fit.points);
+    } else if (fit.subject == subject && f.alpha_s < 0) {
+      f.alpha_s = fit.alpha_s;
+      f.beta_s_per_byte = fit.beta_s_per_byte;
+      f.fit_source = fmt::format("the fit of {} in {} (caveat: {})", subject, run.path, fit.caveat);
+    }
+  return f;
+}
+
+// The best valid images/s per rank of the run's dataloader cases.
+sp::Sourced data_rate(const RunData& run) {
+  sp::Sourced best{-1, ""};
+  const std::string valid(s::kDataloaderStatsColumns[s::kDataloaderValidImagesPerS].name);
+  for (const auto& c : run.cases) {
+    const CaseView v(c);
+    if (c.family != "dataloader" || c.status != "ok") continue;
+    for (std::size_t p = 0; p < v.points(); ++p) {
+      const double per_rank = v.number(valid, v.row(p)) / v.number_param("ranks");
+      if (per_rank > best.value)
+        best = {per_rank, fmt::format("{} point {}, {} images/s over {} ranks", source_of(run, c),
+                                      p, v.number(valid, v.row(p)), v.param("ranks"))};
+    }
+  }
+  return best;
+}
+
+// The fastest durable save per node of the run's checkpoint cases.
+sp::Sourced checkpoint_rate(const RunData& run) {
+  sp::Sourced best{-1, ""};
+  const std::string bw(s::kCheckpointStatsColumns[s::kCheckpointSaveBw].name);
+  for (const auto& c : run.cases) {
+    const CaseView v(c);
+    if (c.family != "checkpoint" || c.status != "ok" || v.param("phase") != s::kCheckpointSave ||
+        v.param("durable") != "1")
+      continue;
+    for (std::size_t p = 0; p < v.points(); ++p) {
+      const double per_node = v.number(bw, v.row(p)) * 1e9 / v.number_param("nodes");
+      if (per_node > best.value)
+        best = {per_node,
+                fmt::format("{} point {} (durable save_bw / nodes)", source_of(run, c), p)};
+    }
+  }
+  return best;
+}
+
+std::string workload_line(const step::Workload& w) {
+  return fmt::format(
+      "workload: {} ({}); {} parameters; global batch {}, micro-batch {}; {} ranks per node, "
+      "target {} nodes; tensor {} x pipeline {}; gradient {} B an element, {}, overlap {}, "
+      "buckets of {} B; mfu {:g}; checkpoint {} B per node every {:g} s",
+      w.preset.empty() ? "custom" : w.preset, w.source, step::parameter_count(w.model),
+      w.global_batch, w.micro_batch, w.ranks_per_node, w.target_nodes, w.split.tensor_parallel,
+      w.split.pipeline_parallel, w.gradient_bytes,
+      w.sync == step::GradientSync::kAllReduce ? "all-reduce" : "reduce-scatter + all-gather",
+      w.overlap ? "on" : "off", w.bucket_bytes, w.mfu, w.checkpoint_bytes, w.checkpoint_interval_s);
+}
+
+}  // namespace
+
+std::string source_of(const RunData& run, const CaseData& c) {
+  return fmt::format("case {} ({}) in {}", c.group_name, c.name, run.path);
+}
+
+std::optional<StepInputs> step_inputs(const RunData& run, const std::string& label) {
+  const CaseData* step = nullptr;
+  for (const auto& c : run.cases)
+    if (c.family == "step" && c.status == "ok" && step == nullptr) step = &c;
+  if (step == nullptr) return std::nullopt;
+  const CaseView v(*step);
+  StepInputs out;
+  auto& in = out.inputs;
+  in.workload = workload_of(v);
+  out.assumptions.push_back(workload_line(in.workload) + " (from " + source_of(run, *step) + ")");
+  // MPI's collectives block the rank that calls them (the step's MPI backend), so nothing
+  // overlaps: the projection of this run's step must not hide what the step could not.
+  if (in.workload.overlap && attr(v, s::kStepCommBackend) == "mpi") {
+    in.workload.overlap = false;
+    out.assumptions.push_back(
+        "overlap: off in the projection: the step's comm backend, mpi, blocks in each "
+        "collective, so no bucket ran beside the GEMMs (nccl overlaps)");
+  }
+  in.rates = matmul_rates(run, gemm_backend_of(v));
+  if (in.rates.empty())
+    out.problem = fmt::format("no float32 matmul case on {} in {}: add a matmul benchmark",
+                              gemm_backend_of(v), run.path);
+  const bool sharded = in.workload.sync != step::GradientSync::kAllReduce;
+  for (const auto* name : sharded ? std::vector<const char*>{"reducescatter", "allgather"}
+                                  : std::vector<const char*>{"allreduce"})
+    in.collectives.push_back(collective_figures(run, label, name, in.workload.ranks_per_node));
+  if (in.workload.model.kind == step::ModelKind::kResNet50) in.data_samples_per_s = data_rate(run);
+  in.checkpoint_bytes_per_s = checkpoint_rate(run);
+  out.assumptions.push_back(
+      "compute counts the GEMMs only (attention's softmax, norms and the optimizer are in mfu); "
+      "a transformer's data (token ids) is not priced; the dataloader prices image samples");
+  return out;
+}
+
+}  // namespace preflight::report::plugins
