@@ -27,6 +27,8 @@ inline constexpr std::array kDataloaderCaseAttributes = {
     Item{"batch_size", Type::kInt64, "images", "images per batch (per GPU)"},
     Item{"crop", Type::kInt64, "pixels", "side of the square random-resized crop"},
     Item{"element_type", Type::kString, "", "float32 (normalised) or uint8"},
+    Item{"batch_memory", Type::kString, "",
+         "pinned (cudaHostRegister) where every rank has a GPU, else 'pageable: ' and why"},
     Item{"prefetch", Type::kInt64, "batches", "batches each worker may have ready ahead"},
     Item{"batches_per_iteration", Type::kInt64, "batches", "batches each rank loads per iteration"},
     Item{"compute_per_batch_s", Type::kFloat64, "s",
