@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "dataloader/dataset_make.hpp"
+#include "dataloader/image_cache.hpp"
 #include "harness/stats.hpp"
 #include "harness/usage_error.hpp"
 #include "preflight/schema/dataloader.hpp"
@@ -28,7 +29,6 @@ namespace {
 namespace s = schema;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr std::size_t kNamedBadImages = 10;
-constexpr std::uint64_t kPage = 4096;
 
 class LoaderOperation final : public Operation {
  public:
@@ -48,24 +48,7 @@ class LoaderOperation final : public Operation {
   // them is cached now (the cache-state proof, as the storage family's).
   void before_iteration() override {
     prepare(epoch_);
-    double cached = 0, total = 0;
-    for (std::size_t i : order_) {
-      const ImageRef& img = images_->images[i];
-      const int fd = open(images_->files[img.file].c_str(), O_RDONLY | O_CLOEXEC);
-      if (fd < 0)
-        throw std::runtime_error(
-            fmt::format("cannot open {}: {}", images_->files[img.file], std::strerror(errno)));
-      const std::uint64_t start = img.offset / kPage * kPage;
-      const std::uint64_t bytes = img.offset + img.size - start;
-      std::string error;
-      if (storage::evicts(spec_.cache)) error = storage::evict_range(fd, start, bytes);
-      const double resident = storage::resident_fraction(fd, start, bytes);
-      close(fd);
-      if (!error.empty()) throw std::runtime_error(fmt::format("evicting {}: {}", img.name, error));
-      cached += resident * static_cast<double>(img.size);
-      total += static_cast<double>(img.size);
-    }
-    resident_ = total > 0 ? cached / total : kNaN;
+    resident_ = set_cache_state(*images_, order_, spec_.cache);
   }
 
   void run() override {

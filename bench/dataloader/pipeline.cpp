@@ -252,57 +252,88 @@ Pipeline::Pipeline(const ImageSet& set, PipelineSpec spec)
     parts_->workers.push_back(std::make_unique<Worker>(set_, spec_));
 }
 
-Pipeline::~Pipeline() = default;
-
-PassResult Pipeline::run_pass(const std::vector<std::size_t>& order, std::uint64_t epoch,
-                              bool keep_first_batch) {
-  const std::size_t batch = static_cast<std::size_t>(spec_.batch_size);
-  const std::size_t batches = order.size() / batch, slot = slot_bytes(spec_);
-  auto& buffer = parts_->buffers;
-  auto& workers = parts_->workers;
+// One pass in flight: the workers' threads, the buffers free and ready, the failure.
+struct Pipeline::Pass {
+  std::vector<std::size_t> order;
+  std::uint64_t epoch = 0;
+  std::size_t batches = 0, taken = 0;
   BlockingQueue<std::size_t> free_buffers;
   BlockingQueue<Ready> ready;
-  for (std::size_t b = 0; b < buffer.size(); ++b) free_buffers.push(b);
   std::atomic<std::size_t> next{0};
+  std::atomic<bool> abandoned{false};
   std::mutex failure_mutex;
   std::string failure;  // a read that failed: the pass ends with it
-  auto work = [&](Worker& w) {
-    for (std::size_t b; (b = next.fetch_add(1)) < batches;) {
-      const std::size_t into = free_buffers.pop();
+  std::vector<std::thread> threads;
+  Ready held;
+  double stall_s = 0;
+};
+
+Pipeline::~Pipeline() {
+  if (!pass_) return;
+  // A pass abandoned (the caller threw): let the workers run out so they can be joined.
+  pass_->abandoned = true;
+  for (std::size_t b = 0; b < parts_->buffers.size(); ++b) pass_->free_buffers.push(b);
+  for (auto& t : pass_->threads) t.join();
+}
+
+std::size_t Pipeline::batch_bytes() const {
+  return slot_bytes(spec_) * static_cast<std::size_t>(spec_.batch_size);
+}
+
+void Pipeline::start_pass(const std::vector<std::size_t>& order, std::uint64_t epoch) {
+  if (pass_) throw std::logic_error("Pipeline::start_pass: a pass is in flight");
+  pass_ = std::make_unique<Pass>();
+  Pass& p = *pass_;
+  p.order = order;
+  p.epoch = epoch;
+  const std::size_t batch = static_cast<std::size_t>(spec_.batch_size), slot = slot_bytes(spec_);
+  p.batches = order.size() / batch;
+  auto& buffer = parts_->buffers;
+  for (std::size_t b = 0; b < buffer.size(); ++b) p.free_buffers.push(b);
+  auto work = [&p, &buffer, batch, slot](Worker& w) {
+    for (std::size_t b; (b = p.next.fetch_add(1)) < p.batches;) {
+      const std::size_t into = p.free_buffers.pop();
+      if (p.abandoned) break;
       const auto start = Clock::now();
       try {
         for (std::size_t i = 0; i < batch; ++i)
-          w.build(order[b * batch + i], epoch, buffer[into].data() + i * slot);
+          w.build(p.order[b * batch + i], p.epoch, buffer[into].data() + i * slot);
       } catch (const std::exception& e) {
-        std::lock_guard lock(failure_mutex);
-        if (failure.empty()) failure = e.what();
+        std::lock_guard lock(p.failure_mutex);
+        if (p.failure.empty()) p.failure = e.what();
       }
       w.batch_latency_s.push_back(since(start));
-      ready.push({into, b});
+      p.ready.push({into, b});
     }
   };
-  std::vector<std::thread> threads;
-  for (auto& w : workers) {
+  for (auto& w : parts_->workers) {
     w->start_pass();
-    threads.emplace_back(work, std::ref(*w));
+    p.threads.emplace_back(work, std::ref(*w));
   }
+}
+
+const unsigned char* Pipeline::take() {
+  Pass& p = *pass_;
+  if (p.taken == p.batches) throw std::logic_error("Pipeline::take: the pass has no more batches");
+  const auto t = Clock::now();
+  p.held = p.ready.pop();
+  p.stall_s += since(t);
+  ++p.taken;
+  return parts_->buffers[p.held.buffer].data();
+}
+
+void Pipeline::release() {
+  pass_->free_buffers.push(pass_->held.buffer);
+}
+
+PassResult Pipeline::finish_pass() {
+  std::unique_ptr<Pass> done = std::move(pass_);
+  for (auto& t : done->threads) t.join();
+  if (!done->failure.empty()) throw std::runtime_error(done->failure);
   PassResult r;
-  for (std::size_t k = 0; k < batches; ++k) {
-    auto t = Clock::now();
-    const Ready got = ready.pop();
-    r.stall_s += since(t);
-    if (keep_first_batch && got.batch == 0) r.first_batch = buffer[got.buffer];
-    if (spec_.compute_per_batch_s > 0) {
-      t = Clock::now();
-      std::this_thread::sleep_until(t + std::chrono::duration<double>(spec_.compute_per_batch_s));
-      r.compute_s += since(t);
-    }
-    free_buffers.push(got.buffer);
-  }
-  for (auto& t : threads) t.join();
-  if (!failure.empty()) throw std::runtime_error(failure);
+  r.stall_s = done->stall_s;
   std::vector<double> latency;
-  for (const auto& w : workers) {
+  for (const auto& w : parts_->workers) {
     r.images += w->images;
     r.bytes += w->bytes;
     r.read_s += w->read_s;
@@ -319,6 +350,28 @@ PassResult Pipeline::run_pass(const std::vector<std::size_t>& order, std::uint64
     r.batch_p50_s = quantile_sorted(latency, 0.5);
     r.batch_p95_s = quantile_sorted(latency, 0.95);
   }
+  return r;
+}
+
+PassResult Pipeline::run_pass(const std::vector<std::size_t>& order, std::uint64_t epoch,
+                              bool keep_first_batch) {
+  start_pass(order, epoch);
+  const std::size_t batches = pass_->batches;
+  std::vector<unsigned char> first;
+  double compute_s = 0;
+  for (std::size_t k = 0; k < batches; ++k) {
+    const unsigned char* data = take();
+    if (keep_first_batch && pass_->held.batch == 0) first.assign(data, data + batch_bytes());
+    if (spec_.compute_per_batch_s > 0) {
+      const auto t = Clock::now();
+      std::this_thread::sleep_until(t + std::chrono::duration<double>(spec_.compute_per_batch_s));
+      compute_s += since(t);
+    }
+    release();
+  }
+  PassResult r = finish_pass();
+  r.compute_s = compute_s;
+  r.first_batch = std::move(first);
   return r;
 }
 

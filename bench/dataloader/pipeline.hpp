@@ -57,15 +57,28 @@ class Pipeline {
   Pipeline(const Pipeline&) = delete;
   Pipeline& operator=(const Pipeline&) = delete;
 
-  // Runs the pass over `order` (a multiple of batch_size images) and returns its figures.
+  // Runs the pass over `order` (a multiple of batch_size images), the rank's thread taking
+  // each batch and holding it for compute_per_batch_s, and returns its figures.
   PassResult run_pass(const std::vector<std::size_t>& order, std::uint64_t epoch,
                       bool keep_first_batch);
 
+  // The same pass, its batches taken by the caller (the step's micro-batches): start_pass
+  // starts the workers; take() blocks until the next batch is ready (the wait is the pass's
+  // stall_s) and returns its buffer, valid until release(); finish_pass() after the last
+  // batch's release joins the workers and returns the figures. One pass at a time.
+  void start_pass(const std::vector<std::size_t>& order, std::uint64_t epoch);
+  const unsigned char* take();
+  void release();
+  PassResult finish_pass();
+  std::size_t batch_bytes() const;
+
  private:
   struct Parts;
+  struct Pass;
   const ImageSet& set_;
   PipelineSpec spec_;
   std::unique_ptr<Parts> parts_;
+  std::unique_ptr<Pass> pass_;
 };
 
 // Builds one batch's images serially into `out` (the batch buffer's bytes), as a worker does;
