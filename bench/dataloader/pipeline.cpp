@@ -10,6 +10,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <ctime>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -76,6 +77,12 @@ class CopyOut final : public storage::Completions {
   std::vector<unsigned char>& to_;
 };
 
+std::int64_t thread_cpu_ns() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return std::int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
+}
+
 std::size_t slot_bytes(const PipelineSpec& spec) {
   const auto pixels = static_cast<std::size_t>(spec.crop) * static_cast<std::size_t>(spec.crop);
   return pixels * 3 * (spec.float_output ? sizeof(float) : 1);
@@ -138,6 +145,9 @@ class Worker {
 
   double images = 0, bytes = 0, read_s = 0, decode_s = 0, augment_s = 0, batch_s = 0;
   double decode_errors = 0;
+  // The worker thread's CPU time in build(), over every pass: read by the rank's thread while
+  // the worker runs (Pipeline::workers_cpu_s), so atomic.
+  std::atomic<std::int64_t> cpu_ns{0};
   std::vector<BadImage> errors;
   std::vector<double> batch_latency_s;
 
@@ -276,6 +286,12 @@ Pipeline::~Pipeline() {
   for (auto& t : pass_->threads) t.join();
 }
 
+double Pipeline::workers_cpu_s() const {
+  std::int64_t ns = 0;
+  for (const auto& w : parts_->workers) ns += w->cpu_ns.load();
+  return static_cast<double>(ns) * 1e-9;
+}
+
 std::size_t Pipeline::batch_bytes() const {
   return slot_bytes(spec_) * static_cast<std::size_t>(spec_.batch_size);
 }
@@ -296,8 +312,11 @@ void Pipeline::start_pass(const std::vector<std::size_t>& order, std::uint64_t e
       if (p.abandoned) break;
       const auto start = Clock::now();
       try {
-        for (std::size_t i = 0; i < batch; ++i)
+        for (std::size_t i = 0; i < batch; ++i) {
+          const std::int64_t cpu = thread_cpu_ns();
           w.build(p.order[b * batch + i], p.epoch, buffer[into].data() + i * slot);
+          w.cpu_ns += thread_cpu_ns() - cpu;
+        }
       } catch (const std::exception& e) {
         std::lock_guard lock(p.failure_mutex);
         if (p.failure.empty()) p.failure = e.what();

@@ -71,6 +71,9 @@ class Pipeline {
   void release();
   PassResult finish_pass();
   std::size_t batch_bytes() const;
+  // The CPU seconds the workers' threads have spent building images, over every pass so far
+  // (up to the last image each finished): safe to call while a pass runs.
+  double workers_cpu_s() const;
 
  private:
   struct Parts;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "harness/rank_span.hpp"
 #include "harness/stats.hpp"
 #include "preflight/schema/matmul.hpp"
 #include "telemetry/observed_operation.hpp"
@@ -92,8 +93,13 @@ std::vector<Metric> MatmulCase::sample_metrics(std::size_t point, int /*group*/,
   const auto& c = s::kMatmulStatsColumns;
   const double lowest =
       rates.empty() ? std::nan("") : *std::min_element(rates.begin(), rates.end());
+  std::vector<double> spans;
+  for (const auto& span : iteration_spans(view))
+    if (!std::isnan(span.span_s)) spans.push_back(span.span_s);
   return {metric(c[s::kMatmulRankTflopsMin], lowest),
-          metric(c[s::kMatmulRankTflopsMedian], rates.empty() ? std::nan("") : median(rates))};
+          metric(c[s::kMatmulRankTflopsMedian], rates.empty() ? std::nan("") : median(rates)),
+          metric(c[s::kMatmulSpanTflops],
+                 spans.empty() ? std::nan("") : spec_.shapes[point].flop() / median(spans) / 1e12)};
 }
 
 std::vector<CounterSpec> MatmulCase::series() const {

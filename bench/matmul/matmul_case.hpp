@@ -37,6 +37,8 @@ class MatmulCase final : public Case {
   std::size_t point_count() const override { return spec_.shapes.size(); }
   std::vector<Param> point_columns(std::size_t point, int group) const override;
   std::vector<Metric> metrics(std::size_t point, int group, double seconds) const override;
+  // Every rank's start is kept, so that span_tflops sees ranks that took turns on shared cores.
+  bool measures_span() const override { return true; }
   std::vector<Metric> sample_metrics(std::size_t point, int group,
                                      const SampleView& view) const override;
   std::vector<CounterSpec> series() const override;

@@ -123,6 +123,12 @@ std::vector<Param> StepCase::params() const {
   v[s::kStepDtype] = std::string("float32");
   v[s::kStepThreads] = std::int64_t{run_.threads};
   v[s::kStepLayout] = groups_->layout().label;
+  const bool fed = run_.data.images != nullptr;
+  v[s::kStepDataDir] = fed ? run_.data_dir : std::string();
+  v[s::kStepDataWorkers] = std::int64_t{fed ? run_.data.pipeline.workers : 0};
+  v[s::kStepDataEngine] = fed ? run_.data.pipeline.engine : std::string();
+  v[s::kStepDataCache] = fed ? run_.data_cache : std::string();
+  v[s::kStepGemmDevice] = std::string(run_.gemm->on_gpu() ? s::kStepOnGpu : s::kStepOnCpu);
   std::vector<Param> out;
   for (std::size_t i = 0; i < v.size(); ++i)
     out.push_back({std::string(a[i].name), v[i], std::string(a[i].unit), false});
@@ -171,7 +177,13 @@ std::vector<Metric> StepCase::sample_metrics(std::size_t, int, const SampleView&
   };
   const auto& c = s::kStepStatsColumns;
   return {metric(c[s::kStepCompute], median_of_means(s::kStepComputeCounter)),
-          metric(c[s::kStepCommExposed], median_of_means(s::kStepCommCounter))};
+          metric(c[s::kStepCommExposed], median_of_means(s::kStepCommCounter)),
+          metric(c[s::kStepDataExposed],
+                 run_.data.images ? median_of_means(s::kStepDataCounter) : std::nan("")),
+          metric(c[s::kStepDataBusy],
+                 run_.data.images ? median_of_means(s::kStepDataBusyCounter) : std::nan("")),
+          metric(c[s::kStepDataCpuShare],
+                 run_.data.images ? median_of_means(s::kStepDataCpuShareCounter) : std::nan(""))};
 }
 
 std::vector<CounterSpec> StepCase::counters() const {
@@ -188,7 +200,10 @@ std::unique_ptr<Operation> StepCase::make_operation(std::size_t) {
   std::vector<std::unique_ptr<Operation>> gemms, comms;
   plan_gemms(run_, plan, gemms);
   plan_buckets(run_, *groups_, plan, comms);
-  return std::make_unique<StepOperation>(std::move(plan), std::move(gemms), std::move(comms));
+  std::unique_ptr<DataFeed> feed;
+  if (run_.data.images) feed = std::make_unique<DataFeed>(run_.data, layout_.accumulation);
+  return std::make_unique<StepOperation>(std::move(plan), std::move(gemms), std::move(comms),
+                                         std::move(feed));
 }
 
 }  // namespace preflight::step

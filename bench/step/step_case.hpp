@@ -9,6 +9,7 @@
 #include "comm/collective_case.hpp"
 #include "harness/case.hpp"
 #include "matmul/backend.hpp"
+#include "step/data_feed.hpp"
 #include "step/workload.hpp"
 
 namespace preflight::step {
@@ -19,6 +20,8 @@ struct StepRun {
   std::shared_ptr<comm::CommBackend> comm;
   int threads = 1;
   int rank = 0;
+  DataFeedSpec data;  // data.images null: no data feed
+  std::string data_dir, data_cache;
 };
 
 class StepCase final : public Case {
@@ -37,6 +40,8 @@ class StepCase final : public Case {
                                      const SampleView& view) const override;
   std::vector<CounterSpec> counters() const override;
   bool back_to_back() const override { return false; }
+  // The feed evicts the next step's images: no rank may still be reading while another does.
+  bool quiet_setup() const override { return run_.data.images != nullptr; }
   std::unique_ptr<Operation> make_operation(std::size_t point) override;
 
  private:

@@ -145,6 +145,34 @@ const OptionTable<StepConfig>& step_options() {
                      .help = "Node counts to run the step on, each dividing the run's nodes",
                      .shown_default = "1, 2, 4, ... up to the run's"},
                     &C::nodes, 1, 1 << 24),
+      opt::text({.key = "data_dir",
+                 .flags = "--step-data-dir",
+                 .help = "Images (a dataloader data set: preflight dataset make) each "
+                         "micro-batch is loaded from, through the dataloader's pipeline; "
+                         "resnet50 only; none: no data feed",
+                 .default_value = ""},
+                &C::data_dir),
+      opt::integer({.key = "data_workers",
+                    .flags = "--step-data-workers",
+                    .help = "The data feed's worker threads per rank",
+                    .default_value = "2"},
+                   &C::data_workers, 1, 1024),
+      opt::one_of({.key = "data_engine",
+                   .flags = "--step-data-engine",
+                   .help = "The data feed's storage engine",
+                   .default_value = "psync"},
+                  &C::data_engine, {"psync", "io_uring"}),
+      opt::one_of({.key = "data_cache",
+                   .flags = "--step-data-cache",
+                   .help = "Page cache of a step's images before the feed reads them: "
+                           "evicted (storage) or warm (memory)",
+                   .default_value = "warm"},
+                  &C::data_cache, {"evicted", "warm"}),
+      opt::integer({.key = "data_prefetch",
+                    .flags = "--step-data-prefetch",
+                    .help = "Batches each of the feed's workers may have ready ahead",
+                    .default_value = "2"},
+                   &C::data_prefetch, 1, 1024),
   });
   return table;
 }

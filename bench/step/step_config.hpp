@@ -33,6 +33,12 @@ struct StepConfig {
   std::string gemm_backend = "openblas";
   int threads = 0;
   std::vector<int> nodes;  // node counts to run the step on; empty: 1, 2, 4, ... of the run's
+  // The data feed (image workloads): the dataloader pipeline over data_dir; "" for none.
+  std::string data_dir;
+  int data_workers = 2;
+  std::string data_engine = "psync";
+  std::string data_cache = "warm";
+  int data_prefetch = 2;
 };
 
 const OptionTable<StepConfig>& step_options();

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+
 #include "comm/topology.hpp"
+#include "dataloader/image_set.hpp"
 #include "harness/usage_error.hpp"
 #include "step/step_case.hpp"
 #include "step/step_config.hpp"
@@ -44,6 +47,11 @@ class StepFamily final : public Family {
     StepConfig c;
     step_options().read(entry, c);
     workload_ = resolve_workload(c, entry, 1, 1);
+    if (!c.data_dir.empty() && workload_.model.kind != ModelKind::kResNet50)
+      entry.fail("data_dir", "no data_dir: the feed loads images, for an image model (resnet50)",
+                 "a data feed for a transformer");
+    if (!c.data_dir.empty())
+      c.data_dir = std::filesystem::absolute(c.data_dir).lexically_normal().string();
     config_ = c;
   }
   nlohmann::json config() const override { return step_options().json(config_); }
@@ -57,12 +65,18 @@ class StepFamily final : public Family {
     auto w = workload_;
     w.ranks_per_node = uniform_ranks_per_node(ctx);
     if (config_.target_nodes == 0) w.target_nodes = ctx.node_count;
-    StepRun run{w, gemm_backend(ctx), comm_backend(ctx), 1, ctx.rank};
+    StepRun run;
+    run.workload = w;
+    run.gemm = gemm_backend(ctx);
+    run.comm = comm_backend(ctx);
+    run.rank = ctx.rank;
     run.threads = run.gemm->on_gpu() ? 1 : telemetry::chosen_threads(ctx, config_.threads);
+    if (!config_.data_dir.empty()) plan_feed(ctx, w, run);
     std::vector<std::unique_ptr<Case>> cases;
     for (int nodes : node_counts(ctx)) {
       const auto layout = layout_at(w, nodes);
       if (!layout.problem.empty()) throw UsageError("step: " + layout.problem);
+      if (run.data.images) require_images(*run.data.images, layout, w.micro_batch, ctx.size);
       auto groups = std::make_shared<comm::GroupSet>(groups_of_nodes(ctx, nodes), ctx, run.comm);
       cases.push_back(std::make_unique<StepCase>(run, std::move(groups), layout));
     }
@@ -70,6 +84,39 @@ class StepFamily final : public Family {
   }
 
  private:
+  // The feed's images (indexed once, collective) and its pipeline: the dataloader's, batches
+  // of micro_batch images cropped to the model's image size.
+  void plan_feed(const RankContext& ctx, const Workload& w, StepRun& run) {
+    if (!images_ || images_->dir != config_.data_dir)
+      images_ =
+          std::make_shared<dataloader::ImageSet>(dataloader::index_images(config_.data_dir, ctx));
+    auto& d = run.data;
+    d.images = images_;
+    d.pipeline.engine = config_.data_engine;
+    d.pipeline.workers = config_.data_workers;
+    d.pipeline.prefetch = config_.data_prefetch;
+    d.pipeline.batch_size = w.micro_batch;
+    d.pipeline.crop = w.model.image_size;
+    d.pipeline.seed = 1;
+    d.cache = config_.data_cache == "evicted" ? storage::CacheState::kEvicted
+                                              : storage::CacheState::kWarm;
+    d.index = ctx.rank;
+    d.ranks = ctx.size;
+    run.data_dir = config_.data_dir;
+    run.data_cache = config_.data_cache;
+  }
+
+  static void require_images(const dataloader::ImageSet& set, const StepLayout& l, int micro,
+                             int ranks) {
+    const std::size_t per_rank = static_cast<std::size_t>(l.accumulation * micro);
+    if (set.images.size() / static_cast<std::size_t>(ranks) >= per_rank) return;
+    throw UsageError(fmt::format(
+        "step: data_dir: {} images in {} give each of {} ranks {}, fewer than the {} a step "
+        "takes at {} nodes: use a larger data set (preflight dataset make --images {})",
+        set.images.size(), set.dir, ranks, set.images.size() / static_cast<std::size_t>(ranks),
+        per_rank, l.nodes, per_rank * static_cast<std::size_t>(ranks)));
+  }
+
   std::vector<int> node_counts(const RankContext& ctx) const {
     if (config_.nodes.empty()) return comm::ladder_steps(ctx.node_count);
     for (int n : config_.nodes)
@@ -100,6 +147,7 @@ class StepFamily final : public Family {
 
   StepConfig config_;
   Workload workload_;
+  std::shared_ptr<dataloader::ImageSet> images_;
 };
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include "step/step_operation.hpp"
 
 #include <chrono>
+#include <cmath>
+#include <ctime>
 
 #include "preflight/schema/step.hpp"
 
@@ -19,11 +21,21 @@ double total_flops_of(const std::vector<GemmCall>& calls) {
   return sum;
 }
 
+double process_cpu_s() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
 }  // namespace
 
 StepOperation::StepOperation(StepPlan plan, std::vector<std::unique_ptr<Operation>> gemms,
-                             std::vector<std::unique_ptr<Operation>> comms)
-    : plan_(std::move(plan)), gemms_(std::move(gemms)), comms_(std::move(comms)) {}
+                             std::vector<std::unique_ptr<Operation>> comms,
+                             std::unique_ptr<DataFeed> feed)
+    : plan_(std::move(plan)),
+      gemms_(std::move(gemms)),
+      comms_(std::move(comms)),
+      feed_(std::move(feed)) {}
 
 void StepOperation::fill() {
   for (auto& g : gemms_) g->fill();
@@ -56,22 +68,41 @@ void StepOperation::run_pass(const std::vector<GemmCall>& calls, bool fill_bucke
   }
 }
 
+// Each micro-batch takes its batch from the feed before its forward pass (the wait is data
+// that nothing hid) and gives it back once its GEMMs are done; after the last, the feed starts
+// on the next step's batches, beside this step's gradient collectives.
 void StepOperation::run() {
   next_bucket_ = 0;
   comm_in_compute_s_ = 0;
+  double data_s = 0;
+  const double process_cpu = process_cpu_s(), loader_cpu = feed_ ? feed_->workers_cpu_s() : 0;
   const auto start = Clock::now();
   for (std::int64_t micro = 0; micro < plan_.accumulation; ++micro) {
     const bool last = micro + 1 == plan_.accumulation;
+    if (feed_) data_s += feed_->take();
     run_pass(plan_.forward, false);
     run_pass(plan_.backward, last && plan_.overlap);
+    if (feed_) {
+      for (auto& g : gemms_) g->wait();
+      feed_->release();
+    }
   }
   for (auto& g : gemms_) g->wait();
+  // The loader's part of the CPU time the rank used while it computed: where the GEMMs run on
+  // the same cores, the share of the compute time the loader's workers took from them.
+  if (feed_) {
+    const double loader = feed_->workers_cpu_s() - loader_cpu;
+    const double rest = process_cpu_s() - process_cpu - loader;
+    data_cpu_share_ = loader + rest > 0 ? loader / (loader + rest) : std::nan("");
+    data_s += feed_->next_step();
+  }
   const auto computed = Clock::now();
   while (next_bucket_ < plan_.buckets.size()) launch_bucket(next_bucket_++);
   for (auto& c : comms_) c->wait();
   const auto end = Clock::now();
-  compute_s_ = seconds_between(start, computed) - comm_in_compute_s_;
+  compute_s_ = seconds_between(start, computed) - comm_in_compute_s_ - data_s;
   comm_exposed_s_ = seconds_between(computed, end) + comm_in_compute_s_;
+  data_exposed_s_ = feed_ ? data_s : std::nan("");
 }
 
 std::uint64_t StepOperation::count_wrong() {
@@ -89,6 +120,10 @@ std::vector<double> StepOperation::iteration_counters() {
   std::vector<double> out(schema::kStepCounterCount);
   out[schema::kStepComputeCounter] = compute_s_;
   out[schema::kStepCommCounter] = comm_exposed_s_;
+  out[schema::kStepDataCounter] = data_exposed_s_;
+  out[schema::kStepDataResidentCounter] = feed_ ? feed_->resident_before() : std::nan("");
+  out[schema::kStepDataBusyCounter] = feed_ ? feed_->busy() : std::nan("");
+  out[schema::kStepDataCpuShareCounter] = feed_ ? data_cpu_share_ : std::nan("");
   return out;
 }
 

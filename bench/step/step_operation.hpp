@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "harness/case.hpp"
+#include "step/data_feed.hpp"
 #include "step/model.hpp"
 
 namespace preflight::step {
@@ -34,8 +35,9 @@ struct StepPlan {
 
 class StepOperation final : public Operation {
  public:
+  // `feed` may be null: no data feed.
   StepOperation(StepPlan plan, std::vector<std::unique_ptr<Operation>> gemms,
-                std::vector<std::unique_ptr<Operation>> comms);
+                std::vector<std::unique_ptr<Operation>> comms, std::unique_ptr<DataFeed> feed);
   void fill() override;
   void run() override;
   std::uint64_t count_wrong() override;
@@ -48,9 +50,10 @@ class StepOperation final : public Operation {
 
   StepPlan plan_;
   std::vector<std::unique_ptr<Operation>> gemms_, comms_;
+  std::unique_ptr<DataFeed> feed_;
   std::size_t next_bucket_ = 0;
   double comm_in_compute_s_ = 0;  // launches of buckets made inside the compute phase
-  double compute_s_ = 0, comm_exposed_s_ = 0;
+  double compute_s_ = 0, comm_exposed_s_ = 0, data_exposed_s_ = 0, data_cpu_share_ = 0;
 };
 
 }  // namespace preflight::step

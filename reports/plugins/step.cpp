@@ -24,6 +24,9 @@ namespace sp = step_projection;
 // A measured step: its node count, time and parts.
 struct MeasuredStep {
   double nodes = 0, step_s = 0, compute_s = 0, comm_s = 0;
+  double data_s = std::nan("");          // the data feed's exposed wait; NaN: no feed
+  double data_cpu_share = std::nan("");  // the loader's part of the CPU used while computing
+  bool on_cpu = false;                   // the GEMMs ran on the CPUs the workers did
   std::string source;
 };
 
@@ -39,9 +42,12 @@ std::vector<MeasuredStep> measured_steps(const RunData& run) {
   for (const auto& c : run.cases) {
     if (c.family != "step" || c.status != "ok" || c.stats.empty()) continue;
     const CaseView v(c);
-    out.push_back({column_at(v, s::kStepNodes), column_at(v, s::kStepStepSeconds),
-                   column_at(v, s::kStepCompute), column_at(v, s::kStepCommExposed),
-                   source_of(run, c)});
+    out.push_back(
+        {column_at(v, s::kStepNodes), column_at(v, s::kStepStepSeconds),
+         column_at(v, s::kStepCompute), column_at(v, s::kStepCommExposed),
+         column_at(v, s::kStepDataExposed), column_at(v, s::kStepDataCpuShare),
+         v.param(std::string(s::kStepCaseAttributes[s::kStepGemmDevice].name)) == s::kStepOnCpu,
+         source_of(run, c)});
   }
   std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.nodes < b.nodes; });
   return out;
@@ -72,6 +78,28 @@ const MeasuredStep* measured_at(const std::vector<MeasuredStep>& m, int nodes) {
   return nullptr;
 }
 
+// The measured step's largest part, named as the projection names its terms.
+// Where the GEMMs share the CPUs with the loader's workers, the workers' time is taken from the
+// GEMMs, not waited for: compute_s holds it, in the share of the CPU the workers used meanwhile.
+// The measured parts split it so; elsewhere data is the waits alone.
+struct MeasuredParts {
+  double compute_s, comm_s, data_s;
+};
+MeasuredParts measured_parts(const MeasuredStep& m) {
+  if (std::isnan(m.data_s)) return {m.compute_s, m.comm_s, 0};
+  const double taken = m.on_cpu && !std::isnan(m.data_cpu_share) ? m.data_cpu_share : 0;
+  return {m.compute_s * (1 - taken), m.comm_s, m.data_s + m.compute_s * taken};
+}
+
+std::string measured_bottleneck(const MeasuredStep& m) {
+  const auto parts = measured_parts(m);
+  std::string name = "compute";
+  double largest = parts.compute_s;
+  if (parts.comm_s > largest) name = "communication", largest = parts.comm_s;
+  if (parts.data_s > largest) name = "data";
+  return name;
+}
+
 std::vector<std::string> row_of(const sp::Projection& p, const MeasuredStep* m, double efficiency) {
   const auto& t = p.terms;
   if (!p.layout.problem.empty())
@@ -96,10 +124,18 @@ std::vector<std::string> row_of(const sp::Projection& p, const MeasuredStep* m, 
       t.bottleneck,
       std::isnan(efficiency) ? "n/a" : fmt::format("{:.0f}%", 100 * efficiency)};
   if (m == nullptr) return row.insert(row.end(), {"not run", "", ""}), row;
-  row.push_back(fmt::format("{} (compute {}, exposed gradient {})", seconds(m->step_s),
-                            seconds(m->compute_s), seconds(m->comm_s)));
+  const auto parts = measured_parts(*m);
+  const bool shared = !std::isnan(m->data_s) && m->on_cpu;
+  row.push_back(fmt::format(
+      "{} (compute {}, exposed gradient {}{})", seconds(m->step_s), seconds(parts.compute_s),
+      seconds(parts.comm_s),
+      std::isnan(m->data_s) ? std::string()
+      : shared ? fmt::format(", data {}: waits {} and {:.0f}% of the compute time, the loader's "
+                             "share of the CPUs it shared with the GEMMs",
+                             seconds(parts.data_s), seconds(m->data_s), 100 * m->data_cpu_share)
+               : ", exposed data " + seconds(m->data_s)));
   row.push_back(fmt::format("{:+.0f}%", 100 * (t.step_s - m->step_s) / m->step_s));
-  row.push_back(m->comm_s > m->compute_s ? "communication" : "compute");
+  row.push_back(measured_bottleneck(*m));
   return row;
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "analysis/case_view.hpp"
 #include "plugins/alpha_beta.hpp"
@@ -17,6 +18,9 @@ namespace {
 
 namespace s = schema;
 namespace sp = step_projection;
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+// The shortest GEMM priced by its span on CPUs (see matmul_rates).
+constexpr double kSpanAtLeastS = 1e-3;
 
 std::string attr(const CaseView& v, std::size_t i) {
   return v.param(std::string(s::kStepCaseAttributes[i].name));
@@ -64,7 +68,8 @@ std::string gemm_backend_of(const CaseView& v) {
   return lib.substr(0, lib.find(':'));
 }
 
-std::vector<sp::RatePoint> matmul_rates(const RunData& run, const std::string& backend) {
+std::vector<sp::RatePoint> matmul_rates(const RunData& run, const std::string& backend,
+                                        bool on_cpu) {
   std::vector<sp::RatePoint> out;
   for (const auto& c : run.cases) {
     const CaseView v(c);
@@ -76,13 +81,21 @@ std::vector<sp::RatePoint> matmul_rates(const RunData& run, const std::string& b
       return v.number(std::string(col[column].name), v.row(p));
     };
     // The step issues its GEMMs back to back, as matmul's back-to-back blocks do (no barrier
-    // between them, each rank's device never idle): that rate where it was measured.
-    auto rate = [&](std::size_t p) {
+    // between them, each rank's device never idle): that rate where it was measured. On CPUs
+    // the ranks of a host may share cores and take turns, which each rank's own time hides:
+    // there the rate over the iteration's span, where the file has it and the GEMM is long
+    // enough that the barrier's release spread (tens to hundreds of microseconds on a loaded
+    // host) is not most of the span.
+    auto rate = [&](std::size_t p) -> std::pair<double, const char*> {
+      const double own_s = at(s::kMatmulFlop, p) / (at(s::kMatmulTflops, p) * 1e12);
+      const double span = on_cpu && own_s >= kSpanAtLeastS ? at(s::kMatmulSpanTflops, p) : kNaN;
+      if (!std::isnan(span)) return {span * 1e12, " (span of all ranks at once)"};
       const double batched = at(s::kMatmulBatchedTflops, p);
-      return (std::isnan(batched) ? at(s::kMatmulTflops, p) : batched) * 1e12;
+      if (!std::isnan(batched)) return {batched * 1e12, " (back-to-back)"};
+      return {at(s::kMatmulTflops, p) * 1e12, ""};
     };
     for (std::size_t p = 0; p < v.points(); ++p)
-      out.push_back({at(s::kMatmulFlop, p), rate(p), source_of(run, c) + " (back-to-back)",
+      out.push_back({at(s::kMatmulFlop, p), rate(p).first, source_of(run, c) + rate(p).second,
                      std::int64_t(at(s::kMatmulM, p)), std::int64_t(at(s::kMatmulN, p)),
                      std::int64_t(at(s::kMatmulK, p))});
   }
@@ -138,18 +151,40 @@ sp::CollectiveFigures collective_figures(const RunData& run, const std::string& 
   return f;
 }
 
-// The best valid images/s per rank of the run's dataloader cases.
-sp::Sourced data_rate(const RunData& run) {
+// The loader's own rate: a point where it set the pace, the loader alone (no emulated
+// compute) or below its AU target; images/s per rank.
+double loader_rate(const CaseView& v, std::size_t p) {
+  const auto& col = s::kDataloaderStatsColumns;
+  auto at = [&](std::size_t c) { return v.number(std::string(col[c].name), v.row(p)); };
+  const bool alone = !(v.number_param("compute_per_batch_s") > 0);
+  if (!alone && at(s::kDataloaderAuMet) == 1) return -1;  // the emulated compute set the pace
+  return at(s::kDataloaderImagesPerS) / v.number_param("ranks");
+}
+
+// The step's feed as the dataloader measured it: the same images, engine, cache state, crop
+// and workers per rank. Without a feed (an image model priced from a loader run apart), the
+// fastest of the loader's own rates.
+sp::Sourced data_rate(const RunData& run, const CaseView& step) {
+  const std::string dir = attr(step, s::kStepDataDir);
+  const bool fed = !dir.empty();
   sp::Sourced best{-1, ""};
-  const std::string valid(s::kDataloaderStatsColumns[s::kDataloaderValidImagesPerS].name);
   for (const auto& c : run.cases) {
     const CaseView v(c);
     if (c.family != "dataloader" || c.status != "ok") continue;
+    if (fed && (v.param("data_dir") != dir || v.param("engine") != attr(step, s::kStepDataEngine) ||
+                v.param("cache_state") != attr(step, s::kStepDataCache) ||
+                v.number_param("crop") != step.number_param("image_size")))
+      continue;
+    const std::string workers(s::kDataloaderStatsColumns[s::kDataloaderWorkers].name);
     for (std::size_t p = 0; p < v.points(); ++p) {
-      const double per_rank = v.number(valid, v.row(p)) / v.number_param("ranks");
+      const double w = v.number(workers, v.row(p));
+      if (fed && w != step.number_param("data_workers")) continue;
+      const double per_rank = loader_rate(v, p);
       if (per_rank > best.value)
-        best = {per_rank, fmt::format("{} point {}, {} images/s over {} ranks", source_of(run, c),
-                                      p, v.number(valid, v.row(p)), v.param("ranks"))};
+        best = {per_rank, fmt::format("{} point {}, {:g} workers per rank, {:.4g} images/s over "
+                                      "{} ranks",
+                                      source_of(run, c), p, w, per_rank * v.number_param("ranks"),
+                                      v.param("ranks"))};
     }
   }
   return best;
@@ -210,7 +245,7 @@ std::optional<StepInputs> step_inputs(const RunData& run, const std::string& lab
         "overlap: off in the projection: the step's comm backend, mpi, blocks in each "
         "collective, so no bucket ran beside the GEMMs (nccl overlaps)");
   }
-  in.rates = matmul_rates(run, gemm_backend_of(v));
+  in.rates = matmul_rates(run, gemm_backend_of(v), attr(v, s::kStepGemmDevice) == s::kStepOnCpu);
   if (in.rates.empty())
     out.problem = fmt::format("no float32 matmul case on {} in {}: add a matmul benchmark",
                               gemm_backend_of(v), run.path);
@@ -218,7 +253,16 @@ std::optional<StepInputs> step_inputs(const RunData& run, const std::string& lab
   for (const auto* name : sharded ? std::vector<const char*>{"reducescatter", "allgather"}
                                   : std::vector<const char*>{"allreduce"})
     in.collectives.push_back(collective_figures(run, label, name, in.workload.ranks_per_node));
-  if (in.workload.model.kind == step::ModelKind::kResNet50) in.data_samples_per_s = data_rate(run);
+  if (in.workload.model.kind == step::ModelKind::kResNet50) {
+    in.data_samples_per_s = data_rate(run, v);
+    in.data_shares_compute_cpus = attr(v, s::kStepGemmDevice) == s::kStepOnCpu;
+    if (in.data_samples_per_s.value < 0 && !attr(v, s::kStepDataDir).empty())
+      out.assumptions.push_back(fmt::format(
+          "data: no dataloader case measured the step's feed ({}, {} workers per rank, {}, "
+          "cache {}, crop {}) with the loader setting the pace: add one with compute_per_batch: 0",
+          attr(v, s::kStepDataDir), attr(v, s::kStepDataWorkers), attr(v, s::kStepDataEngine),
+          attr(v, s::kStepDataCache), attr(v, s::kStepImageSize)));
+  }
   in.checkpoint_bytes_per_s = checkpoint_rate(run);
   out.assumptions.push_back(
       "compute counts the GEMMs only (attention's softmax, norms and the optimizer are in mfu); "

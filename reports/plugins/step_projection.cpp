@@ -1,6 +1,7 @@
 #include "plugins/step_projection.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -86,6 +87,27 @@ struct Compute {
   std::string how;
 };
 
+// The step's GEMM shapes matmul did not measure, priced by their FLOPs alone: their share of
+// the FLOPs and the shapes to measure (a skinny GEMM runs slower than a square of its FLOPs).
+std::string unmeasured_shapes(const Inputs& in, const std::vector<step::Gemm>& gemms) {
+  double missing = 0;
+  std::vector<std::string> shapes;
+  for (const auto& g : gemms) {
+    const bool measured = std::any_of(in.rates.begin(), in.rates.end(), [&](const RatePoint& r) {
+      return r.m == g.m && r.n == g.n && r.k == g.k;
+    });
+    if (measured) continue;
+    missing += g.flops();
+    const auto shape = fmt::format("{}x{}x{}", g.m, g.n, g.k);
+    if (std::find(shapes.begin(), shapes.end(), shape) == shapes.end()) shapes.push_back(shape);
+  }
+  if (shapes.empty()) return "";
+  return fmt::format(
+      "; {:.0f}% of the FLOPs at {} shapes matmul did not measure, priced by "
+      "their FLOPs (measure them: matmul shapes: {})",
+      100 * missing / step::total_flops(gemms), shapes.size(), fmt::join(shapes, ","));
+}
+
 Compute compute_of(const Inputs& in) {
   const auto& w = in.workload;
   const auto gemms = step::step_gemms(w.model, w.split, w.micro_batch);
@@ -101,9 +123,9 @@ Compute compute_of(const Inputs& in) {
   }
   c.how = fmt::format(
       "compute: {} GEMMs, {:.4g} GFLOP a micro-batch of {}, at {:.4g} to {:.4g} GFLOP/s per "
-      "rank (the measured matmul rate at each GEMM's FLOPs, {}) x mfu {:.3g}",
+      "rank (the measured matmul rate at each GEMM's FLOPs, {}) x mfu {:.3g}{}",
       gemms.size(), step::total_flops(gemms) / 1e9, w.micro_batch, lowest / 1e9, highest / 1e9,
-      in.rates.empty() ? "none" : in.rates.front().source, w.mfu);
+      in.rates.empty() ? "none" : in.rates.front().source, w.mfu, unmeasured_shapes(in, gemms));
   return c;
 }
 
@@ -151,12 +173,19 @@ void add_data(const Inputs& in, const step::StepLayout& l, Projection& p) {
   }
   const double samples = double(l.accumulation) * in.workload.micro_batch;
   t.data_s = samples / in.data_samples_per_s.value;
-  t.data_exposed_s = std::max(0.0, t.data_s - (t.compute_s + t.comm_exposed_s));
-  p.how.push_back(
-      fmt::format("data: {:.0f} samples per rank at {:.4g} samples/s per rank ({}): "
-                  "{:.4g} s, prefetched, so {:.4g} s shows",
-                  samples, in.data_samples_per_s.value, in.data_samples_per_s.source, t.data_s,
-                  t.data_exposed_s));
+  // Prefetching hides the loader behind the rest of the step where it has processors of its
+  // own. A CPU GEMM backend keeps every core busy while it computes: there the workers' time
+  // hides only behind the gradient's exposed synchronisation, when the ranks wait.
+  const bool shared = in.data_shares_compute_cpus;
+  const double window = shared ? t.comm_exposed_s : t.compute_s + t.comm_exposed_s;
+  t.data_exposed_s = std::max(0.0, t.data_s - window);
+  p.how.push_back(fmt::format(
+      "data: {:.0f} samples per rank at {:.4g} samples/s per rank ({}): {:.4g} s, {}, so "
+      "{:.4g} s shows",
+      samples, in.data_samples_per_s.value, in.data_samples_per_s.source, t.data_s,
+      shared ? "on the CPUs the GEMMs use: prefetched only while the ranks wait on the gradient"
+             : "prefetched",
+      t.data_exposed_s));
 }
 
 void add_checkpoint(const Inputs& in, Projection& p) {

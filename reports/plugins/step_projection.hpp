@@ -10,7 +10,9 @@
 //   exposed     = with overlap, what the last micro-batch's backward pass does not hide, and never
 //                 less than the last bucket (it starts when the backward pass ends)
 //   data        = samples per rank per step / the measured samples/s per rank; the loader
-//                 prefetches, so only what outlasts compute and exposed communication shows
+//                 prefetches, so only what outlasts compute and exposed communication shows;
+//                 where its workers share the CPUs the GEMMs run on (a CPU GEMM backend), only
+//                 what outlasts the exposed communication (the cores are busy computing)
 //   checkpoint  = save time x (step time without it / interval): its share of each step
 //   step        = compute + exposed gradient + exposed data + checkpoint
 // The bottleneck is the largest of the four shown terms.
@@ -58,6 +60,7 @@ struct Inputs {
   std::vector<RatePoint> rates;  // ascending FLOPs
   std::vector<CollectiveFigures> collectives;
   Sourced data_samples_per_s{-1, ""};      // per rank; < 0: not measured
+  bool data_shares_compute_cpus = false;   // the GEMMs run on the CPUs the loader's workers do
   Sourced checkpoint_bytes_per_s{-1, ""};  // per node; < 0: not measured
 };
 

@@ -390,12 +390,31 @@ def check_step_case(case, where, spec):
         expected = {"step_s": step, "samples_per_s": int(a["global_batch"]) / step,
                     "compute_s": median(c["compute_s"].mean(axis=1)),
                     "comm_exposed_s": median(c["comm_exposed_s"].mean(axis=1))}
+        fed = text(a["data_dir"]) != ""
+        data = c["data_exposed_s"] if fed else np.zeros_like(times)
+        if fed:
+            expected["data_exposed_s"] = median(data.mean(axis=1))
+            expected["data_busy_s"] = median(c["data_busy_s"].mean(axis=1))
+            expected["data_cpu_share"] = median(c["data_cpu_share"].mean(axis=1))
+            share = c["data_cpu_share"]
+            if not np.all((share >= 0) & (share <= 1)):
+                problem(f"{here}: a data_cpu_share outside 0 to 1")
+            resident = c["data_resident_before"]
+            if text(a["data_cache"]) == "evicted" and np.nanmax(resident) > 0.05:
+                problem(f"{here}: data_cache evicted but {np.nanmax(resident)} of a step's images were cached")
+            if int(a["data_workers"]) < 1 or text(a["data_engine"]) == "":
+                problem(f"{here}: a feed without its workers or engine")
+        elif not all(np.isnan(float(stats[n][row])) and np.all(np.isnan(c[n]))
+                     for n in ("data_exposed_s", "data_busy_s", "data_cpu_share")):
+            problem(f"{here}: a data column is not NaN without a data feed")
         for column, value in expected.items():
             got = float(stats[column][row])
             if not abs(got - value) <= 1e-9 * max(abs(got), abs(value), 1e-300):
                 problem(f"{here}: {column} {got} but the samples and counters give {value}")
-        if not np.all(c["compute_s"] + c["comm_exposed_s"] <= times * (1 + 1e-6)):
-            problem(f"{here}: compute_s + comm_exposed_s exceeds the rank's own time")
+        if not np.all(c["compute_s"] + c["comm_exposed_s"] + data <= times * (1 + 1e-6)):
+            problem(f"{here}: compute_s + comm_exposed_s + data_exposed_s exceeds the rank's own time")
+        if not np.all(c["compute_s"] >= 0):
+            problem(f"{here}: a negative compute_s")
         dp, acc = int(stats["data_parallel"][row]), int(stats["accumulation"][row])
         if dp * acc * int(a["micro_batch"]) != int(a["global_batch"]):
             problem(f"{here}: data_parallel x accumulation x micro_batch is not global_batch")

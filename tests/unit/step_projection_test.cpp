@@ -153,6 +153,22 @@ TEST(StepProjection, DataPrefetchedShowsOnlyWhatOutlastsTheRest) {
   EXPECT_EQ(p.terms.bottleneck, "data");
 }
 
+TEST(StepProjection, DataOnTheGemmsCpusHidesOnlyBehindTheGradient) {
+  auto in = tiny_inputs();
+  in.data_samples_per_s = {1, "case d in f.h5"};     // 2 samples a rank: 2 s
+  const double alone = project(in, 1).terms.step_s;  // hidden behind 6.386 s
+  in.data_shares_compute_cpus = true;  // a CPU GEMM backend: the workers take the GEMMs' cores
+  auto p = project(in, 1);
+  ASSERT_GT(p.terms.comm_exposed_s, 0);
+  ASSERT_LT(p.terms.comm_exposed_s, 2);
+  EXPECT_NEAR(p.terms.data_exposed_s, 2 - p.terms.comm_exposed_s, 1e-12);
+  EXPECT_NEAR(p.terms.step_s, alone + 2 - p.terms.comm_exposed_s, 1e-12);
+  in.data_samples_per_s.value = 0.1;  // 20 s: more than compute and communication together
+  p = project(in, 1);
+  EXPECT_NEAR(p.terms.data_exposed_s, 20 - p.terms.comm_exposed_s, 1e-12);
+  EXPECT_EQ(p.terms.bottleneck, "data");
+}
+
 TEST(StepProjection, CheckpointCostPerStep) {
   auto in = tiny_inputs();
   in.workload.checkpoint_bytes = 1000;

@@ -41,6 +41,7 @@ enum MatmulColumn : std::size_t {
   kMatmulBatchedPeakFraction,
   kMatmulRankTflopsMin,
   kMatmulRankTflopsMedian,
+  kMatmulSpanTflops,
   kMatmulColumnCount
 };
 inline constexpr std::array kMatmulStatsColumns = {
@@ -68,6 +69,10 @@ inline constexpr std::array kMatmulStatsColumns = {
            Kind::kWorkRate},
     Column{"rank_tflops_median", Type::kFloat64, "TFLOP/s", "per-rank rate, median rank",
            Direction::kHigher, Kind::kWorkRate},
+    Column{"span_tflops", Type::kFloat64, "TFLOP/s",
+           "2 m n k / the iteration's span (first start to last finish over the group's ranks), "
+           "median over iterations: one rank's rate while all compute at once",
+           Direction::kHigher, Kind::kWorkRate},
 };
 static_assert(kMatmulStatsColumns.size() == kMatmulColumnCount);
 static_assert(kMatmulStatsColumns[kMatmulM].name == "gemm_m");
@@ -81,6 +86,7 @@ static_assert(kMatmulStatsColumns[kMatmulPeakFraction].name == "peak_fraction");
 static_assert(kMatmulStatsColumns[kMatmulBatchedPeakFraction].name == "batched_peak_fraction");
 static_assert(kMatmulStatsColumns[kMatmulRankTflopsMin].name == "rank_tflops_min");
 static_assert(kMatmulStatsColumns[kMatmulRankTflopsMedian].name == "rank_tflops_median");
+static_assert(kMatmulStatsColumns[kMatmulSpanTflops].name == "span_tflops");
 
 // Series (points/<P>/series/<name>), besides the telemetry series (telemetry.hpp): the rate
 // per interval, to see clocks fall as the device heats (sustained mode: a long timing budget).

@@ -18,6 +18,9 @@ inline constexpr std::string_view kStepReduceScatterAllGather = "reduce-scatter+
 // The model_kind attribute's values.
 inline constexpr std::string_view kStepTransformer = "transformer";
 inline constexpr std::string_view kStepResNet50 = "resnet50";
+// gemm_device: where the GEMMs run (a loader's workers share the CPUs with them on "cpu").
+inline constexpr std::string_view kStepOnCpu = "cpu";
+inline constexpr std::string_view kStepOnGpu = "gpu";
 
 enum StepAttribute : std::size_t {
   kStepModel,
@@ -51,6 +54,11 @@ enum StepAttribute : std::size_t {
   kStepDtype,
   kStepThreads,
   kStepLayout,
+  kStepDataDir,
+  kStepDataWorkers,
+  kStepDataEngine,
+  kStepDataCache,
+  kStepGemmDevice,
   kStepAttributeCount
 };
 inline constexpr std::array kStepCaseAttributes = {
@@ -85,15 +93,31 @@ inline constexpr std::array kStepCaseAttributes = {
     Item{"dtype", Type::kString, "", "GEMM element type"},
     Item{"threads", Type::kInt64, "threads", "BLAS threads of each rank (CPU)"},
     Item{"layout", Type::kString, "", "the node count's label; the case name ends with it"},
+    Item{"data_dir", Type::kString, "", "the images the step's data feed reads; empty: no feed"},
+    Item{"data_workers", Type::kInt64, "threads", "the data feed's worker threads per rank"},
+    Item{"data_engine", Type::kString, "", "the data feed's storage engine"},
+    Item{"data_cache", Type::kString, "", "the images' page-cache state before a step's reads"},
+    Item{"gemm_device", Type::kString, "", "where the GEMMs run: cpu or gpu"},
 };
 static_assert(kStepCaseAttributes.size() == kStepAttributeCount);
 static_assert(kStepCaseAttributes[kStepThreads].name == "threads");
 static_assert(kStepCaseAttributes[kStepLayout].name == "layout");
 static_assert(kStepCaseAttributes[kStepMfu].name == "mfu");
 static_assert(kStepCaseAttributes[kStepGradientSync].name == "gradient_sync");
+static_assert(kStepCaseAttributes[kStepDataDir].name == "data_dir");
+static_assert(kStepCaseAttributes[kStepDataCache].name == "data_cache");
+static_assert(kStepCaseAttributes[kStepGemmDevice].name == "gemm_device");
 
 // Counters (points/<P>/counters/<name>), in the order an operation reports them.
-enum StepCounter : std::size_t { kStepComputeCounter, kStepCommCounter, kStepCounterCount };
+enum StepCounter : std::size_t {
+  kStepComputeCounter,
+  kStepCommCounter,
+  kStepDataCounter,
+  kStepDataResidentCounter,
+  kStepDataBusyCounter,
+  kStepDataCpuShareCounter,
+  kStepCounterCount
+};
 inline constexpr std::array kStepCounters = {
     Column{"compute_s", Type::kFloat64, "s",
            "the rank's time in GEMMs in the step (waits for the device included)",
@@ -101,10 +125,26 @@ inline constexpr std::array kStepCounters = {
     Column{"comm_exposed_s", Type::kFloat64, "s",
            "the rank's time in gradient collectives that compute did not hide", Direction::kLower,
            Kind::kTime},
+    Column{"data_exposed_s", Type::kFloat64, "s",
+           "the rank's time waiting for its data feed's next batch; NaN: no feed",
+           Direction::kLower, Kind::kTime},
+    Column{"data_resident_before", Type::kFloat64, "",
+           "fraction of the step's images in the page cache when the feed started on them",
+           Direction::kNone, Kind::kFraction},
+    Column{"data_busy_s", Type::kFloat64, "s",
+           "the feed's workers' time building the step's batches, summed, over the workers; "
+           "NaN: no feed",
+           Direction::kLower, Kind::kTime},
+    Column{"data_cpu_share", Type::kFloat64, "",
+           "the feed's workers' part of the CPU time the rank's process used while it computed",
+           Direction::kNone, Kind::kFraction},
 };
 static_assert(kStepCounters.size() == kStepCounterCount);
 static_assert(kStepCounters[kStepComputeCounter].name == "compute_s");
 static_assert(kStepCounters[kStepCommCounter].name == "comm_exposed_s");
+static_assert(kStepCounters[kStepDataCounter].name == "data_exposed_s");
+static_assert(kStepCounters[kStepDataBusyCounter].name == "data_busy_s");
+static_assert(kStepCounters[kStepDataCpuShareCounter].name == "data_cpu_share");
 
 enum StepColumn : std::size_t {
   kStepNodes,
@@ -114,6 +154,9 @@ enum StepColumn : std::size_t {
   kStepSamplesPerS,
   kStepCompute,
   kStepCommExposed,
+  kStepDataExposed,
+  kStepDataBusy,
+  kStepDataCpuShare,
   kStepColumnCount
 };
 inline constexpr std::array kStepStatsColumns = {
@@ -134,6 +177,15 @@ inline constexpr std::array kStepStatsColumns = {
     Column{"comm_exposed_s", Type::kFloat64, "s",
            "comm_exposed_s counter: median over iterations of the mean over the group's ranks",
            Direction::kLower, Kind::kTime, PerIteration::kCounterMedian, "comm_exposed_s"},
+    Column{"data_exposed_s", Type::kFloat64, "s",
+           "data_exposed_s counter: median over iterations of the mean over the group's ranks",
+           Direction::kLower, Kind::kTime, PerIteration::kCounterMedian, "data_exposed_s"},
+    Column{"data_busy_s", Type::kFloat64, "s",
+           "data_busy_s counter: median over iterations of the mean over the group's ranks",
+           Direction::kLower, Kind::kTime, PerIteration::kCounterMedian, "data_busy_s"},
+    Column{"data_cpu_share", Type::kFloat64, "",
+           "data_cpu_share counter: median over iterations of the mean over the group's ranks",
+           Direction::kNone, Kind::kFraction, PerIteration::kCounterMedian, "data_cpu_share"},
 };
 static_assert(kStepStatsColumns.size() == kStepColumnCount);
 static_assert(kStepStatsColumns[kStepNodes].name == "nodes");
@@ -141,6 +193,9 @@ static_assert(kStepStatsColumns[kStepStepSeconds].name == "step_s");
 static_assert(kStepStatsColumns[kStepSamplesPerS].name == "samples_per_s");
 static_assert(kStepStatsColumns[kStepCompute].name == "compute_s");
 static_assert(kStepStatsColumns[kStepCommExposed].name == "comm_exposed_s");
+static_assert(kStepStatsColumns[kStepDataExposed].name == "data_exposed_s");
+static_assert(kStepStatsColumns[kStepDataBusy].name == "data_busy_s");
+static_assert(kStepStatsColumns[kStepDataCpuShare].name == "data_cpu_share");
 
 // What every step case declares (SPEC.md, "The step family", Meaning).
 inline constexpr Stage kStepStage = Stage::kStep;
