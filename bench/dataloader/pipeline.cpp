@@ -4,12 +4,14 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <pthread.h>
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+
 #include <ctime>
 #include <deque>
 #include <memory>
@@ -77,9 +79,17 @@ class CopyOut final : public storage::Completions {
   std::vector<unsigned char>& to_;
 };
 
-std::int64_t thread_cpu_ns() {
+// The calling thread's CPU clock, readable from other threads while it lives.
+clockid_t thread_clock() {
+  clockid_t id = CLOCK_THREAD_CPUTIME_ID;
+  if (pthread_getcpuclockid(pthread_self(), &id) != 0) return CLOCK_THREAD_CPUTIME_ID;
+  return id;
+}
+
+// A CPU clock in nanoseconds; -1 when it cannot be read (its thread has ended).
+std::int64_t cpu_ns_of(clockid_t clock) {
   timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  if (clock_gettime(clock, &t) != 0) return -1;
   return std::int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
 }
 
@@ -145,13 +155,35 @@ class Worker {
 
   double images = 0, bytes = 0, read_s = 0, decode_s = 0, augment_s = 0, batch_s = 0;
   double decode_errors = 0;
-  // The worker thread's CPU time in build(), over every pass: read by the rank's thread while
-  // the worker runs (Pipeline::workers_cpu_s), so atomic.
-  std::atomic<std::int64_t> cpu_ns{0};
+  // The worker thread's CPU time in build(), over every pass, read by the rank's thread while
+  // the worker runs (cpu_now): the images finished, and the one in progress from its start on
+  // the thread's CPU clock.
+  void image_started() {
+    clock_.store(thread_clock(), std::memory_order_relaxed);
+    image_start_ns_.store(cpu_ns_of(clock_.load()), std::memory_order_release);
+  }
+  void image_done() {
+    cpu_ns_.fetch_add(cpu_ns_of(clock_.load()) - image_start_ns_.load(), std::memory_order_release);
+    image_start_ns_.store(-1, std::memory_order_release);
+  }
+  std::int64_t cpu_now() const {
+    for (;;) {
+      const std::int64_t done = cpu_ns_.load(std::memory_order_acquire);
+      const std::int64_t start = image_start_ns_.load(std::memory_order_acquire);
+      if (done != cpu_ns_.load(std::memory_order_acquire)) continue;  // an image ended meanwhile
+      // The thread may end between the two loads: its clock is then gone (-1), and the image
+      // is counted by the next read.
+      const std::int64_t now = start < 0 ? -1 : cpu_ns_of(clock_.load());
+      return done + (now < 0 ? 0 : now - start);
+    }
+  }
   std::vector<BadImage> errors;
   std::vector<double> batch_latency_s;
 
  private:
+  std::atomic<std::int64_t> cpu_ns_{0}, image_start_ns_{-1};
+  std::atomic<clockid_t> clock_{CLOCK_THREAD_CPUTIME_ID};
+
   // Through the storage engine: one read of the image's bytes, from its file (opened for it,
   // as a loader of single files does) or its shard (opened once per worker).
   void read(const ImageRef& img) {
@@ -288,7 +320,7 @@ Pipeline::~Pipeline() {
 
 double Pipeline::workers_cpu_s() const {
   std::int64_t ns = 0;
-  for (const auto& w : parts_->workers) ns += w->cpu_ns.load();
+  for (const auto& w : parts_->workers) ns += w->cpu_now();
   return static_cast<double>(ns) * 1e-9;
 }
 
@@ -305,7 +337,8 @@ void Pipeline::start_pass(const std::vector<std::size_t>& order, std::uint64_t e
   const std::size_t batch = static_cast<std::size_t>(spec_.batch_size), slot = slot_bytes(spec_);
   p.batches = order.size() / batch;
   auto& buffer = parts_->buffers;
-  for (std::size_t b = 0; b < buffer.size(); ++b) p.free_buffers.push(b);
+  for (std::size_t b = 0; b < buffer.size(); ++b)
+    if (b != held_) p.free_buffers.push(b);  // the caller's batch comes back at release()
   auto work = [&p, &buffer, batch, slot](Worker& w) {
     for (std::size_t b; (b = p.next.fetch_add(1)) < p.batches;) {
       const std::size_t into = p.free_buffers.pop();
@@ -313,9 +346,9 @@ void Pipeline::start_pass(const std::vector<std::size_t>& order, std::uint64_t e
       const auto start = Clock::now();
       try {
         for (std::size_t i = 0; i < batch; ++i) {
-          const std::int64_t cpu = thread_cpu_ns();
+          w.image_started();
           w.build(p.order[b * batch + i], p.epoch, buffer[into].data() + i * slot);
-          w.cpu_ns += thread_cpu_ns() - cpu;
+          w.image_done();
         }
       } catch (const std::exception& e) {
         std::lock_guard lock(p.failure_mutex);
@@ -335,14 +368,18 @@ const unsigned char* Pipeline::take() {
   Pass& p = *pass_;
   if (p.taken == p.batches) throw std::logic_error("Pipeline::take: the pass has no more batches");
   const auto t = Clock::now();
+  if (held_ != kNone) throw std::logic_error("Pipeline::take: the batch taken last is held");
   p.held = p.ready.pop();
   p.stall_s += since(t);
   ++p.taken;
-  return parts_->buffers[p.held.buffer].data();
+  held_ = p.held.buffer;
+  return parts_->buffers[held_].data();
 }
 
 void Pipeline::release() {
-  pass_->free_buffers.push(pass_->held.buffer);
+  if (held_ == kNone) throw std::logic_error("Pipeline::release: no batch is held");
+  if (pass_) pass_->free_buffers.push(held_);  // else the next pass starts with it free
+  held_ = kNone;
 }
 
 PassResult Pipeline::finish_pass() {

@@ -65,7 +65,9 @@ class Pipeline {
   // The same pass, its batches taken by the caller (the step's micro-batches): start_pass
   // starts the workers; take() blocks until the next batch is ready (the wait is the pass's
   // stall_s) and returns its buffer, valid until release(); finish_pass() after the last
-  // batch's release joins the workers and returns the figures. One pass at a time.
+  // take() joins the workers and returns the figures. One pass at a time, one batch held at a
+  // time: the batch taken last may still be held across finish_pass() and the next
+  // start_pass() (the next pass's workers fill the other buffers meanwhile).
   void start_pass(const std::vector<std::size_t>& order, std::uint64_t epoch);
   const unsigned char* take();
   void release();
@@ -82,6 +84,8 @@ class Pipeline {
   PipelineSpec spec_;
   std::unique_ptr<Parts> parts_;
   std::unique_ptr<Pass> pass_;
+  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  std::size_t held_ = kNone;  // the buffer the caller holds (take() to release())
 };
 
 // Builds one batch's images serially into `out` (the batch buffer's bytes), as a worker does;

@@ -94,8 +94,9 @@ std::vector<Metric> MatmulCase::sample_metrics(std::size_t point, int /*group*/,
   const double lowest =
       rates.empty() ? std::nan("") : *std::min_element(rates.begin(), rates.end());
   std::vector<double> spans;
-  for (const auto& span : iteration_spans(view))
-    if (!std::isnan(span.span_s)) spans.push_back(span.span_s);
+  if (view.starts != nullptr)
+    for (const auto& span : iteration_spans(view))
+      if (!std::isnan(span.span_s)) spans.push_back(span.span_s);
   return {metric(c[s::kMatmulRankTflopsMin], lowest),
           metric(c[s::kMatmulRankTflopsMedian], rates.empty() ? std::nan("") : median(rates)),
           metric(c[s::kMatmulSpanTflops],

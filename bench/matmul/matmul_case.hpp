@@ -37,8 +37,9 @@ class MatmulCase final : public Case {
   std::size_t point_count() const override { return spec_.shapes.size(); }
   std::vector<Param> point_columns(std::size_t point, int group) const override;
   std::vector<Metric> metrics(std::size_t point, int group, double seconds) const override;
-  // Every rank's start is kept, so that span_tflops sees ranks that took turns on shared cores.
-  bool measures_span() const override { return true; }
+  // On CPUs every rank's start is kept, so that span_tflops sees ranks that took turns on
+  // shared cores (a GPU is a rank's own: no span, and no clock synchronisation for it).
+  bool measures_span() const override { return !backend_->on_gpu(); }
   std::vector<Metric> sample_metrics(std::size_t point, int group,
                                      const SampleView& view) const override;
   std::vector<CounterSpec> series() const override;

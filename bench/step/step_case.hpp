@@ -40,8 +40,6 @@ class StepCase final : public Case {
                                      const SampleView& view) const override;
   std::vector<CounterSpec> counters() const override;
   bool back_to_back() const override { return false; }
-  // The feed evicts the next step's images: no rank may still be reading while another does.
-  bool quiet_setup() const override { return run_.data.images != nullptr; }
   std::unique_ptr<Operation> make_operation(std::size_t point) override;
 
  private:

@@ -76,7 +76,9 @@ class StepFamily final : public Family {
     for (int nodes : node_counts(ctx)) {
       const auto layout = layout_at(w, nodes);
       if (!layout.problem.empty()) throw UsageError("step: " + layout.problem);
-      if (run.data.images) require_images(*run.data.images, layout, w.micro_batch, ctx.size);
+      if (run.data.images)
+        require_images(*run.data.images, layout, w.micro_batch, ctx.size,
+                       run.data.cache == storage::CacheState::kEvicted);
       auto groups = std::make_shared<comm::GroupSet>(groups_of_nodes(ctx, nodes), ctx, run.comm);
       cases.push_back(std::make_unique<StepCase>(run, std::move(groups), layout));
     }
@@ -106,15 +108,19 @@ class StepFamily final : public Family {
     run.data_cache = config_.data_cache;
   }
 
+  // Each rank reads its own share; where images are evicted, the next step's are evicted while
+  // this one's are read, so the share must hold two steps' apart.
   static void require_images(const dataloader::ImageSet& set, const StepLayout& l, int micro,
-                             int ranks) {
-    const std::size_t per_rank = static_cast<std::size_t>(l.accumulation * micro);
+                             int ranks, bool evicted) {
+    const std::size_t steps = evicted ? 2 : 1;
+    const std::size_t per_rank = steps * static_cast<std::size_t>(l.accumulation * micro);
     if (set.images.size() / static_cast<std::size_t>(ranks) >= per_rank) return;
     throw UsageError(fmt::format(
-        "step: data_dir: {} images in {} give each of {} ranks {}, fewer than the {} a step "
-        "takes at {} nodes: use a larger data set (preflight dataset make --images {})",
+        "step: data_dir: {} images in {} give each of {} ranks {}, fewer than the {} {} at {} "
+        "nodes: use a larger data set (preflight dataset make --images {})",
         set.images.size(), set.dir, ranks, set.images.size() / static_cast<std::size_t>(ranks),
-        per_rank, l.nodes, per_rank * static_cast<std::size_t>(ranks)));
+        per_rank, evicted ? "two steps take (data_cache evicted)" : "a step takes", l.nodes,
+        per_rank * static_cast<std::size_t>(ranks)));
   }
 
   std::vector<int> node_counts(const RankContext& ctx) const {

@@ -37,6 +37,10 @@ StepOperation::StepOperation(StepPlan plan, std::vector<std::unique_ptr<Operatio
       comms_(std::move(comms)),
       feed_(std::move(feed)) {}
 
+void StepOperation::before_iteration() {
+  if (feed_) feed_->prepare();
+}
+
 void StepOperation::fill() {
   for (auto& g : gemms_) g->fill();
   for (auto& c : comms_) c->fill();
@@ -69,8 +73,8 @@ void StepOperation::run_pass(const std::vector<GemmCall>& calls, bool fill_bucke
 }
 
 // Each micro-batch takes its batch from the feed before its forward pass (the wait is data
-// that nothing hid) and gives it back once its GEMMs are done; after the last, the feed starts
-// on the next step's batches, beside this step's gradient collectives.
+// that nothing hid) and gives it back once its GEMMs are done; the last take starts the
+// loader on the next step's batches, beside this step's last GEMMs and its gradient.
 void StepOperation::run() {
   next_bucket_ = 0;
   comm_in_compute_s_ = 0;
@@ -94,7 +98,6 @@ void StepOperation::run() {
     const double loader = feed_->workers_cpu_s() - loader_cpu;
     const double rest = process_cpu_s() - process_cpu - loader;
     data_cpu_share_ = loader + rest > 0 ? loader / (loader + rest) : std::nan("");
-    data_s += feed_->next_step();
   }
   const auto computed = Clock::now();
   while (next_bucket_ < plan_.buckets.size()) launch_bucket(next_bucket_++);

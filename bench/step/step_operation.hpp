@@ -38,6 +38,8 @@ class StepOperation final : public Operation {
   // `feed` may be null: no data feed.
   StepOperation(StepPlan plan, std::vector<std::unique_ptr<Operation>> gemms,
                 std::vector<std::unique_ptr<Operation>> comms, std::unique_ptr<DataFeed> feed);
+  // The data feed's next images put in their cache state, untimed.
+  void before_iteration() override;
   void fill() override;
   void run() override;
   std::uint64_t count_wrong() override;

@@ -130,9 +130,12 @@ std::vector<std::string> row_of(const sp::Projection& p, const MeasuredStep* m, 
       "{} (compute {}, exposed gradient {}{})", seconds(m->step_s), seconds(parts.compute_s),
       seconds(parts.comm_s),
       std::isnan(m->data_s) ? std::string()
-      : shared ? fmt::format(", data {}: waits {} and {:.0f}% of the compute time, the loader's "
-                             "share of the CPUs it shared with the GEMMs",
-                             seconds(parts.data_s), seconds(m->data_s), 100 * m->data_cpu_share)
+      : shared ? fmt::format(", data {}: waits {} and {} of the compute time, the loader's share "
+                             "of the CPUs it shared with the GEMMs",
+                             seconds(parts.data_s), seconds(m->data_s),
+                             std::isnan(m->data_cpu_share)
+                                 ? std::string("n/a")
+                                 : fmt::format("{:.0f}%", 100 * m->data_cpu_share))
                : ", exposed data " + seconds(m->data_s)));
   row.push_back(fmt::format("{:+.0f}%", 100 * (t.step_s - m->step_s) / m->step_s));
   row.push_back(measured_bottleneck(*m));

@@ -113,19 +113,25 @@ Compute compute_of(const Inputs& in) {
   const auto gemms = step::step_gemms(w.model, w.split, w.micro_batch);
   Compute c;
   double lowest = kNaN, highest = kNaN;
+  std::size_t at_span = 0;
   for (const auto& g : gemms) {
-    const double rate = shape_rate(in.rates, g).seconds;
+    const auto priced = shape_rate(in.rates, g);
+    const double rate = priced.seconds;
+    at_span += priced.how.ends_with(kSpanRate) ? 1 : 0;
     const double s = g.flops() / (rate * w.mfu);
     c.micro_s += s;
     if (g.backward) c.backward_s += s;
     lowest = std::isnan(lowest) ? rate : std::min(lowest, rate);
     highest = std::isnan(highest) ? rate : std::max(highest, rate);
   }
+  std::string source = in.rates.empty() ? "none" : in.rates.front().source;
+  if (source.ends_with(kSpanRate)) source.resize(source.size() - kSpanRate.size());
   c.how = fmt::format(
       "compute: {} GEMMs, {:.4g} GFLOP a micro-batch of {}, at {:.4g} to {:.4g} GFLOP/s per "
-      "rank (the measured matmul rate at each GEMM's FLOPs, {}) x mfu {:.3g}{}",
+      "rank (the measured matmul rate at each GEMM's FLOPs, {}; {} of them at the rate over all "
+      "ranks' span, CPU GEMMs of 1 ms or more) x mfu {:.3g}{}",
       gemms.size(), step::total_flops(gemms) / 1e9, w.micro_batch, lowest / 1e9, highest / 1e9,
-      in.rates.empty() ? "none" : in.rates.front().source, w.mfu, unmeasured_shapes(in, gemms));
+      source, at_span, w.mfu, unmeasured_shapes(in, gemms));
   return c;
 }
 

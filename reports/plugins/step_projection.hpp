@@ -19,6 +19,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "step/model.hpp"
@@ -74,6 +75,8 @@ struct Priced {
 // mean of those measured at equal FLOPs), the nearest one's outside them. Throws
 // std::invalid_argument when there are none.
 Priced gemm_rate(const std::vector<RatePoint>& rates, double flops);
+// What a rate point's source ends with when it is the rate over all ranks' span (CPU GEMMs).
+inline constexpr std::string_view kSpanRate = " (span of all ranks at once)";
 // The rate measured at exactly that shape where there is one, else gemm_rate at its FLOPs.
 Priced shape_rate(const std::vector<RatePoint>& rates, const step::Gemm& g);
 // One operation of `bytes` on `ranks` ranks (0 s on 1 rank).

@@ -400,7 +400,9 @@ def check_step_case(case, where, spec):
             if not np.all((share >= 0) & (share <= 1)):
                 problem(f"{here}: a data_cpu_share outside 0 to 1")
             resident = c["data_resident_before"]
-            if text(a["data_cache"]) == "evicted" and np.nanmax(resident) > 0.05:
+            if np.all(np.isnan(resident)):
+                problem(f"{here}: a feed but no data_resident_before")
+            elif text(a["data_cache"]) == "evicted" and np.nanmax(resident) > 0.05:
                 problem(f"{here}: data_cache evicted but {np.nanmax(resident)} of a step's images were cached")
             if int(a["data_workers"]) < 1 or text(a["data_engine"]) == "":
                 problem(f"{here}: a feed without its workers or engine")
