@@ -92,17 +92,17 @@ void StepOperation::run() {
     }
   }
   for (auto& g : gemms_) g->wait();
-  // The loader's part of the CPU time the rank used while it computed: where the GEMMs run on
-  // the same cores, the share of the compute time the loader's workers took from them.
+  const auto computed = Clock::now();
+  while (next_bucket_ < plan_.buckets.size()) launch_bucket(next_bucket_++);
+  for (auto& c : comms_) c->wait();
+  const auto end = Clock::now();
+  // The loader's part of the CPU time the rank used in the step: where the GEMMs and the
+  // collectives' copies run on the same cores, the share of their time the workers took.
   if (feed_) {
     const double loader = feed_->workers_cpu_s() - loader_cpu;
     const double rest = process_cpu_s() - process_cpu - loader;
     data_cpu_share_ = loader + rest > 0 ? loader / (loader + rest) : std::nan("");
   }
-  const auto computed = Clock::now();
-  while (next_bucket_ < plan_.buckets.size()) launch_bucket(next_bucket_++);
-  for (auto& c : comms_) c->wait();
-  const auto end = Clock::now();
   compute_s_ = seconds_between(start, computed) - comm_in_compute_s_ - data_s;
   comm_exposed_s_ = seconds_between(computed, end) + comm_in_compute_s_;
   data_exposed_s_ = feed_ ? data_s : std::nan("");

@@ -80,15 +80,17 @@ const MeasuredStep* measured_at(const std::vector<MeasuredStep>& m, int nodes) {
 
 // The measured step's largest part, named as the projection names its terms.
 // Where the GEMMs share the CPUs with the loader's workers, the workers' time is taken from the
-// GEMMs, not waited for: compute_s holds it, in the share of the CPU the workers used meanwhile.
-// The measured parts split it so; elsewhere data is the waits alone.
+// GEMMs and the collectives' copies, not waited for: compute_s and comm_exposed_s hold it, in
+// the share of the CPU the workers used in the step. The measured parts split them so;
+// elsewhere data is the waits alone.
 struct MeasuredParts {
   double compute_s, comm_s, data_s;
 };
 MeasuredParts measured_parts(const MeasuredStep& m) {
   if (std::isnan(m.data_s)) return {m.compute_s, m.comm_s, 0};
   const double taken = m.on_cpu && !std::isnan(m.data_cpu_share) ? m.data_cpu_share : 0;
-  return {m.compute_s * (1 - taken), m.comm_s, m.data_s + m.compute_s * taken};
+  return {m.compute_s * (1 - taken), m.comm_s * (1 - taken),
+          m.data_s + (m.compute_s + m.comm_s) * taken};
 }
 
 std::string measured_bottleneck(const MeasuredStep& m) {
@@ -130,8 +132,8 @@ std::vector<std::string> row_of(const sp::Projection& p, const MeasuredStep* m, 
       "{} (compute {}, exposed gradient {}{})", seconds(m->step_s), seconds(parts.compute_s),
       seconds(parts.comm_s),
       std::isnan(m->data_s) ? std::string()
-      : shared ? fmt::format(", data {}: waits {} and {} of the compute time, the loader's share "
-                             "of the CPUs it shared with the GEMMs",
+      : shared ? fmt::format(", data {}: waits {} and {} of the rest, the loader's share of the "
+                             "CPUs it shared with the GEMMs and the collectives",
                              seconds(parts.data_s), seconds(m->data_s),
                              std::isnan(m->data_cpu_share)
                                  ? std::string("n/a")

@@ -136,7 +136,7 @@ inline constexpr std::array kStepCounters = {
            "NaN: no feed",
            Direction::kLower, Kind::kTime},
     Column{"data_cpu_share", Type::kFloat64, "",
-           "the feed's workers' part of the CPU time the rank's process used while it computed",
+           "the feed's workers' part of the CPU time the rank's process used in the step",
            Direction::kNone, Kind::kFraction},
 };
 static_assert(kStepCounters.size() == kStepCounterCount);
