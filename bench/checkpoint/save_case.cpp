@@ -45,13 +45,16 @@ struct Shard {
   std::uint64_t bytes = 0;
 };
 
-// Fills each block with the pattern of its place in the file before the engine writes it.
+// Gives each block the pattern of its place in the file before the engine writes it. The
+// engine's buffers last the run and nothing else writes to them, so a buffer that held a block
+// of the same offset modulo the pattern's period needs only its pages' first words changed:
+// what a save times is the writing, not making up the data (fio fills its buffers once).
 class PatternSource final : public storage::Completions {
  public:
   PatternSource(std::size_t block_bytes, std::uint32_t file_id)
-      : block_bytes_(block_bytes), file_id_(file_id) {}
+      : block_bytes_(block_bytes), buffers_(file_id) {}
   void fill(const storage::BlockRef& block, std::byte* data) override {
-    storage::fill_pattern(data, block_bytes_, file_id_, block.offset);
+    buffers_.fill(data, block_bytes_, block.offset);
   }
   void done(const storage::BlockRef&, const std::byte*, Clock::time_point,
             Clock::time_point) override {
@@ -61,7 +64,7 @@ class PatternSource final : public storage::Completions {
 
  private:
   std::size_t block_bytes_;
-  std::uint32_t file_id_;
+  storage::PatternBuffers buffers_;
 };
 
 int open_or_throw(const std::string& path, int flags) {

@@ -51,7 +51,9 @@ std::string first_error(const std::string& mine, const RankContext& ctx) {
 }
 
 // The parts of a set a marker vouches for: rank files 0 .. rank_files-1, and a shared file
-// written for shared_ranks ranks; none unless the marker says complete and the size matches.
+// written for shared_ranks ranks; none unless the marker says complete and the size and the
+// pattern's version match (a set written by an older preflight, with no version, is written
+// again rather than read as bad blocks).
 struct WholeParts {
   int rank_files = 0;
   int shared_ranks = 0;
@@ -59,7 +61,8 @@ struct WholeParts {
 
 WholeParts whole_parts(const nlohmann::json& m, std::uint64_t bytes_per_rank) {
   if (m.value("state", "") != "complete" ||
-      m.value("bytes_per_rank", std::uint64_t{0}) != bytes_per_rank)
+      m.value("bytes_per_rank", std::uint64_t{0}) != bytes_per_rank ||
+      m.value("pattern", 1) != kPatternVersion)
     return {};
   return {m.value("rank_files", 0), m.value("shared_ranks", 0)};
 }
@@ -466,6 +469,7 @@ void Dataset::prepare() {
       m = {{"creator", "preflight"},
            {"about", "data set written by preflight's storage family; removed unless kept"},
            {"bytes_per_rank", spec_.bytes_per_rank},
+           {"pattern", kPatternVersion},
            {"rank_files", write_ranks ? ctx_.size : whole.rank_files},
            {"shared_ranks", write_shared ? ctx_.size : whole.shared_ranks},
            {"files", std::vector<std::string>(files.begin(), files.end())},

@@ -17,6 +17,20 @@ std::string bad_page_message(const std::string& path, std::uint32_t file_id, std
       path, offset, wrong_at, pattern_word(file_id, wrong_at), found);
 }
 
+void PatternBuffers::fill(std::byte* out, std::size_t bytes, std::uint64_t offset) {
+  const std::uint64_t phase = offset % kPatternPeriod;
+  for (auto& h : held_)
+    if (h.buffer == out) {
+      if (h.bytes == bytes && h.phase == phase) return stamp_pages(out, bytes, file_id_, offset);
+      h = {out, bytes, phase};
+      ++whole_fills_;
+      return fill_pattern(out, bytes, file_id_, offset);
+    }
+  held_.push_back({out, bytes, phase});
+  ++whole_fills_;
+  fill_pattern(out, bytes, file_id_, offset);
+}
+
 void BadPages::add(std::string message) {
   ++count_;
   if (named_.size() < kNamed) named_.push_back(std::move(message));

@@ -1,5 +1,9 @@
 // The data set's content: every 8-byte word says which file it is in and where, so a read can
-// be checked and a bad block named by file and offset.
+// be checked and a bad block named by file and offset. A page's first word holds its own offset;
+// the others hold their offset modulo kPatternPeriod, so a block of a multiple of the period
+// holds the same words at every offset but its pages' first ones, and a writer whose buffer
+// already holds such a block writes the next after changing one word a page (PatternBuffers),
+// as fio scrambles a few bytes of buffers it filled once, instead of filling a whole block.
 #pragma once
 
 #include <cstddef>
@@ -12,19 +16,35 @@
 namespace preflight::storage {
 
 inline constexpr std::size_t kPatternPage = 4096;  // verification unit: bad pages are counted
+inline constexpr std::uint64_t kPatternPeriod = std::uint64_t{1} << 20;  // a power of two
+// Data sets record it in their marker: a set written with another content is written again.
+inline constexpr int kPatternVersion = 2;
 
 // The word at byte `offset` (a multiple of 8) of the file with id `file_id`. Never 0.
 inline std::uint64_t pattern_word(std::uint32_t file_id, std::uint64_t offset) {
-  return (static_cast<std::uint64_t>(file_id + 1) << 48) | (offset >> 3);
+  const std::uint64_t at = offset % kPatternPage == 0 ? offset : offset % kPatternPeriod;
+  return (static_cast<std::uint64_t>(file_id + 1) << 48) | (at >> 3);
+}
+
+// Writes the first word of every page that starts in `bytes` at byte `offset` of the file.
+inline void stamp_pages(std::byte* out, std::size_t bytes, std::uint32_t file_id,
+                        std::uint64_t offset) {
+  const std::uint64_t first = (kPatternPage - offset % kPatternPage) % kPatternPage;
+  for (std::uint64_t i = first; i + 8 <= bytes; i += kPatternPage) {
+    const std::uint64_t w = pattern_word(file_id, offset + i);
+    std::memcpy(out + i, &w, 8);
+  }
 }
 
 // Fills `bytes` (a multiple of 8) that start at byte `offset` of file `file_id`.
 inline void fill_pattern(std::byte* out, std::size_t bytes, std::uint32_t file_id,
                          std::uint64_t offset) {
+  const std::uint64_t file = static_cast<std::uint64_t>(file_id + 1) << 48;
   for (std::size_t i = 0; i < bytes; i += 8) {
-    const std::uint64_t w = pattern_word(file_id, offset + i);
+    const std::uint64_t w = file | (((offset + i) % kPatternPeriod) >> 3);
     std::memcpy(out + i, &w, 8);
   }
+  stamp_pages(out, bytes, file_id, offset);
 }
 
 // The first word of a page that differs, as its byte position in the page; -1 when none.
@@ -37,6 +57,27 @@ inline long first_mismatch(const std::byte* page, std::size_t bytes, std::uint32
   }
   return -1;
 }
+
+// A writer's buffers (an engine's, reused block after block): fill() leaves a buffer holding the
+// pattern of the block it is given, filling it whole only when it does not already hold a block
+// of the same file, size and offset modulo kPatternPeriod, and else changing the pages' first
+// words. Only for buffers nothing else writes to between fills.
+class PatternBuffers {
+ public:
+  explicit PatternBuffers(std::uint32_t file_id) : file_id_(file_id) {}
+  void fill(std::byte* out, std::size_t bytes, std::uint64_t offset);
+  std::uint64_t whole_fills() const { return whole_fills_; }  // for tests
+
+ private:
+  struct Held {
+    const std::byte* buffer;
+    std::size_t bytes;
+    std::uint64_t phase;  // offset % kPatternPeriod
+  };
+  std::uint32_t file_id_;
+  std::vector<Held> held_;
+  std::uint64_t whole_fills_ = 0;
+};
 
 // What a bad page holds where it first differs: the file, the page's offset, the first wrong
 // byte, the word expected and the word found (`at` from first_mismatch). pattern.cpp.

@@ -14,6 +14,9 @@
 # What the two sides do differently, and stays: preflight fills each block with the pattern of
 # its place in the file before writing it (a restore can check it; fio writes the buffers it
 # filled once), and fsyncs the directory (fio cannot); fio fsyncs where preflight fdatasyncs.
+# Job j runs on CPU j of CPUS on both sides (preflight: mpirun --cpu-list CPUS --bind-to
+# cpu-list:ordered; fio: cpus_allowed=CPUS, cpus_allowed_policy=split), so that where a job
+# lands is no difference (docs/storage.md, "Where the jobs run").
 # Runs alternate, preflight first in even pairs and fio first in odd ones; the table shows each
 # side's median bandwidth and IOPS, the median of the paired ratios (preflight / fio: target >=
 # 0.95) with its interquartile range, and fio's run-to-run variation (CV), i.e. the machine's
@@ -23,8 +26,8 @@
 #   scripts/parity/checkpoint-vs-fio.sh [BUILD_DIR]
 #   env: DIR (a directory on a real disk; default a fresh one in /var/tmp), REPS (5), SIZE (1G
 #        per job), BS (1M), QD (16, io_uring), JOBS ("1 2"), ENGINES ("psync io_uring"),
-#        FIO_ARGS (more fio options, e.g. --refill_buffers=1 to have fio fill each block too;
-#        none)
+#        CPUS (the jobs' CPUs, job j on the j-th: "0,1,..."), FIO_ARGS (more fio options, e.g.
+#        --refill_buffers=1 to have fio fill each block too; none)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -42,6 +45,7 @@ trap 'rm -rf "$work"' EXIT
 [[ $(stat -f -c %T "$work") != tmpfs ]] || { echo "checkpoint-vs-fio: $work is on tmpfs: choose DIR on a disk" >&2; exit 2; }
 set_dir=$work/preflight-parity
 maxjobs=$(tr ' ' '\n' <<<"${JOBS:-1 2}" | sort -n | tail -1)
+cpus=${CPUS:-$(seq -s, 0 $((maxjobs - 1)))}
 
 # The checkpoint: rank-000000.dat, rank-000001.dat, ... of SIZE each, kept for every run.
 mpirun -np "$maxjobs" "$preflight" checkpoint --dir "$work" --dataset parity --size "$size" \
@@ -53,7 +57,7 @@ preflight_run() {  # engine phase(save/restore) jobs -> "bandwidth_GB/s iops spa
   # A save's first run faults in its write buffers (queue depth x block per rank) and sets up
   # its ring; fio does both before its clock starts. A read's buffers fault in on both sides.
   [[ $phase == save ]] && warmup=1
-  mpirun -np "$jobs" --bind-to none "$preflight" checkpoint --dir "$work" --dataset parity --size "$size" \
+  mpirun -np "$jobs" --cpu-list "$cpus" --bind-to cpu-list:ordered "$preflight" checkpoint --dir "$work" --dataset parity --size "$size" \
     --keep true --engine "$engine" --phases "$phase" --durability durable --restore evicted \
     --block-sizes "$bs" "${depth[@]}" --verify false --warmup "$warmup" --min-iters 1 --iters 1 -o "$out" >/dev/null
   # fio's group figure: bytes of all jobs / the longest job's own time; and preflight's own.
@@ -82,7 +86,8 @@ fio_run() {  # engine phase jobs -> "bandwidth_GB/s iops"
   evict "${paths[@]}"
   fio --ioengine="$engine" --direct=0 --rw="$rw" --bs="$bs" "${extra[@]}" \
     --iodepth="$([[ $engine == io_uring ]] && echo "$qd" || echo 1)" \
-    --size="$size" --invalidate=1 --group_reporting --output-format=json "${fio_args[@]}" "${files[@]}" |
+    --size="$size" --invalidate=1 --group_reporting --cpus_allowed="$cpus" --cpus_allowed_policy=split \
+    --output-format=json "${fio_args[@]}" "${files[@]}" |
     /usr/bin/python3 -c '
 import json, sys
 j = json.load(sys.stdin)["jobs"][0]
@@ -118,5 +123,5 @@ echo "span = preflight's reported save_bw or agg_bw (bytes / (last finish - firs
 echo "save: preflight durable save (fdatasync + directory fsync; one untimed save first) vs fio write with end_fsync=1;"
 echo "restore: preflight restore after eviction vs fio read, invalidate=1 (cold); both evicted outside the clock."
 echo "ratio = preflight / fio, median of $reps paired runs, with its IQR; fioCV = fio's run-to-run variation (the noise)."
-echo "size $size per job, block $bs, queue depth $qd for io_uring (1 otherwise), files in $work (removed)."
+echo "size $size per job, block $bs, queue depth $qd for io_uring (1 otherwise), job j on CPU j of $cpus on both sides, files in $work (removed)."
 [[ -z ${FIO_ARGS:-} ]] || echo "fio also given: $FIO_ARGS"

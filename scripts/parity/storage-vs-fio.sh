@@ -8,11 +8,13 @@
 # preflight does, so that fio's invalidate=1 has nothing left to drop inside its timed run).
 # Each run reads every block of each file once; sequential reads use larger files than random
 # ones, so that a run lasts long enough that start-up (opening, ring and buffers, fio's
-# millisecond run time) is a small part of it. Neither side is pinned to a core (mpirun
-# --bind-to none: fio does not pin either). Runs alternate, preflight first in even pairs and
-# fio first in odd ones; the table shows each side's median bandwidth and IOPS, the median of
-# the paired ratios (preflight / fio: 1.00 is parity; target >= 0.95) with its interquartile
-# range, and fio's own run-to-run variation (CV), i.e. the machine's noise.
+# millisecond run time) is a small part of it. Job j runs on CPU j of CPUS on both sides
+# (preflight: mpirun --cpu-list CPUS --bind-to cpu-list:ordered; fio: cpus_allowed=CPUS,
+# cpus_allowed_policy=split): unpinned, where each job happens to land decides the figure on a
+# small machine (docs/storage.md, "Where the jobs run"). Runs alternate, preflight first in
+# even pairs and fio first in odd ones; the table shows each side's median bandwidth and IOPS,
+# the median of the paired ratios (preflight / fio: 1.00 is parity; target >= 0.97) with its
+# interquartile range, and fio's own run-to-run variation (CV), i.e. the machine's noise.
 #   Both sides' figures as fio defines its group's: bytes of all jobs / the longest job's own
 # time (fio times each job from its own start; it has no common start). preflight reports
 # bytes / (last finish - first start) over its ranks, as IOR does; column "span" is that
@@ -22,7 +24,8 @@
 #   env: DIR (a directory on a real disk; default a fresh one in /var/tmp), REPS (5), SEQ_SIZE
 #        (1G per job, sequential), RAND_SIZE (128M per job, random; SIZE sets both), SEQ_BS
 #        (1M), RAND_BS (16K), QD (16, io_uring), JOBS ("1 2"), ENGINES ("psync io_uring mmap"),
-#        ACCESS ("read randread"), FIO_ARGS (more fio options, e.g. for an experiment; none)
+#        ACCESS ("read randread"), CPUS (the jobs' CPUs, job j on the j-th: "0,1,..."), FIO_ARGS
+#        (more fio options, e.g. for an experiment; none)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -40,6 +43,7 @@ work=$(mktemp -d "$base/storage-vs-fio.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 [[ $(stat -f -c %T "$work") != tmpfs ]] || { echo "storage-vs-fio: $work is on tmpfs: choose DIR on a disk" >&2; exit 2; }
 maxjobs=$(tr ' ' '\n' <<<"${JOBS:-1 2}" | sort -n | tail -1)
+cpus=${CPUS:-$(seq -s, 0 $((maxjobs - 1)))}
 
 # One data set per access: rank-000000.dat, rank-000001.dat, ... of its size each, kept for
 # every run; the sequential reads' set is <work>/preflight-parity-read, the random reads'
@@ -59,7 +63,7 @@ preflight_run() {  # engine direct(0/1) rw bs jobs -> "bandwidth_GB/s iops span_
   [[ $direct == 1 ]] && cache=direct
   [[ $rw == randread ]] && access=random
   [[ $engine == io_uring ]] && depth=(--queue-depth "$qd")
-  mpirun -np "$jobs" --bind-to none "$preflight" storage --dir "$work" --dataset "parity-$rw" \
+  mpirun -np "$jobs" --cpu-list "$cpus" --bind-to cpu-list:ordered "$preflight" storage --dir "$work" --dataset "parity-$rw" \
     --size "$(size_of "$rw")" --keep true --engine "$engine" --cache "$cache" --access "$access" \
     --block-sizes "$bs" "${depth[@]}" --warmup 0 --min-iters 1 --iters 1 -o "$out" >/dev/null
   # fio's group figure: bytes of all jobs / the longest job's own time; and preflight's own.
@@ -81,7 +85,8 @@ fio_run() {  # engine direct rw bs jobs -> "bandwidth_GB/s iops"
   for ((j = 0; j < jobs; j++)); do files+=(--name="job$j" --filename="${paths[j]}"); done
   evict "${paths[@]}"
   fio --ioengine="$engine" --direct="$direct" --rw="$rw" --bs="$bs" --iodepth="$([[ $engine == io_uring ]] && echo "$qd" || echo 1)" \
-    --size="$(size_of "$rw")" --invalidate=1 --group_reporting --output-format=json "${fio_args[@]}" "${files[@]}" |
+    --size="$(size_of "$rw")" --invalidate=1 --group_reporting --cpus_allowed="$cpus" --cpus_allowed_policy=split \
+    --output-format=json "${fio_args[@]}" "${files[@]}" |
     /usr/bin/python3 -c '
 import json, sys
 r = json.load(sys.stdin)["jobs"][0]["read"]
@@ -120,5 +125,5 @@ done
 echo "bandwidth in GB/s (10^9 B/s) and IOPS, both sides as fio's group figure: bytes of all jobs / the longest job's own time."
 echo "span = preflight's reported agg_bw (bytes / (last finish - first start) over its ranks) / pf GB/s, median over the runs."
 echo "ratio = preflight / fio, median of $reps paired runs, with its IQR; fioCV = fio's run-to-run variation (the noise)."
-echo "size $seq_size per job sequential, $rand_size random; queue depth $qd for io_uring (1 otherwise); files in $work (removed)."
+echo "size $seq_size per job sequential, $rand_size random; queue depth $qd for io_uring (1 otherwise); job j on CPU j of $cpus on both sides; files in $work (removed)."
 [[ -z ${FIO_ARGS:-} ]] || echo "fio also given: $FIO_ARGS"

@@ -13,13 +13,16 @@ family=checkpoint
 source "$(dirname "$0")/../storage/refusals.sh"
 
 # A restore after a save reads back what the save wrote; a block corrupted between runs is
-# named by file and offset, and only the rank that read it fails.
+# named by file and offset, and only the rank that read it fails. The clean run's shards span
+# 3 periods of the pattern, in blocks of less than one (filled whole) and of one (each buffer
+# filled once, then only its pages' first words changed), with psync and io_uring at depth 2.
 set_dir=$work/data/preflight-verify
-args=(checkpoint --dir "$work/data" --dataset verify --size 1M --block-sizes 64K --warmup 0 --min-iters 1
-      --iters 2)
-mpirun -np 4 "$bin" "${args[@]}" --keep true -o "$work/clean.h5" >"$work/clean.log" 2>&1
+args=(checkpoint --dir "$work/data" --dataset verify --size 3M --block-sizes 64K,1M --warmup 0
+      --min-iters 1 --iters 2)
+mpirun -np 4 "$bin" "${args[@]}" --engine psync,io_uring --queue-depth 2 --keep true \
+  -o "$work/clean.h5" >"$work/clean.log" 2>&1
 expect "save then restore of a clean checkpoint (exit 0)" test $? -eq 0
-expect "the results re-derive (h5py checker)" "$@" --status complete --min-cases 2 "$work/clean.h5"
+expect "the results re-derive (h5py checker)" "$@" --status complete --min-cases 4 "$work/clean.h5"
 expect "--keep kept the checkpoint, marked complete after its restore" \
   grep -q '"state": "complete"' "$set_dir/.preflight-dataset"
 # The checker re-derives the save's figures: a copy with one figure changed is rejected.

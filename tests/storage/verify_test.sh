@@ -37,4 +37,22 @@ for engine in "${engines[@]}"; do
 done
 expect "without --keep the data set is removed" test ! -e "$set_dir"
 grep -h "verify:" "$work"/corrupt-*.log | head -3
+
+# A set kept by a preflight whose pattern was another (its marker has no "pattern" version) is
+# written again, not read as bad blocks: planted bytes stand in for the old content.
+legacy=(storage --dir "$work/data" --dataset legacy --size 3M --block-sizes 1M --verify true
+        --warmup 0 --min-iters 1 --iters 1)
+mpirun -np 4 "$bin" "${legacy[@]}" --keep true -o "$work/legacy-1.h5" >"$work/legacy-1.log" 2>&1
+expect "3 MiB a rank (3 periods of the pattern) verifies (exit 0)" test $? -eq 0
+/usr/bin/python3 - "$work/data/preflight-legacy/.preflight-dataset" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+del m["pattern"]
+json.dump(m, open(sys.argv[1], "w"))
+PY
+printf 'XXXXXXXX' | dd of="$work/data/preflight-legacy/rank-000001.dat" bs=1 seek=$((2 * 1048576 + 4104)) \
+  conv=notrunc status=none
+mpirun -np 4 "$bin" "${legacy[@]}" --keep false -o "$work/legacy-2.h5" >"$work/legacy-2.log" 2>&1
+expect "a set with an older pattern is written again and verifies (exit 0)" test $? -eq 0
+expect "and removed after (not kept)" test ! -e "$work/data/preflight-legacy"
 finish

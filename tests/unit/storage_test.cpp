@@ -68,6 +68,59 @@ TEST(StoragePattern, NamesFileAndOffsetAndCatchesOneBadWord) {
   EXPECT_EQ(first_mismatch(zeros.data(), zeros.size(), 0, 0), 0) << "a zero page is never right";
 }
 
+TEST(StoragePattern, PagesFirstWordsNameTheirOffsetAndTheRestRepeatsEachPeriod) {
+  const std::size_t bytes = 2 * kPatternPage;
+  std::vector<std::byte> here(bytes), period_on(bytes);
+  fill_pattern(here.data(), bytes, 3, 8192);
+  fill_pattern(period_on.data(), bytes, 3, 8192 + kPatternPeriod);
+  auto word = [](const std::vector<std::byte>& v, std::size_t at) {
+    std::uint64_t w;
+    std::memcpy(&w, v.data() + at, 8);
+    return w;
+  };
+  // By hand: file 3 -> 4 << 48; a page's first word is its offset / 8, the others' offset
+  // modulo 1 MiB / 8.
+  EXPECT_EQ(word(here, 0), (std::uint64_t{4} << 48) | 1024);
+  EXPECT_EQ(word(period_on, 0), (std::uint64_t{4} << 48) | ((8192 + (1 << 20)) / 8));
+  EXPECT_EQ(word(period_on, 8), (std::uint64_t{4} << 48) | (8200 / 8));
+  for (std::size_t i = 0; i < bytes; i += 8) {
+    if (i % kPatternPage == 0) continue;
+    EXPECT_EQ(word(here, i), word(period_on, i)) << "word " << i;
+  }
+  EXPECT_EQ(first_mismatch(period_on.data(), kPatternPage, 3, 8192), 0)
+      << "a page one period away differs in its first word";
+  EXPECT_EQ(first_mismatch(period_on.data(), kPatternPage, 3, 8192 + kPatternPeriod), -1);
+}
+
+// A writer's buffers reused block after block hold exactly what a fresh fill gives, and are
+// filled whole only when the offset modulo the period or the size changes.
+TEST(StoragePattern, ReusedBuffersHoldWhatAFreshFillGives) {
+  const std::size_t block = kPatternPeriod;
+  std::vector<std::byte> a(2 * block), b(2 * block), fresh(2 * block);
+  PatternBuffers buffers(5);
+  std::uint64_t offset = 0;
+  for (int i = 0; i < 6; ++i, offset += block) {
+    auto& buffer = i % 2 == 0 ? a : b;  // two slots in turn, as io_uring's
+    buffers.fill(buffer.data(), block, offset);
+    fill_pattern(fresh.data(), block, 5, offset);
+    ASSERT_EQ(std::memcmp(buffer.data(), fresh.data(), block), 0) << "block " << i;
+  }
+  EXPECT_EQ(buffers.whole_fills(), 2u) << "one whole fill per buffer";
+  // Blocks of a quarter period: each buffer's offset modulo the period changes every time.
+  for (std::uint64_t o = 0; o < 4 * (block / 4); o += block / 4) {
+    buffers.fill(a.data(), block / 4, o);
+    fill_pattern(fresh.data(), block / 4, 5, o);
+    ASSERT_EQ(std::memcmp(a.data(), fresh.data(), block / 4), 0) << "offset " << o;
+  }
+  EXPECT_EQ(buffers.whole_fills(), 6u);
+  // Twice the period, at an odd page: the same phase again needs only the first words.
+  buffers.fill(b.data(), 2 * block, kPatternPage);
+  buffers.fill(b.data(), 2 * block, kPatternPage + 2 * block);
+  fill_pattern(fresh.data(), 2 * block, 5, kPatternPage + 2 * block);
+  EXPECT_EQ(std::memcmp(b.data(), fresh.data(), 2 * block), 0);
+  EXPECT_EQ(buffers.whole_fills(), 7u);
+}
+
 TEST(StorageCacheState, NamesRoundTripAndOnlyWarmKeepsTheCache) {
   for (auto s :
        {CacheState::kDirect, CacheState::kEvicted, CacheState::kOtherNode, CacheState::kWarm}) {
