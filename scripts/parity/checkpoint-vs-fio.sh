@@ -11,9 +11,11 @@
 #            its clock starts: neither side's time then includes faulting its buffers in;
 #   restore: preflight's restore after eviction <-> fio --rw=read with invalidate=1 (cold; the
 #            script evicts first, so that fio has nothing left to drop inside its timed run).
-# What the two sides do differently, and stays: preflight fills each block with the pattern of
-# its place in the file before writing it (a restore can check it; fio writes the buffers it
-# filled once), and fsyncs the directory (fio cannot); fio fsyncs where preflight fdatasyncs.
+# What the two sides do differently, and stays: preflight gives each block the pattern of its
+# place in the file before writing it, so a restore can check it (a reused buffer of a 1 MiB
+# multiple needs one word a page changed, as fio's scramble_buffers changes a few bytes of
+# buffers it filled once; smaller blocks are filled whole), and fsyncs the directory (fio
+# cannot); fio fsyncs where preflight fdatasyncs.
 # Job j runs on CPU j of CPUS on both sides (preflight: mpirun --cpu-list CPUS --bind-to
 # cpu-list:ordered; fio: cpus_allowed=CPUS, cpus_allowed_policy=split), so that where a job
 # lands is no difference (docs/storage.md, "Where the jobs run").
@@ -26,8 +28,9 @@
 #   scripts/parity/checkpoint-vs-fio.sh [BUILD_DIR]
 #   env: DIR (a directory on a real disk; default a fresh one in /var/tmp), REPS (5), SIZE (1G
 #        per job), BS (1M), QD (16, io_uring), JOBS ("1 2"), ENGINES ("psync io_uring"),
-#        CPUS (the jobs' CPUs, job j on the j-th: "0,1,..."), FIO_ARGS (more fio options, e.g.
-#        --refill_buffers=1 to have fio fill each block too; none)
+#        CPUS (the jobs' CPUs, job j on the j-th: "0,1,..."), WARM_SOURCE (1: read a restore's
+#        files once with O_DIRECT before each run, paired_summary.sh; 0: not), FIO_ARGS (more
+#        fio options, e.g. --refill_buffers=1 to have fio fill each block too; none)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -51,12 +54,17 @@ cpus=${CPUS:-$(seq -s, 0 $((maxjobs - 1)))}
 mpirun -np "$maxjobs" "$preflight" checkpoint --dir "$work" --dataset parity --size "$size" \
   --block-sizes "$bs" --phases restore --restore warm --warmup 0 --min-iters 1 --iters 1 --keep true >/dev/null
 
+files_of() {  # jobs -> the files the jobs read or write, one a line
+  for ((j = 0; j < $1; j++)); do printf '%s/rank-%06d.dat\n' "$set_dir" "$j"; done
+}
+
 preflight_run() {  # engine phase(save/restore) jobs -> "bandwidth_GB/s iops span_bandwidth_GB/s"
   local engine=$1 phase=$2 jobs=$3 out=$work/p$RANDOM$RANDOM.h5 depth=() warmup=0
   [[ $engine == io_uring ]] && depth=(--queue-depth "$qd")
   # A save's first run faults in its write buffers (queue depth x block per rank) and sets up
   # its ring; fio does both before its clock starts. A read's buffers fault in on both sides.
   [[ $phase == save ]] && warmup=1
+  [[ $phase == restore ]] && warm_source $(files_of "$jobs")
   mpirun -np "$jobs" --cpu-list "$cpus" --bind-to cpu-list:ordered "$preflight" checkpoint --dir "$work" --dataset parity --size "$size" \
     --keep true --engine "$engine" --phases "$phase" --durability durable --restore evicted \
     --block-sizes "$bs" "${depth[@]}" --verify false --warmup "$warmup" --min-iters 1 --iters 1 -o "$out" >/dev/null
@@ -78,11 +86,10 @@ PY
 fio_run() {  # engine phase jobs -> "bandwidth_GB/s iops"
   local engine=$1 phase=$2 jobs=$3 files=() paths=() rw=read extra=()
   [[ $phase == save ]] && rw=write extra=(--end_fsync=1)
-  for ((j = 0; j < jobs; j++)); do
-    paths+=("$(printf '%s/rank-%06d.dat' "$set_dir" "$j")")
-    files+=(--name="job$j" --filename="${paths[j]}")
-  done
+  mapfile -t paths < <(files_of "$jobs")
+  for ((j = 0; j < jobs; j++)); do files+=(--name="job$j" --filename="${paths[j]}"); done
   # As preflight starts each save and restore: nothing of the files dirty or cached.
+  [[ $phase == restore ]] && warm_source "${paths[@]}"
   evict "${paths[@]}"
   fio --ioengine="$engine" --direct=0 --rw="$rw" --bs="$bs" "${extra[@]}" \
     --iodepth="$([[ $engine == io_uring ]] && echo "$qd" || echo 1)" \
@@ -123,5 +130,5 @@ echo "span = preflight's reported save_bw or agg_bw (bytes / (last finish - firs
 echo "save: preflight durable save (fdatasync + directory fsync; one untimed save first) vs fio write with end_fsync=1;"
 echo "restore: preflight restore after eviction vs fio read, invalidate=1 (cold); both evicted outside the clock."
 echo "ratio = preflight / fio, median of $reps paired runs, with its IQR; fioCV = fio's run-to-run variation (the noise)."
-echo "size $size per job, block $bs, queue depth $qd for io_uring (1 otherwise), job j on CPU j of $cpus on both sides, files in $work (removed)."
+echo "size $size per job, block $bs, queue depth $qd for io_uring (1 otherwise), job j on CPU j of $cpus on both sides, WARM_SOURCE=${WARM_SOURCE:-1}, files in $work (removed)."
 [[ -z ${FIO_ARGS:-} ]] || echo "fio also given: $FIO_ARGS"

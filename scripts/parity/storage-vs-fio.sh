@@ -24,8 +24,9 @@
 #   env: DIR (a directory on a real disk; default a fresh one in /var/tmp), REPS (5), SEQ_SIZE
 #        (1G per job, sequential), RAND_SIZE (128M per job, random; SIZE sets both), SEQ_BS
 #        (1M), RAND_BS (16K), QD (16, io_uring), JOBS ("1 2"), ENGINES ("psync io_uring mmap"),
-#        ACCESS ("read randread"), CPUS (the jobs' CPUs, job j on the j-th: "0,1,..."), FIO_ARGS
-#        (more fio options, e.g. for an experiment; none)
+#        ACCESS ("read randread"), CPUS (the jobs' CPUs, job j on the j-th: "0,1,..."),
+#        WARM_SOURCE (1: read the files once with O_DIRECT before each run, paired_summary.sh;
+#        0: not), FIO_ARGS (more fio options, e.g. for an experiment; none)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -63,6 +64,7 @@ preflight_run() {  # engine direct(0/1) rw bs jobs -> "bandwidth_GB/s iops span_
   [[ $direct == 1 ]] && cache=direct
   [[ $rw == randread ]] && access=random
   [[ $engine == io_uring ]] && depth=(--queue-depth "$qd")
+  warm_source $(files_of "$rw" "$jobs")
   mpirun -np "$jobs" --cpu-list "$cpus" --bind-to cpu-list:ordered "$preflight" storage --dir "$work" --dataset "parity-$rw" \
     --size "$(size_of "$rw")" --keep true --engine "$engine" --cache "$cache" --access "$access" \
     --block-sizes "$bs" "${depth[@]}" --warmup 0 --min-iters 1 --iters 1 -o "$out" >/dev/null
@@ -83,6 +85,7 @@ fio_run() {  # engine direct rw bs jobs -> "bandwidth_GB/s iops"
   local engine=$1 direct=$2 rw=$3 bs=$4 jobs=$5 files=() paths
   mapfile -t paths < <(files_of "$rw" "$jobs")
   for ((j = 0; j < jobs; j++)); do files+=(--name="job$j" --filename="${paths[j]}"); done
+  warm_source "${paths[@]}"
   evict "${paths[@]}"
   fio --ioengine="$engine" --direct="$direct" --rw="$rw" --bs="$bs" --iodepth="$([[ $engine == io_uring ]] && echo "$qd" || echo 1)" \
     --size="$(size_of "$rw")" --invalidate=1 --group_reporting --cpus_allowed="$cpus" --cpus_allowed_policy=split \
@@ -125,5 +128,5 @@ done
 echo "bandwidth in GB/s (10^9 B/s) and IOPS, both sides as fio's group figure: bytes of all jobs / the longest job's own time."
 echo "span = preflight's reported agg_bw (bytes / (last finish - first start) over its ranks) / pf GB/s, median over the runs."
 echo "ratio = preflight / fio, median of $reps paired runs, with its IQR; fioCV = fio's run-to-run variation (the noise)."
-echo "size $seq_size per job sequential, $rand_size random; queue depth $qd for io_uring (1 otherwise); job j on CPU j of $cpus on both sides; files in $work (removed)."
+echo "size $seq_size per job sequential, $rand_size random; queue depth $qd for io_uring (1 otherwise); job j on CPU j of $cpus on both sides; WARM_SOURCE=${WARM_SOURCE:-1}; files in $work (removed)."
 [[ -z ${FIO_ARGS:-} ]] || echo "fio also given: $FIO_ARGS"
