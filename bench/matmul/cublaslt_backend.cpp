@@ -14,6 +14,7 @@
 
 #include "gpu/event_timer.hpp"
 #include "matmul/backend.hpp"
+#include "matmul/cublaslt_library.hpp"
 
 namespace preflight::matmul {
 namespace {
@@ -121,9 +122,10 @@ double rounded(cudaDataType_t t, double v) {
 
 class LtGemm final : public GemmOperation {
  public:
-  LtGemm(const GemmPoint& p, cublasLtHandle_t handle)
+  LtGemm(const GemmPoint& p, const CublasLtLibrary& lt, cublasLtHandle_t handle)
       : p_(p),
         t_(lt_types(p.dtype)),
+        lt_(lt),
         handle_(handle),
         samples_(pick_samples(p.shape, p.samples, seed_of(p.rank, p.point, 2))) {
     const auto& s = p_.shape;
@@ -139,11 +141,11 @@ class LtGemm final : public GemmOperation {
   }
   ~LtGemm() override {
     cudaStreamSynchronize(stream_);
-    cublasLtMatmulPreferenceDestroy(pref_);
-    cublasLtMatrixLayoutDestroy(la_);
-    cublasLtMatrixLayoutDestroy(lb_);
-    cublasLtMatrixLayoutDestroy(lc_);
-    cublasLtMatmulDescDestroy(desc_);
+    lt_.preference_destroy(pref_);
+    lt_.layout_destroy(la_);
+    lt_.layout_destroy(lb_);
+    lt_.layout_destroy(lc_);
+    lt_.desc_destroy(desc_);
     cudaFree(a_);
     cudaFree(b_);
     cudaFree(c_);
@@ -218,36 +220,34 @@ class LtGemm final : public GemmOperation {
     const auto& s = p_.shape;
     const auto m = static_cast<std::uint64_t>(s.m), n = static_cast<std::uint64_t>(s.n),
                k = static_cast<std::uint64_t>(s.k);
-    check(cublasLtMatmulDescCreate(&desc_, t_.compute, t_.scale), "MatmulDescCreate");
+    check(lt_.desc_create(&desc_, t_.compute, t_.scale), "MatmulDescCreate");
     const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
-    check(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta)),
-          "TRANSA");
-    check(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb)),
-          "TRANSB");
-    check(cublasLtMatrixLayoutCreate(&la_, t_.a, k, m, static_cast<std::int64_t>(k)), "layout A");
-    check(cublasLtMatrixLayoutCreate(&lb_, t_.b, k, n, static_cast<std::int64_t>(k)), "layout B");
-    check(cublasLtMatrixLayoutCreate(&lc_, t_.c, m, n, static_cast<std::int64_t>(m)), "layout C");
-    check(cublasLtMatmulPreferenceCreate(&pref_), "PreferenceCreate");
+    check(lt_.desc_set_attribute(desc_, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta)), "TRANSA");
+    check(lt_.desc_set_attribute(desc_, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb)), "TRANSB");
+    check(lt_.layout_create(&la_, t_.a, k, m, static_cast<std::int64_t>(k)), "layout A");
+    check(lt_.layout_create(&lb_, t_.b, k, n, static_cast<std::int64_t>(k)), "layout B");
+    check(lt_.layout_create(&lc_, t_.c, m, n, static_cast<std::int64_t>(m)), "layout C");
+    check(lt_.preference_create(&pref_), "PreferenceCreate");
     const std::size_t ws = kWorkspace;
-    check(cublasLtMatmulPreferenceSetAttribute(pref_, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
-                                               sizeof(ws)),
+    check(lt_.preference_set_attribute(pref_, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
+                                       sizeof(ws)),
           "workspace");
   }
   void matmul(const cublasLtMatmulAlgo_t& algo) {
     const double alpha64 = 1, beta64 = 0;
     const float alpha32 = 1, beta32 = 0;
     const bool wide = t_.scale == CUDA_R_64F;
-    check(cublasLtMatmul(handle_, desc_, wide ? static_cast<const void*>(&alpha64) : &alpha32, a_,
-                         la_, b_, lb_, wide ? static_cast<const void*>(&beta64) : &beta32, c_, lc_,
-                         c_, lc_, &algo, workspace_, kWorkspace, stream_),
+    check(lt_.matmul(handle_, desc_, wide ? static_cast<const void*>(&alpha64) : &alpha32, a_, la_,
+                     b_, lb_, wide ? static_cast<const void*>(&beta64) : &beta32, c_, lc_, c_, lc_,
+                     &algo, workspace_, kWorkspace, stream_),
           "cublasLtMatmul");
   }
   // The heuristics' top candidates, each timed on this GPU; the fastest is kept.
   void choose_algorithm() {
     cublasLtMatmulHeuristicResult_t results[kCandidates] = {};
     int found = 0;
-    check(cublasLtMatmulAlgoGetHeuristic(handle_, desc_, la_, lb_, lc_, lc_, pref_, kCandidates,
-                                         results, &found),
+    check(lt_.algo_get_heuristic(handle_, desc_, la_, lb_, lc_, lc_, pref_, kCandidates, results,
+                                 &found),
           "AlgoGetHeuristic");
     if (found == 0)
       throw std::runtime_error(fmt::format("cuBLASLt has no algorithm for {} {}x{}x{}",
@@ -272,6 +272,7 @@ class LtGemm final : public GemmOperation {
 
   GemmPoint p_;
   LtTypes t_;
+  CublasLtLibrary lt_;
   cublasLtHandle_t handle_;
   std::vector<Element> samples_;
   cudaStream_t stream_{};
@@ -306,7 +307,11 @@ double sm90_flop_per_clock(DType d) {
 
 class CublasLtBackend final : public GemmBackend {
  public:
-  explicit CublasLtBackend(int local_rank) {
+  explicit CublasLtBackend(int local_rank) : lt_(open_cublaslt_library()) {
+    if (!lt_.why_not.empty()) {
+      why_not_ = fmt::format("cuBLASLt cannot be loaded ({})", lt_.why_not);
+      return;
+    }
     int count = 0;
     const cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
@@ -320,15 +325,15 @@ class CublasLtBackend final : public GemmBackend {
     check(cudaDeviceGetAttribute(&clock_khz_, cudaDevAttrClockRate, device_), "clock rate");
     char bus[32] = {};
     if (cudaDeviceGetPCIBusId(bus, sizeof(bus), device_) == cudaSuccess) bus_ = bus;
-    check(cublasLtCreate(&handle_), "cublasLtCreate");
+    check(lt_.create(&handle_), "cublasLtCreate");
   }
   ~CublasLtBackend() override {
-    if (handle_) cublasLtDestroy(handle_);
+    if (handle_) lt_.destroy(handle_);
   }
   std::string_view name() const override { return "cublaslt"; }
   std::string library() const override {
     return fmt::format("cuBLASLt {} on {} (sm_{}{}), top {} heuristic candidates timed",
-                       cublasLtGetVersion(), prop_.name, prop_.major, prop_.minor, kCandidates);
+                       lt_.get_version(), prop_.name, prop_.major, prop_.minor, kCandidates);
   }
   bool on_gpu() const override { return true; }
   bool supports(DType d) const override {
@@ -358,10 +363,11 @@ class CublasLtBackend final : public GemmBackend {
   }
   std::unique_ptr<GemmOperation> make_operation(const GemmPoint& p) override {
     check(cudaSetDevice(device_), "cudaSetDevice");
-    return std::make_unique<LtGemm>(p, handle_);
+    return std::make_unique<LtGemm>(p, lt_, handle_);
   }
 
  private:
+  CublasLtLibrary lt_;
   std::string why_not_;
   int device_ = 0, clock_khz_ = 0;
   cudaDeviceProp prop_{};

@@ -58,6 +58,11 @@ done
 for exe in "$preflight" "$report"; do
   [[ $(ldd "$exe") == *libfabric* ]] && fail "$(basename "$exe") links libfabric"
 done
+# cuBLASLt likewise (bench/matmul/cublaslt_library.hpp): linked, its constructors took 0.3 s of
+# every preflight process's start (--version: 0.42 s, 0.045 s without).
+for exe in "$preflight" "$report"; do
+  [[ $(ldd "$exe") == *libcublas* ]] && fail "$(basename "$exe") links cuBLAS"
+done
 a=$(find "$build/bench" -name libpreflight_fabric.a | head -n 1)
 [[ -n $a && $(nm "$a" 2>/dev/null) == *" U fi_getinfo"* ]] && fail "libpreflight_fabric.a calls fi_getinfo directly"
 # The image codecs: only the dataloader's image kernels use them; the report never loads them.
