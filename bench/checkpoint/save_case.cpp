@@ -47,7 +47,7 @@ struct Shard {
 
 // Gives each block the pattern of its place in the file before the engine writes it. The
 // engine's buffers last the run and nothing else writes to them, so a buffer that held a block
-// of the same offset modulo the pattern's period needs only its pages' first words changed:
+// of the same offset modulo the pattern's period needs only its sectors' first words changed:
 // what a save times is the writing, not making up the data (fio fills its buffers once).
 class PatternSource final : public storage::Completions {
  public:

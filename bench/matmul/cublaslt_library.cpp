@@ -22,9 +22,19 @@ std::string cublaslt_soname() {
 CublasLtLibrary open_cublaslt_library() {
   CublasLtLibrary lib;
   void* handle = dlopen(cublaslt_soname().c_str(), RTLD_NOW | RTLD_LOCAL);
+  std::string why;
   if (handle == nullptr) {
     const char* e = dlerror();
-    lib.why_not = e != nullptr ? e : cublaslt_soname() + " cannot be loaded";
+    why = e != nullptr ? e : cublaslt_soname() + " cannot be loaded";
+    // Linked, the library was found through the run path the toolkit's directory gave the
+    // binary; the loader's search may not have that directory, so try it by name.
+    const std::string built_with =
+        std::string(PREFLIGHT_CUDA_LIBRARY_DIR) + "/" + cublaslt_soname();
+    handle = dlopen(built_with.c_str(), RTLD_NOW | RTLD_LOCAL);
+  }
+  if (handle == nullptr) {
+    lib.why_not = fmt::format("{}; nor in {}, the toolkit preflight was built with", why,
+                              PREFLIGHT_CUDA_LIBRARY_DIR);
     return lib;
   }
   find(handle, "cublasLtCreate", lib.create, lib.why_not);

@@ -28,7 +28,8 @@ struct CublasLtLibrary {
 };
 
 // libcublasLt.so.<the header's major version>, from the loader's search path (LD_LIBRARY_PATH,
-// the binary's run path, the system's); never closed.
+// the binary's run path, the system's), else from the toolkit's library directory preflight was
+// built with; never closed.
 std::string cublaslt_soname();
 CublasLtLibrary open_cublaslt_library();
 

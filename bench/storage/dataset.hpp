@@ -21,7 +21,7 @@ struct DatasetSpec {
   bool keep = false;            // leave the files for a later run
 };
 
-inline constexpr std::uint32_t kSharedFileId = 0xFFFF;
+inline constexpr std::uint32_t kSharedFileId = 0xFFFE;  // + 1 fits the pattern's 16 bits
 
 // The file system type of `path` (ext4, xfs, tmpfs, lustre, ...), or "unknown".
 std::string fs_type_of(const std::string& path);

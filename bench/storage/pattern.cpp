@@ -21,7 +21,7 @@ void PatternBuffers::fill(std::byte* out, std::size_t bytes, std::uint64_t offse
   const std::uint64_t phase = offset % kPatternPeriod;
   for (auto& h : held_)
     if (h.buffer == out) {
-      if (h.bytes == bytes && h.phase == phase) return stamp_pages(out, bytes, file_id_, offset);
+      if (h.bytes == bytes && h.phase == phase) return stamp_sectors(out, bytes, file_id_, offset);
       h = {out, bytes, phase};
       ++whole_fills_;
       return fill_pattern(out, bytes, file_id_, offset);

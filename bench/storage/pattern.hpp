@@ -1,9 +1,10 @@
 // The data set's content: every 8-byte word says which file it is in and where, so a read can
-// be checked and a bad block named by file and offset. A page's first word holds its own offset;
-// the others hold their offset modulo kPatternPeriod, so a block of a multiple of the period
-// holds the same words at every offset but its pages' first ones, and a writer whose buffer
-// already holds such a block writes the next after changing one word a page (PatternBuffers),
-// as fio scrambles a few bytes of buffers it filled once, instead of filling a whole block.
+// be checked and a bad block named by file and offset. The first word of each 512-byte sector
+// holds its own offset; the others hold their offset modulo kPatternPeriod, so a block of a
+// multiple of the period holds the same words at every offset but its sectors' first ones, and
+// a writer whose buffer already holds such a block writes the next after changing one word a
+// sector (PatternBuffers), as fio scrambles a few bytes of buffers it filled once, instead of
+// filling a whole block. A sector moved by a multiple of the period differs in its first word.
 #pragma once
 
 #include <cstddef>
@@ -15,22 +16,23 @@
 
 namespace preflight::storage {
 
-inline constexpr std::size_t kPatternPage = 4096;  // verification unit: bad pages are counted
+inline constexpr std::size_t kPatternPage = 4096;     // verification unit: bad pages are counted
+inline constexpr std::uint64_t kPatternSector = 512;  // each sector's first word: its offset
 inline constexpr std::uint64_t kPatternPeriod = std::uint64_t{1} << 20;  // a power of two
 // Data sets record it in their marker: a set written with another content is written again.
 inline constexpr int kPatternVersion = 2;
 
 // The word at byte `offset` (a multiple of 8) of the file with id `file_id`. Never 0.
 inline std::uint64_t pattern_word(std::uint32_t file_id, std::uint64_t offset) {
-  const std::uint64_t at = offset % kPatternPage == 0 ? offset : offset % kPatternPeriod;
+  const std::uint64_t at = offset % kPatternSector == 0 ? offset : offset % kPatternPeriod;
   return (static_cast<std::uint64_t>(file_id + 1) << 48) | (at >> 3);
 }
 
-// Writes the first word of every page that starts in `bytes` at byte `offset` of the file.
-inline void stamp_pages(std::byte* out, std::size_t bytes, std::uint32_t file_id,
-                        std::uint64_t offset) {
-  const std::uint64_t first = (kPatternPage - offset % kPatternPage) % kPatternPage;
-  for (std::uint64_t i = first; i + 8 <= bytes; i += kPatternPage) {
+// Writes the first word of every sector that starts in `bytes` at byte `offset` of the file.
+inline void stamp_sectors(std::byte* out, std::size_t bytes, std::uint32_t file_id,
+                          std::uint64_t offset) {
+  const std::uint64_t first = (kPatternSector - offset % kPatternSector) % kPatternSector;
+  for (std::uint64_t i = first; i + 8 <= bytes; i += kPatternSector) {
     const std::uint64_t w = pattern_word(file_id, offset + i);
     std::memcpy(out + i, &w, 8);
   }
@@ -44,7 +46,7 @@ inline void fill_pattern(std::byte* out, std::size_t bytes, std::uint32_t file_i
     const std::uint64_t w = file | (((offset + i) % kPatternPeriod) >> 3);
     std::memcpy(out + i, &w, 8);
   }
-  stamp_pages(out, bytes, file_id, offset);
+  stamp_sectors(out, bytes, file_id, offset);
 }
 
 // The first word of a page that differs, as its byte position in the page; -1 when none.
@@ -60,8 +62,10 @@ inline long first_mismatch(const std::byte* page, std::size_t bytes, std::uint32
 
 // A writer's buffers (an engine's, reused block after block): fill() leaves a buffer holding the
 // pattern of the block it is given, filling it whole only when it does not already hold a block
-// of the same file, size and offset modulo kPatternPeriod, and else changing the pages' first
-// words. Only for buffers nothing else writes to between fills.
+// of the same file, size and offset modulo kPatternPeriod, and else changing the sectors' first
+// words. Only for buffers nothing else writes to between fills, and for no longer than they
+// live: a buffer freed and allocated again at the same address would be taken for the old one
+// (a save makes one PatternBuffers per engine run, in which the engine's buffers stay put).
 class PatternBuffers {
  public:
   explicit PatternBuffers(std::uint32_t file_id) : file_id_(file_id) {}

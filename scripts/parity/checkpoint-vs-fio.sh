@@ -13,7 +13,7 @@
 #            script evicts first, so that fio has nothing left to drop inside its timed run).
 # What the two sides do differently, and stays: preflight gives each block the pattern of its
 # place in the file before writing it, so a restore can check it (a reused buffer of a 1 MiB
-# multiple needs one word a page changed, as fio's scramble_buffers changes a few bytes of
+# multiple needs one word a sector changed, as fio's scramble_buffers changes a few bytes of
 # buffers it filled once; smaller blocks are filled whole), and fsyncs the directory (fio
 # cannot); fio fsyncs where preflight fdatasyncs.
 # Job j runs on CPU j of CPUS on both sides (preflight: mpirun --cpu-list CPUS --bind-to

@@ -68,7 +68,7 @@ TEST(StoragePattern, NamesFileAndOffsetAndCatchesOneBadWord) {
   EXPECT_EQ(first_mismatch(zeros.data(), zeros.size(), 0, 0), 0) << "a zero page is never right";
 }
 
-TEST(StoragePattern, PagesFirstWordsNameTheirOffsetAndTheRestRepeatsEachPeriod) {
+TEST(StoragePattern, SectorsFirstWordsNameTheirOffsetAndTheRestRepeatsEachPeriod) {
   const std::size_t bytes = 2 * kPatternPage;
   std::vector<std::byte> here(bytes), period_on(bytes);
   fill_pattern(here.data(), bytes, 3, 8192);
@@ -78,17 +78,21 @@ TEST(StoragePattern, PagesFirstWordsNameTheirOffsetAndTheRestRepeatsEachPeriod) 
     std::memcpy(&w, v.data() + at, 8);
     return w;
   };
-  // By hand: file 3 -> 4 << 48; a page's first word is its offset / 8, the others' offset
-  // modulo 1 MiB / 8.
+  // By hand: file 3 -> 4 << 48; a 512-byte sector's first word is its offset / 8, the others'
+  // offset modulo 1 MiB / 8.
   EXPECT_EQ(word(here, 0), (std::uint64_t{4} << 48) | 1024);
   EXPECT_EQ(word(period_on, 0), (std::uint64_t{4} << 48) | ((8192 + (1 << 20)) / 8));
   EXPECT_EQ(word(period_on, 8), (std::uint64_t{4} << 48) | (8200 / 8));
+  EXPECT_EQ(word(period_on, 512), (std::uint64_t{4} << 48) | ((8704 + (1 << 20)) / 8));
   for (std::size_t i = 0; i < bytes; i += 8) {
-    if (i % kPatternPage == 0) continue;
+    if (i % 512 == 0) continue;
     EXPECT_EQ(word(here, i), word(period_on, i)) << "word " << i;
   }
   EXPECT_EQ(first_mismatch(period_on.data(), kPatternPage, 3, 8192), 0)
       << "a page one period away differs in its first word";
+  // A sector one period away, inside an otherwise right page: caught at the sector's start.
+  std::memcpy(here.data() + 1024, period_on.data() + 1024, 512);
+  EXPECT_EQ(first_mismatch(here.data(), kPatternPage, 3, 8192), 1024);
   EXPECT_EQ(first_mismatch(period_on.data(), kPatternPage, 3, 8192 + kPatternPeriod), -1);
 }
 
