@@ -8,11 +8,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <set>
 
 #include "analysis/report.hpp"
+#include "harness/stats.hpp"
 #include "preflight/schema/h5.hpp"
 #include "render/html.hpp"
 #include "render/json.hpp"
@@ -109,6 +111,18 @@ std::vector<std::string> labels_for(const std::vector<std::string>& files,
 }
 
 }  // namespace
+
+// In builds that count work (PREFLIGHT_COUNT_WORK, the ci preset) the elements ordered, appended
+// to the file PREFLIGHT_WORK_COUNT_FILE names: how tests/report/cost_linear_test.sh checks that
+// the report's cost grows linearly with ranks without timing it.
+void write_work_count() {
+  const char* path = std::getenv("PREFLIGHT_WORK_COUNT_FILE");
+  if (path == nullptr || !preflight::work_counted()) return;
+  if (std::FILE* f = std::fopen(path, "a")) {
+    fmt::print(f, "ordered_elements {}\n", preflight::ordered_elements_counted());
+    std::fclose(f);
+  }
+}
 
 int main(int argc, char** argv) {
   preflight::h5::silence_library_errors();
@@ -223,5 +237,6 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "preflight-report: {}\n", e.what());
     return kBadInput;
   }
+  write_work_count();
   return report.exit_code();
 }

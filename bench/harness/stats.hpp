@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -30,5 +31,13 @@ struct Interval {
   double low, high;
 };
 Interval median_interval(const std::vector<double>& sorted);
+
+// Work counting, so that tests can guard cost by counting work rather than timing it: the
+// number of elements ordered by median(), summarize() and the callers that report their own
+// sorts. Counted only where preflight_common is built with PREFLIGHT_COUNT_WORK (the ci preset);
+// elsewhere count_ordered_elements does nothing and work_counted() is false.
+void count_ordered_elements(std::size_t elements);
+std::uint64_t ordered_elements_counted();
+bool work_counted();
 
 }  // namespace preflight

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
 #include <vector>
 
 namespace preflight {
@@ -21,6 +23,28 @@ TEST(Median, OddEvenAndEmpty) {
 TEST(Median, AgreesWithSummarize) {
   const std::vector<double> v = {0.3, 0.1, 0.7, 0.2, 0.9, 0.4};
   EXPECT_DOUBLE_EQ(median(v), summarize(v).median);
+}
+
+// median() selects rather than sorts; the figures the report shows must not move by a bit.
+TEST(Median, SelectionGivesTheSortedMedianBitForBit) {
+  std::mt19937_64 rng(7);
+  std::lognormal_distribution<double> time(-9, 1.5);
+  for (std::size_t n = 1; n <= 101; ++n) {
+    std::vector<double> v(n);
+    for (auto& x : v) x = time(rng);
+    auto sorted = v;
+    std::sort(sorted.begin(), sorted.end());
+    const double expected = quantile_sorted(sorted, 0.5);
+    EXPECT_EQ(median(v), expected) << n << " values";
+  }
+}
+
+TEST(Median, CountsTheElementsItOrdersWhereCountingIsBuiltIn) {
+  if (!work_counted()) GTEST_SKIP() << "built without PREFLIGHT_COUNT_WORK (the ci preset has it)";
+  const auto before = ordered_elements_counted();
+  median({3, 1, 2, std::nan("")});
+  summarize(std::vector<double>{1, 2});
+  EXPECT_EQ(ordered_elements_counted() - before, 5u);
 }
 
 }  // namespace
