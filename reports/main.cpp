@@ -14,6 +14,7 @@
 #include <set>
 
 #include "analysis/report.hpp"
+#include "analysis/site_reference.hpp"
 #include "harness/stats.hpp"
 #include "preflight/schema/h5.hpp"
 #include "render/html.hpp"
@@ -21,6 +22,7 @@
 #include "render/junit.hpp"
 #include "render/markdown.hpp"
 #include "render/prometheus.hpp"
+#include "render/reference_yaml.hpp"
 #include "render/terminal.hpp"
 
 namespace {
@@ -112,6 +114,40 @@ std::vector<std::string> labels_for(const std::vector<std::string>& files,
 
 }  // namespace
 
+// --make-reference: the envelope of one trusted run (analysis/site_reference.hpp), written whole;
+// exit 0, or 2 with the reason.
+int write_site_reference(const std::vector<std::string>& files,
+                         const std::vector<std::string>& baselines, const std::string& out) {
+  try {
+    if (files.size() != 1 || !baselines.empty())
+      throw BadInput("--make-reference: give exactly one results file, the run you trust");
+    std::error_code ec;
+    if (fs::equivalent(out, files.front(), ec))
+      throw BadInput(fmt::format("--make-reference {}: that is the input file", out));
+    if (fs::is_directory(out) || !fs::is_directory(fs::absolute(out).parent_path()))
+      throw BadInput(fmt::format("--make-reference {}: give a file in an existing directory", out));
+    const auto run = read_run(files.front());
+    EnvelopeText e;
+    e.name = fs::path(out).stem().string();
+    e.title = fmt::format("what {} measured", run.path);
+    e.made_from = fmt::format("{} ({}, revision {})", run.path, run.start_time, run.git_revision);
+    e.match = site_match(run);
+    e.figures = site_figures(run);
+    if (e.figures.empty())
+      throw BadInput(
+          fmt::format("--make-reference: {} has no figure to make a reference of", run.path));
+    write_file(out, render_reference_yaml(e));
+    fmt::print("wrote {}: reference '{}', {} figures from {}\n", out, e.name, e.figures.size(),
+               run.path);
+    return 0;
+  } catch (const ReadError& e) {
+    fmt::print(stderr, "preflight-report: {}\n", e.what());
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "preflight-report: {}\n", e.what());
+  }
+  return kBadInput;
+}
+
 // In builds that count work (PREFLIGHT_COUNT_WORK, the ci preset) the elements ordered, appended
 // to the file PREFLIGHT_WORK_COUNT_FILE names: how tests/report/cost_linear_test.sh checks that
 // the report's cost grows linearly with ranks without timing it.
@@ -164,6 +200,16 @@ int main(int argc, char** argv) {
                  "A named slow node or rank: fail (the check 'no slow nodes or ranks' fails, exit "
                  "1) or warn (listed only) (fail)")
       ->check(CLI::IsMember({"fail", "warn"}));
+  std::string reference, references_dir, make_reference;
+  app.add_option("--reference", reference,
+                 "Judge every run against this reference envelope: a platform's name (e.g. "
+                 "h200-sxm), a file (e.g. one --make-reference wrote), or none (peers only); "
+                 "default: the envelope whose match holds on the run's recorded environment");
+  app.add_option("--references", references_dir,
+                 "Where the platforms' envelopes are (default: the shipped configs/references)");
+  app.add_option("--make-reference", make_reference,
+                 "Write a reference envelope from this one run, which you trust (typical values "
+                 "and floors from its figures), to this file, and stop");
   app.add_flag("--no-color", no_colour, "No colour on the terminal");
   try {
     app.parse(argc, argv);
@@ -175,12 +221,15 @@ int main(int argc, char** argv) {
     return kBadInput;
   }
   inputs.outliers.slow_fails = slow_nodes == "fail";
+  if (!make_reference.empty()) return write_site_reference(files, baseline_paths, make_reference);
   // Everything is read and checked before anything is printed or written: one bad input stops
   // the report with its reason, and no half-written output.
   std::vector<RunData> runs;
   std::vector<RunData> baselines;
   Rules rules;
   Catalogue catalogue;
+  std::vector<Reference> references;
+  Reference given_reference;
   Report report;
   try {
     auto all_inputs = files;
@@ -189,6 +238,17 @@ int main(int argc, char** argv) {
       if (!path->empty()) all_inputs.push_back(*path);
     check_outputs(outputs, all_inputs);
     inputs.labels = labels_for(files, given_labels);
+    if (references_dir.empty())
+      references_dir = default_references_dir(argv[0]);
+    else if (!fs::is_directory(references_dir))
+      throw BadInput(fmt::format("--references {}: no such directory", references_dir));
+    references = read_references(references_dir);
+    inputs.references = &references;
+    inputs.no_reference = reference == "none";
+    if (!reference.empty() && !inputs.no_reference) {
+      given_reference = find_reference(references, reference);
+      inputs.given_reference = &given_reference;
+    }
     for (const auto& path : files) runs.push_back(read_run(path));
     inputs.runs = &runs;
     baselines.reserve(baseline_paths.size());
@@ -218,6 +278,9 @@ int main(int argc, char** argv) {
     return kBadInput;
   } catch (const CatalogueError& e) {
     fmt::print(stderr, "preflight-report: --prices: {}\n", e.what());
+    return kBadInput;
+  } catch (const ReferenceError& e) {
+    fmt::print(stderr, "preflight-report: reference envelope: {}\n", e.what());
     return kBadInput;
   } catch (const BadInput& e) {
     fmt::print(stderr, "preflight-report: {}\n", e.what());

@@ -24,23 +24,6 @@
 
 namespace preflight::report {
 
-struct Rule {
-  std::string name;
-  std::map<std::string, std::set<std::string>> where;  // case attribute -> accepted values
-  std::set<double> sizes;                              // empty: every size
-  std::string band;                                    // "" : every band
-  std::string metric;
-  std::string better;  // "" : from the file
-  bool from_baseline = false;
-  double expect = 0;
-  double tolerance = 0;  // relative
-  double min_samples = 10;
-};
-
-struct RuleSet {
-  std::vector<Rule> rules;
-};
-
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -100,19 +83,13 @@ void check_keys(const std::string& path, const YAML::Node& map,
   }
 }
 
-Rule read_rule(const std::string& path, const YAML::Node& node, const Rule& defaults,
-               std::size_t index) {
-  if (!node.IsMap()) bad(path, node, fmt::format("rules[{}] must be a mapping", index));
-  check_keys(path, node,
-             {"name", "where", "sizes", "band", "metric", "expect", "baseline", "tolerance",
-              "better", "min_samples"},
-             fmt::format("rules[{}]", index));
-  Rule r = defaults;
-  r.name = node["name"] ? scalar(path, node["name"], "name") : fmt::format("rule {}", index + 1);
+}  // namespace
+
+void read_selection(const std::string& path, const YAML::Node& node, const std::string& context,
+                    Rule& r) {
   if (!node["metric"])
     bad(path, node,
-        fmt::format("rules[{}] ('{}') needs 'metric', e.g. time_median or a family's metric", index,
-                    r.name));
+        fmt::format("{} needs 'metric', e.g. time_median or a family's metric", context));
   r.metric = scalar(path, node["metric"], "metric");
   if (const auto w = node["where"]) {
     if (!w.IsMap())
@@ -149,6 +126,20 @@ Rule read_rule(const std::string& path, const YAML::Node& node, const Rule& defa
     if (r.better != "higher" && r.better != "lower")
       bad(path, b, fmt::format("'better' must be higher or lower, found '{}'", r.better));
   }
+}
+
+namespace {
+
+Rule read_rule(const std::string& path, const YAML::Node& node, const Rule& defaults,
+               std::size_t index) {
+  if (!node.IsMap()) bad(path, node, fmt::format("rules[{}] must be a mapping", index));
+  check_keys(path, node,
+             {"name", "where", "sizes", "band", "metric", "expect", "baseline", "tolerance",
+              "better", "min_samples"},
+             fmt::format("rules[{}]", index));
+  Rule r = defaults;
+  r.name = node["name"] ? scalar(path, node["name"], "name") : fmt::format("rule {}", index + 1);
+  read_selection(path, node, fmt::format("rules[{}] ('{}')", index, r.name), r);
   if (node["tolerance"]) r.tolerance = tolerance(path, node["tolerance"]);
   if (node["min_samples"]) r.min_samples = number(path, node["min_samples"], "min_samples", "10");
   const bool expect = static_cast<bool>(node["expect"]),
@@ -167,27 +158,32 @@ Rule read_rule(const std::string& path, const YAML::Node& node, const Rule& defa
   return r;
 }
 
-// The `where` keys read from a case's own fields; every other key is one of its attributes.
-const std::map<std::string, std::string CaseData::*> kCaseFields = {
-    {"family", &CaseData::family}, {"backend", &CaseData::backend}, {"name", &CaseData::name}};
-
-bool matches(const Rule& r, const CaseView& v) {
-  for (const auto& [key, values] : r.where) {
-    const auto field = kCaseFields.find(key);
-    const auto actual = field != kCaseFields.end() ? v.c.*(field->second) : v.param(key);
-    if (!values.count(actual)) return false;
-  }
-  return true;
+// The `where` keys read from a case's own fields and its meaning; every other key is one of
+// its attributes.
+std::string case_field(const CaseData& c, const std::string& key) {
+  if (key == "family") return c.family;
+  if (key == "backend") return c.backend;
+  if (key == "name") return c.name;
+  if (key == "subject") return c.meaning.subject;
+  return c.meaning.series;  // "series"
 }
 
+bool matches(const Rule& r, const CaseView& v) {
+  return selects(r, v.c);
+}
+
+}  // namespace
+
 // `sizes` select by the point's x, `band` by its size band where the case is banded by size.
-bool point_selected(const Rule& r, const CaseView& v, std::size_t point) {
+bool selects_point(const Rule& r, const CaseView& v, std::size_t point) {
   const double x = v.size_at(point);
   const double size = v.c.meaning.bands == schema::Bands::kSizeBands ? x : kNaN;
   if (!r.sizes.empty() && !r.sizes.count(x)) return false;
   if (!r.band.empty() && (std::isnan(size) || r.band != name_of(band_of(size)))) return false;
   return true;
 }
+
+namespace {
 
 // The metric's 95% interval at a point, from where the column declares its per-iteration
 // values come from: the median time's own; the iterations of a counter; the work counter's rate
@@ -341,7 +337,7 @@ void evaluate_against_expectation(const Rule& r, const RunData& run, const std::
     const auto column = c.stats.find(r.metric);
     if (column == c.stats.end()) continue;  // this case has no such metric
     for (std::size_t p = 0; p < v.points(); ++p) {
-      if (!point_selected(r, v, p)) continue;
+      if (!selects_point(r, v, p)) continue;
       // Ranks that wait for each other inside the operation, one alone: it has no peers.
       if (c.meaning.peer_late && v.group_ranks(p) < 2) continue;
       const auto row = v.row(p);
@@ -363,6 +359,9 @@ void evaluate_against_expectation(const Rule& r, const RunData& run, const std::
       std::tie(k.ci_low, k.ci_high) = *interval;
       k.expected = r.expect;
       judge(k, r, r.expect, r.expect);
+      if (std::isfinite(r.typical) && r.typical != 0)
+        k.reason += fmt::format("; {:.0f}% of the typical {:.4g} {}", 100 * k.value / r.typical,
+                                r.typical, k.unit);
       out.push_back(std::move(k));
     }
   }
@@ -378,7 +377,7 @@ void add_other_points(const Rule& r, const ReplicateIndex& now,
   for (const auto& [key, c] : now) {
     const CaseView v(*c.first);
     for (std::size_t p = 0; p < v.points(); ++p) {
-      if (matches(r, v) && point_selected(r, v, p)) continue;  // the rule's own: tested
+      if (matches(r, v) && selects_point(r, v, p)) continue;  // the rule's own: tested
       // What the rule's own checks leave out, left out here too.
       if (c.first->meaning.peer_late && v.group_ranks(p) < 2) continue;
       if (!plugins::quality_problem(v, p, r.where).empty()) continue;
@@ -412,7 +411,7 @@ void evaluate_against_baseline(const Rule& r, const RunData& run, const std::str
     const auto column = c.first->stats.find(r.metric);
     if (column == c.first->stats.end()) continue;
     for (std::size_t p = 0; p < v.points(); ++p) {
-      if (!point_selected(r, v, p)) continue;
+      if (!selects_point(r, v, p)) continue;
       if (c.first->meaning.peer_late && v.group_ranks(p) < 2) continue;
       const auto& point = c.points.at(v.point_key(p));
       auto k = make_check(r.name, label, c.first->group_name + " " + c.first->name,
@@ -465,9 +464,25 @@ const char* name_of(CheckVerdict v) {
       return "pass";
     case CheckVerdict::kFail:
       return "fail";
+    case CheckVerdict::kNotMeasured:
+      return "not measured";
     default:
       return "inconclusive";
   }
+}
+
+const std::set<std::string>& case_field_keys() {
+  static const std::set<std::string> keys = {"family", "backend", "name", "subject", "series"};
+  return keys;
+}
+
+bool selects(const Rule& r, const CaseData& c) {
+  const CaseView v(c);
+  for (const auto& [key, values] : r.where) {
+    const auto actual = case_field_keys().count(key) ? case_field(c, key) : v.param(key);
+    if (!values.count(actual)) return false;
+  }
+  return true;
 }
 
 namespace {
@@ -514,7 +529,7 @@ void refuse_unknown_names(const std::string& path, const Rule& r, const RunData&
   const auto family = r.where.find("family");
   if (family == r.where.end()) return;
   std::set<std::string> metrics, attributes;
-  for (const auto& [key, field] : kCaseFields) attributes.insert(key);
+  for (const auto& key : case_field_keys()) attributes.insert(key);
   for (const auto& c : run.cases) {
     if (!family->second.count(c.family)) continue;
     for (const auto& [name, column] : c.stats) metrics.insert(name);
@@ -545,7 +560,8 @@ std::string no_match_reason(const Rule& r, const RunData& run) {
 }  // namespace
 
 std::vector<Check> evaluate(const Rules& rules, const RunData& run, const std::string& label,
-                            const std::vector<const RunData*>& baselines, double alpha) {
+                            const std::vector<const RunData*>& baselines, double alpha,
+                            bool refuse_misspelt) {
   std::vector<Check> out;
   for (const auto& r : rules.set->rules) {
     if (r.from_baseline && baselines.empty())
@@ -564,9 +580,9 @@ std::vector<Check> evaluate(const Rules& rules, const RunData& run, const std::s
       evaluate_against_expectation(r, run, label, out);
     }
     if (out.size() == before) {
-      refuse_unknown_names(rules.path, r, run);
+      if (refuse_misspelt) refuse_unknown_names(rules.path, r, run);
       out.push_back(make_check(r.name, label, "", "", r.metric));
-      out.back().verdict = CheckVerdict::kInconclusive;
+      out.back().verdict = CheckVerdict::kNotMeasured;
       out.back().reason = "no case and size in this run matches the rule (nothing was judged)" +
                           no_match_reason(r, run);
     }

@@ -97,6 +97,51 @@ std::vector<Check> env_check_failures(const RunData& run, const std::string& lab
   return out;
 }
 
+// A finding that names hosts, links or the fabric to act on (the pair sweep's isolation) is a
+// failed acceptance check, as a named slow node is: a CI gate must not pass what it names.
+std::vector<Check> suspect_checks(const std::vector<Finding>& findings) {
+  std::vector<Check> out;
+  for (const auto& f : findings)
+    for (const auto& s : f.suspects) {
+      Check c;
+      c.rule = std::string(kSuspectRule);
+      c.run_label = f.run_label;
+      c.case_name = fmt::format("{} {}", s.kind, fmt::join(s.hosts, " - "));
+      c.metric = "named";
+      c.value = c.expected = c.threshold = std::nan("");
+      c.verdict = CheckVerdict::kFail;
+      c.reason = f.title;
+      out.push_back(std::move(c));
+    }
+  return out;
+}
+
+// The envelope a run is judged against: the one given, none, or chosen by its environment.
+ReferenceChoice reference_for(const ReportInputs& in, const RunData& run) {
+  if (in.no_reference) return {nullptr, "--reference none"};
+  if (in.given_reference != nullptr) {
+    const auto differs = mismatch(*in.given_reference, run);
+    return {in.given_reference, differs.empty()
+                                    ? "given with --reference"
+                                    : fmt::format("given with --reference, though made for another "
+                                                  "environment: {}",
+                                                  differs)};
+  }
+  static const std::vector<Reference> none;
+  return choose_reference(in.references != nullptr ? *in.references : none, run);
+}
+
+// The envelope's figures judged as acceptance checks (a figure's floor is its rule's expect).
+void add_reference_checks(const ReportInputs& in, RunReport& run, std::vector<Check>& checks) {
+  const auto* ref = run.reference.reference;
+  if (ref == nullptr) return;
+  auto judged =
+      evaluate(ref->figures, *run.run, run.label, in.baselines, in.regression.alpha, false);
+  for (const auto& c : judged)
+    if (c.verdict != CheckVerdict::kNotMeasured) ++run.reference_figures_judged;
+  checks.insert(checks.end(), judged.begin(), judged.end());
+}
+
 }  // namespace
 
 Report build_report(const ReportInputs& in) {
@@ -119,6 +164,8 @@ Report build_report(const ReportInputs& in) {
     r.fits.insert(r.fits.end(), fits.begin(), fits.end());
     auto builtin = builtin_checks(runs[i], in.labels[i]);
     r.checks.insert(r.checks.end(), builtin.begin(), builtin.end());
+    r.runs.back().reference = reference_for(in, runs[i]);
+    add_reference_checks(in, r.runs.back(), r.checks);
     if (in.rules != nullptr) {
       auto checks = evaluate(*in.rules, runs[i], in.labels[i], in.baselines, in.regression.alpha);
       r.checks.insert(r.checks.end(), checks.begin(), checks.end());
@@ -129,6 +176,10 @@ Report build_report(const ReportInputs& in) {
   }
   for (const auto& run : r.runs) plugins::add_sections(run, r.sections);
   r.findings = find_bottlenecks(r.runs, r.scaling);
+  if (in.outliers.slow_fails) {
+    auto named = suspect_checks(r.findings);
+    r.checks.insert(r.checks.end(), named.begin(), named.end());
+  }
   if (in.catalogue != nullptr && runs.size() >= 2) {
     std::vector<const RunData*> pointers;
     for (const auto& run : runs) pointers.push_back(&run);

@@ -11,6 +11,7 @@
 #include "analysis/device_watch.hpp"
 #include "analysis/instances.hpp"
 #include "analysis/outliers.hpp"
+#include "analysis/reference.hpp"
 #include "analysis/regression.hpp"
 #include "analysis/scaling.hpp"
 #include "plugins/alpha_beta.hpp"
@@ -28,6 +29,10 @@ struct RunReport {
   // Devices whose telemetry broke a rule its series declare, and what could not be judged.
   std::vector<WatchFinding> watch_findings = {};
   std::vector<std::string> watch_not_judged = {};
+  // The reference envelope the run was judged against (null: peers only) and how it was chosen;
+  // figures: its checks that judged something (not "not measured").
+  ReferenceChoice reference = {};
+  std::size_t reference_figures_judged = 0;
 };
 
 // A regression comparison of one run against the baseline runs.
@@ -64,6 +69,11 @@ struct ReportInputs {
   const Catalogue* catalogue = nullptr;   // --prices
   RegressionOptions regression;
   OutlierOptions outliers;
+  // Reference envelopes to choose from by each run's environment; `given` (--reference) is used
+  // for every run instead; `none`: judged against peers only.
+  const std::vector<Reference>* references = nullptr;
+  const Reference* given_reference = nullptr;
+  bool no_reference = false;
 };
 
 // Throws RulesError (a rule needs a baseline) and CatalogueError (a label without a price).

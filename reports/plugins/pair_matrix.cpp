@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "analysis/reference.hpp"
 #include "analysis/report.hpp"
 #include "plugins/pair_isolation.hpp"
 #include "plugins/plugins.hpp"
@@ -49,7 +50,27 @@ struct TestMatrix {
   std::map<int, int> node_of_rank;
 };
 
-void add_case(const CaseData& c, TestMatrix& t) {
+void set_pass(std::vector<double>& values, std::size_t pass, double value) {
+  if (values.size() <= pass) values.resize(pass + 1, std::nan(""));
+  values[pass] = value;
+}
+
+// The figure at the row's best iterations (its time_p5): a time scales with it, a rate of fixed
+// work inversely; NaN where the column declares neither.
+double at_best_iterations(const CaseView& v, const Column& column, std::size_t row, double figure) {
+  const double p5 = v.number("time_p5", row), median = v.number("time_median", row);
+  if (!(p5 > 0) || !(median > 0)) return std::nan("");
+  switch (column.per_iteration) {
+    case schema::PerIteration::kTime:
+      return figure * p5 / median;
+    case schema::PerIteration::kInverseTime:
+      return figure * median / p5;
+    default:
+      return std::nan("");
+  }
+}
+
+void add_case(const CaseData& c, TestMatrix& t, const Reference* reference) {
   const CaseView v(c);
   const auto metric = v.primary_metric();
   const auto pairs = parse_pairs(v.param(std::string(schema::kFabricPairsAttribute)));
@@ -66,11 +87,18 @@ void add_case(const CaseData& c, TestMatrix& t) {
     if (row == SIZE_MAX && pairs.size() == 1) row = v.row(point, -1);
     if (row == SIZE_MAX) continue;
     const int a = node(pairs[g].first), b = node(pairs[g].second);
-    auto& values = t.m.figures[{std::min(a, b), std::max(a, b)}];
+    const std::pair key{std::min(a, b), std::max(a, b)};
     const auto p = static_cast<std::size_t>(pass);
-    if (values.size() <= p) values.resize(p + 1, std::nan(""));
-    values[p] = v.number(metric, row);
+    const double figure = v.number(metric, row);
+    set_pass(t.m.figures[key], p, figure);
+    set_pass(t.m.best_iterations[key], p, at_best_iterations(v, c.stats.at(metric), row, figure));
   }
+  if (reference != nullptr && std::isnan(t.m.floor))
+    if (const auto* f = figure_for(*reference, v, point, metric)) {
+      t.m.floor = f->expect;
+      t.m.typical = f->typical;
+      t.m.reference = reference->name;
+    }
 }
 
 // The heat map as text, one line per node: its figure with each partner, first pass.
@@ -110,16 +138,39 @@ Heatmap heatmap_of(const std::string& test, const TestMatrix& t) {
   return h;
 }
 
-std::string action_for(bool node, const std::vector<std::string>& hosts) {
-  if (node)
-    return fmt::format(
-        "Drain {} and check its NIC, driver and port (link speed, error counters: ethtool -S, "
-        "ibstat; dmesg), then rerun the fabric sweep to confirm the fix.",
-        hosts.front());
-  return fmt::format(
-      "Check the cable, transceiver and switch ports on the path between {} and {} (both are "
-      "fine with other partners: keep them in service), then rerun the fabric sweep.",
-      hosts.front(), hosts.back());
+std::string action_for(SuspectKind kind, const std::vector<std::string>& hosts) {
+  switch (kind) {
+    case SuspectKind::kNode:
+      return fmt::format(
+          "Drain {} and check its NIC, driver and port (link speed, error counters: ethtool -S, "
+          "ibstat; dmesg), then rerun the fabric sweep to confirm the fix.",
+          hosts.front());
+    case SuspectKind::kLink:
+      return fmt::format(
+          "Check the cable, transceiver and switch ports on the path between {} and {} (both "
+          "are fine with other partners: keep them in service), then rerun the fabric sweep.",
+          hosts.front(), hosts.back());
+    default:
+      return "Check what every node shares, not one node: the switches (port error counters, "
+             "firmware), the subnet or fabric manager, and settings alike on every node (MTU, "
+             "NIC firmware and driver, NCCL or MPI transport settings); draining nodes will not "
+             "help.";
+  }
+}
+
+std::string title_for(SuspectKind kind, const std::vector<std::string>& hosts) {
+  switch (kind) {
+    case SuspectKind::kNode:
+      return fmt::format("node {} is slow with every partner (fabric pair sweep)", hosts.front());
+    case SuspectKind::kLink:
+      return fmt::format("link {} - {} is slow, both nodes fine with others (fabric pair sweep)",
+                         hosts.front(), hosts.back());
+    default:
+      return fmt::format(
+          "the fabric as a whole is below its reference: every pair of the {} "
+          "nodes is slow (fabric pair sweep)",
+          hosts.size());
+  }
 }
 
 }  // namespace
@@ -142,28 +193,23 @@ void pair_matrix_findings(const RunReport& r, std::vector<Finding>& out) {
           t.node_of_rank[rank] = static_cast<int>(t.m.nodes.size());
           t.m.nodes.push_back(host_of(*r.run, rank));
         }
-      add_case(c, t);
+      add_case(c, t, r.reference.reference);
     }
   // One finding per suspect, with the evidence of every test that names it.
-  std::map<std::pair<bool, std::vector<std::string>>, Finding> by_suspect;
+  std::map<std::pair<SuspectKind, std::vector<std::string>>, Finding> by_suspect;
   for (const auto& [test, t] : tests) {
     const Isolation iso = isolate(t.m);
     for (const auto& s : iso.suspects) {
       std::vector<std::string> hosts;
       for (int member : s.members) hosts.push_back(t.m.nodes[static_cast<std::size_t>(member)]);
-      auto& f = by_suspect[{s.node, hosts}];
+      auto& f = by_suspect[{s.kind, hosts}];
       if (f.title.empty()) {
         f.stage = Stage::kCommunication;
         f.run_label = r.label;
-        f.title = s.node ? fmt::format("node {} is slow with every partner (fabric pair sweep)",
-                                       hosts.front())
-                         : fmt::format(
-                               "link {} - {} is slow, both nodes fine with others "
-                               "(fabric pair sweep)",
-                               hosts.front(), hosts.back());
-        f.next_check = action_for(s.node, hosts);
+        f.title = title_for(s.kind, hosts);
+        f.next_check = action_for(s.kind, hosts);
         f.weight = 1;
-        f.suspects.push_back({s.node ? "host" : "link", hosts, f.next_check});
+        f.suspects.push_back({name_of(s.kind), hosts, f.next_check});
       }
       for (const auto& line : s.evidence) f.evidence.push_back(fmt::format("{}: {}", test, line));
       for (const auto& line : iso.cleared) f.evidence.push_back(fmt::format("{}: {}", test, line));

@@ -584,7 +584,8 @@ class Writer {
     // check of every case is one summary row per run, so it does not bury the rest.
     std::vector<const Check*> order;
     std::map<std::string, std::size_t> correct_cases;
-    for (auto verdict : {CheckVerdict::kFail, CheckVerdict::kInconclusive, CheckVerdict::kPass})
+    for (auto verdict : {CheckVerdict::kFail, CheckVerdict::kInconclusive,
+                         CheckVerdict::kNotMeasured, CheckVerdict::kPass})
       for (const auto& c : report_.checks) {
         if (c.verdict != verdict) continue;
         if (verdict == CheckVerdict::kPass && c.rule == "results correct")

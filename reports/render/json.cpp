@@ -65,6 +65,18 @@ json suspects(const Report& r) {
   return out;
 }
 
+// The envelope the run was judged against (null name: peers only).
+json reference(const RunReport& run) {
+  const auto* ref = run.reference.reference;
+  return {{"name", ref != nullptr ? json(ref->name) : json(nullptr)},
+          {"title", ref != nullptr ? ref->title : ""},
+          {"path", ref != nullptr ? ref->path : ""},
+          {"made_from", ref != nullptr ? ref->made_from : ""},
+          {"why", run.reference.why},
+          {"detail", run.reference.detail},
+          {"checks", run.reference_figures_judged}};
+}
+
 json runs(const Report& r) {
   json out = json::array();
   for (const auto& run : r.runs) {
@@ -108,6 +120,7 @@ json runs(const Report& r) {
                    {"env_checks", env_checks},
                    {"device_watch", device_watch},
                    {"device_watch_not_judged", run.watch_not_judged},
+                   {"reference", reference(run)},
                    {"scheduler", scheduler}});
   }
   return out;
@@ -261,23 +274,27 @@ json reasons_json(const std::vector<VerdictReason>& reasons) {
 std::string render_json(const Report& report) {
   const auto n = count_checks(report);
   const auto reasons = verdict_reasons(report);
-  const json doc = {
-      {"schema", "preflight-report-verdict/1"},
-      {"verdict", overall_verdict(report)},
-      {"headline", verdict_headline(report, reasons)},
-      {"reasons", reasons_json(reasons)},
-      {"exit_code", report.exit_code()},
-      {"counts", {{"pass", n.pass}, {"fail", n.fail}, {"inconclusive", n.inconclusive}}},
-      {"runs", runs(report)},
-      {"checks", checks(report)},
-      {"findings", findings(report)},
-      {"suspects", suspects(report)},
-      {"not_measured", report.not_measured},
-      {"scaling", scaling(report)},
-      {"fits", fits(report)},
-      {"sections", sections(report)},
-      {"regressions", regressions(report)},
-      {"instances", instances(report)}};
+  const json doc = {{"schema", "preflight-report-verdict/1"},
+                    {"verdict", overall_verdict(report)},
+                    {"headline", verdict_headline(report, reasons)},
+                    {"reasons", reasons_json(reasons)},
+                    {"exit_code", report.exit_code()},
+                    {"counts",
+                     {{"pass", n.pass},
+                      {"fail", n.fail},
+                      {"inconclusive", n.inconclusive},
+                      {"not_measured", n.not_measured}}},
+                    {"judged_against", judged_against(report)},
+                    {"runs", runs(report)},
+                    {"checks", checks(report)},
+                    {"findings", findings(report)},
+                    {"suspects", suspects(report)},
+                    {"not_measured", report.not_measured},
+                    {"scaling", scaling(report)},
+                    {"fits", fits(report)},
+                    {"sections", sections(report)},
+                    {"regressions", regressions(report)},
+                    {"instances", instances(report)}};
   return doc.dump(2) + "\n";
 }
 

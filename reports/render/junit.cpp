@@ -40,13 +40,14 @@ std::string render_junit(const Report& report) {
   std::string out = fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"preflight acceptance\" "
       "tests=\"{}\" failures=\"{}\" skipped=\"{}\" errors=\"0\">\n",
-      report.checks.size(), n.fail, n.inconclusive);
+      report.checks.size(), n.fail, n.inconclusive + n.not_measured);
   for (const auto& label : order) {
     const auto& checks = suites[label];
     std::size_t failures = 0, skipped = 0;
     for (const auto* c : checks) {
       failures += c->verdict == CheckVerdict::kFail;
-      skipped += c->verdict == CheckVerdict::kInconclusive;
+      skipped +=
+          c->verdict == CheckVerdict::kInconclusive || c->verdict == CheckVerdict::kNotMeasured;
     }
     out += fmt::format(
         "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" errors=\"0\">\n",
@@ -60,8 +61,9 @@ std::string render_junit(const Report& report) {
       if (c->verdict == CheckVerdict::kFail)
         out += fmt::format("      <failure message=\"{}\">{}</failure>\n", xml(c->reason),
                            xml(detail));
-      else if (c->verdict == CheckVerdict::kInconclusive)
-        out += fmt::format("      <skipped message=\"inconclusive: {}\"/>\n", xml(c->reason));
+      else if (c->verdict != CheckVerdict::kPass)
+        out += fmt::format("      <skipped message=\"{}: {}\"/>\n", name_of(c->verdict),
+                           xml(c->reason));
       out += fmt::format("      <system-out>{}</system-out>\n    </testcase>\n", xml(detail));
     }
     out += "  </testsuite>\n";

@@ -95,7 +95,8 @@ void checks(std::string& md, const Report& r) {
   // (one per case) as one row.
   std::map<std::string, std::size_t> correct;
   std::vector<const Check*> order;
-  for (auto verdict : {CheckVerdict::kFail, CheckVerdict::kInconclusive, CheckVerdict::kPass})
+  for (auto verdict : {CheckVerdict::kFail, CheckVerdict::kInconclusive, CheckVerdict::kNotMeasured,
+                       CheckVerdict::kPass})
     for (const auto& c : r.checks)
       if (c.verdict == verdict && verdict == CheckVerdict::kPass && c.rule == "results correct")
         ++correct[c.run_label];

@@ -65,7 +65,7 @@ class Family {
 };
 
 const char* verdict_text(CheckVerdict v) {
-  return v == CheckVerdict::kPass ? "pass" : v == CheckVerdict::kFail ? "fail" : "inconclusive";
+  return name_of(v);
 }
 
 // The host a node name belongs to ("vm/v1" -> "vm"), as the run's environment has it.

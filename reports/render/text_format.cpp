@@ -34,8 +34,35 @@ VerdictCounts count_checks(const Report& report) {
     n.pass += c.verdict == CheckVerdict::kPass;
     n.fail += c.verdict == CheckVerdict::kFail;
     n.inconclusive += c.verdict == CheckVerdict::kInconclusive;
+    n.not_measured += c.verdict == CheckVerdict::kNotMeasured;
   }
   return n;
+}
+
+namespace {
+
+std::string judged_against(const RunReport& r) {
+  const auto* ref = r.reference.reference;
+  if (ref != nullptr && r.reference_figures_judged > 0)
+    return fmt::format("reference {} ({} check{} of its figures)", ref->name,
+                       r.reference_figures_judged, r.reference_figures_judged == 1 ? "" : "s");
+  if (ref != nullptr)
+    return fmt::format("peers only: reference {} has no figure this run measured", ref->name);
+  return fmt::format("peers only: {}", r.reference.why);
+}
+
+}  // namespace
+
+std::string judged_against(const Report& report) {
+  std::vector<std::string> parts;
+  for (const auto& r : report.runs) {
+    auto part = judged_against(r);
+    if (report.runs.size() > 1) part = fmt::format("{}: {}", r.label, part);
+    if (std::find(parts.begin(), parts.end(), part) == parts.end()) parts.push_back(part);
+  }
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : "; ") + p;
+  return out;
 }
 
 std::string baseline_paths(const RegressionSection& s) {

@@ -14,9 +14,12 @@ std::string join_ranks(const std::vector<int>& ranks);
 // "pass", "fail" or "inconclusive": the report's overall verdict, from its exit code.
 const char* overall_verdict(const Report& report);
 struct VerdictCounts {
-  std::size_t pass = 0, fail = 0, inconclusive = 0;
+  std::size_t pass = 0, fail = 0, inconclusive = 0, not_measured = 0;
 };
 VerdictCounts count_checks(const Report& report);
+// What the runs were judged against: "reference h200-sxm (12 figures)", or "peers only: no
+// reference envelope matches this run's hardware"; with several runs, each run's, labelled.
+std::string judged_against(const Report& report);
 
 // A regression section's baselines: "a.h5", or "a.h5, b.h5 and c.h5 (3 runs)".
 std::string baseline_paths(const RegressionSection& s);

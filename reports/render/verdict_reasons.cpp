@@ -46,7 +46,9 @@ double shortfall(const Check& c) {
 void add_checks(std::vector<VerdictReason>& out, const Report& report, CheckVerdict verdict,
                 ReasonKind kind) {
   const std::string counted =
-      fmt::format("checks {}", verdict == CheckVerdict::kFail ? "failed" : "inconclusive");
+      verdict == CheckVerdict::kNotMeasured
+          ? std::string("rules matched nothing")
+          : fmt::format("checks {}", verdict == CheckVerdict::kFail ? "failed" : "inconclusive");
   std::map<std::tuple<std::string, std::string>, std::vector<const Check*>> groups;
   std::vector<std::tuple<std::string, std::string>> order;
   for (const auto& c : report.checks) {
@@ -161,6 +163,7 @@ std::vector<VerdictReason> verdict_reasons(const Report& report) {
              fmt::format("{}: environment: {} ({}): {}", r.label, e.check, e.where, e.detail), 1,
              "environment warnings"});
   for (const auto& r : report.runs) add_watch_findings(out, r);
+  add_checks(out, report, CheckVerdict::kNotMeasured, ReasonKind::kWarn);
   for (const auto& r : report.runs)
     for (const auto& s : r.run->skipped)
       out.push_back(
@@ -192,6 +195,8 @@ std::string verdict_headline(const Report& report, const std::vector<VerdictReas
   out +=
       fmt::format("{}{}: {} pass, {} fail, {} inconclusive", counts.empty() ? ": " : "; ",
                   plural(report.checks.size(), "check", "checks"), n.pass, n.fail, n.inconclusive);
+  if (n.not_measured > 0) out += fmt::format(", {} not measured", n.not_measured);
+  out += "; judged against " + judged_against(report);
   return out;
 }
 

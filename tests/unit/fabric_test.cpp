@@ -14,6 +14,7 @@ namespace {
 using preflight::fabric::round_robin;
 using preflight::report::plugins::isolate;
 using preflight::report::plugins::PairMatrix;
+using preflight::report::plugins::SuspectKind;
 
 TEST(PairSchedule, EveryPairOnceInDisjointRounds) {
   for (int n = 2; n <= 9; ++n) {
@@ -48,11 +49,24 @@ PairMatrix matrix(int n, double good, double (*figure)(int, int, int, double) = 
   return m;
 }
 
-std::set<std::vector<int>> named(const PairMatrix& m, bool nodes) {
+std::set<std::vector<int>> named(const PairMatrix& m, SuspectKind kind) {
   std::set<std::vector<int>> out;
   for (const auto& s : isolate(m).suspects)
-    if (s.node == nodes) out.insert(s.members);
+    if (s.kind == kind) out.insert(s.members);
   return out;
+}
+
+std::set<std::vector<int>> named(const PairMatrix& m, bool nodes) {
+  return named(m, nodes ? SuspectKind::kNode : SuspectKind::kLink);
+}
+
+// Nodes whose every pair is divided by `factor`.
+PairMatrix with_bad_nodes(int n, const std::set<int>& bad, double factor = 10) {
+  auto m = matrix(n, 1.0);
+  for (auto& [pair, values] : m.figures)
+    if (bad.count(pair.first) || bad.count(pair.second))
+      for (auto& v : values) v /= factor;
+  return m;
 }
 
 TEST(PairIsolation, CleanMatrixNamesNoOne) {
@@ -92,6 +106,65 @@ TEST(PairIsolation, RetestClearsAPairSlowOnce) {
   const auto iso = isolate(m);
   EXPECT_TRUE(iso.suspects.empty());
   EXPECT_EQ(iso.cleared.size(), 1u);
+}
+
+// No healthy majority needed: the reference is the best pair, not the median node. Two of four
+// nodes slow leave one good pair (h0-h2), which clears both its nodes; with the median node's
+// median pair as the reference (before), nothing was named.
+TEST(PairIsolation, HalfTheNodesSlowAreEachNamed) {
+  EXPECT_EQ(named(with_bad_nodes(4, {1, 3}), true), (std::set<std::vector<int>>{{1}, {3}}));
+  EXPECT_TRUE(named(with_bad_nodes(4, {1, 3}), false).empty());
+  EXPECT_EQ(named(with_bad_nodes(8, {0, 2, 4, 6}), true),
+            (std::set<std::vector<int>>{{0}, {2}, {4}, {6}}));
+  EXPECT_TRUE(named(with_bad_nodes(8, {0, 2, 4, 6}), false).empty());
+  // Three of four: one good node has no good partner, so nothing proves a pair slow against
+  // another; without a reference floor the matrix cannot tell (named: nothing, not a wrong node).
+  EXPECT_TRUE(isolate(with_bad_nodes(4, {1, 2, 3})).suspects.empty());
+}
+
+TEST(PairIsolation, EveryNodeSlowIsTheFabricAgainstTheReference) {
+  auto m = with_bad_nodes(4, {0, 1, 2, 3});
+  // Peers alone: every pair alike, nothing to name.
+  EXPECT_TRUE(isolate(m).suspects.empty());
+  // Against an envelope's floor: the fabric, not four nodes.
+  m.floor = 0.5;
+  m.typical = 1.0;
+  m.reference = "site";
+  const auto iso = isolate(m);
+  ASSERT_EQ(iso.suspects.size(), 1u);
+  EXPECT_EQ(iso.suspects.front().kind, SuspectKind::kFabric);
+  EXPECT_EQ(iso.suspects.front().members.size(), 4u);
+  // Three of four slow against the floor: every pair below it, the fabric too (the data cannot
+  // tell three bad nodes from a bad fabric).
+  auto three = with_bad_nodes(4, {1, 2, 3});
+  three.floor = 0.5;
+  EXPECT_EQ(named(three, SuspectKind::kFabric).size(), 1u);
+  // One slow node against the floor: that node alone.
+  auto one = with_bad_nodes(4, {2});
+  one.floor = 0.5;
+  EXPECT_EQ(named(one, true), (std::set<std::vector<int>>{{2}}));
+  EXPECT_TRUE(named(one, SuspectKind::kFabric).empty());
+}
+
+TEST(PairIsolation, BadLinkBesideABadNodeAreBothNamed) {
+  auto m = with_bad_nodes(5, {4});
+  for (auto& v : m.figures[{0, 1}]) v /= 5;
+  EXPECT_EQ(named(m, true), (std::set<std::vector<int>>{{4}}));
+  EXPECT_EQ(named(m, false), (std::set<std::vector<int>>{{0, 1}}));
+}
+
+// A busy machine's jitter: a pair whose median is 3x the best pair's but whose best iterations
+// reach the best pair's level is not named (issue 33: a healthy link ranked first at 0.54 ms
+// against 0.17 ms). A pair that is slow even at its best iterations is.
+TEST(PairIsolation, JitterWithinAPairsOwnSpreadNamesNobody) {
+  auto m = matrix(4, 0.17e-3);
+  m.higher_is_better = false;
+  for (auto& [pair, values] : m.figures)
+    m.best_iterations[pair] = std::vector<double>(values.size(), 0.15e-3);
+  m.figures[{1, 2}] = {0.54e-3, 0.6e-3};
+  EXPECT_TRUE(isolate(m).suspects.empty());
+  m.best_iterations[{1, 2}] = {0.5e-3, 0.52e-3};
+  EXPECT_EQ(named(m, false), (std::set<std::vector<int>>{{1, 2}}));
 }
 
 TEST(PairIsolation, LatencyIsWorseWhenHigher) {

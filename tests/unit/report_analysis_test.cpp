@@ -206,10 +206,11 @@ TEST(Acceptance, LowerIsBetterForTimes) {
   EXPECT_EQ(judge_with(strict, run_with_interval(9.5, 10.5)), CheckVerdict::kFail);
 }
 
-TEST(Acceptance, ARuleThatMatchesNothingIsNotAPass) {
+// Neither a pass nor a verdict: "not measured", a warning that leaves the exit code alone.
+TEST(Acceptance, ARuleThatMatchesNothingIsAWarningNotAPass) {
   const char* rule =
       "rules:\n  - name: bw\n    where: {collective: alltoall}\n    metric: busbw\n    expect: 1\n";
-  EXPECT_EQ(judge_with(rule, run_with_interval(9.5, 10.5)), CheckVerdict::kInconclusive);
+  EXPECT_EQ(judge_with(rule, run_with_interval(9.5, 10.5)), CheckVerdict::kNotMeasured);
 }
 
 // A rule for a family the run holds, naming a metric or an attribute none of its cases has, is
@@ -239,10 +240,11 @@ TEST(Acceptance, MisspeltNamesAreRefusedWithTheNearest) {
   const auto other_family =
       evaluate_text("rules:\n  - {where: {family: storage}, metric: agg_bw, expect: 1}\n");
   ASSERT_EQ(other_family.size(), 1u);
-  EXPECT_EQ(other_family[0].verdict, CheckVerdict::kInconclusive);
+  // Matching nothing is a warning (not measured), not an inconclusive verdict (issue 33).
+  EXPECT_EQ(other_family[0].verdict, CheckVerdict::kNotMeasured);
   const auto no_family = evaluate_text("rules:\n  - {metric: bus_bw, expect: 1}\n");
   ASSERT_EQ(no_family.size(), 1u);
-  EXPECT_EQ(no_family[0].verdict, CheckVerdict::kInconclusive);
+  EXPECT_EQ(no_family[0].verdict, CheckVerdict::kNotMeasured);
   EXPECT_NE(no_family[0].reason.find("no case has the metric 'bus_bw' (did you mean 'busbw'?)"),
             std::string::npos)
       << no_family[0].reason;

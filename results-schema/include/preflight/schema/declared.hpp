@@ -1,0 +1,74 @@
+// Every name the schema declares, across families: what a user's file that names figures (a
+// reference envelope, docs/references.md) may name, so that a misspelt metric, unit, case
+// attribute or environment column is refused with the nearest declared one. One list here, so
+// that the report's generic code names no family.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "preflight/schema/checkpoint.hpp"
+#include "preflight/schema/comm.hpp"
+#include "preflight/schema/dataloader.hpp"
+#include "preflight/schema/fabric.hpp"
+#include "preflight/schema/layout.hpp"
+#include "preflight/schema/matmul.hpp"
+#include "preflight/schema/memory.hpp"
+#include "preflight/schema/step.hpp"
+#include "preflight/schema/storage.hpp"
+
+namespace preflight::schema {
+
+// Every stats column of every family, and the columns every family writes; a name may appear
+// more than once (two families declaring the same column).
+inline std::vector<Column> declared_stats_columns() {
+  std::vector<Column> out;
+  const auto add = [&](const auto& columns) {
+    out.insert(out.end(), columns.begin(), columns.end());
+  };
+  add(kStatsColumns);
+  add(kCommStatsColumns);
+  add(kStorageStatsColumns);
+  add(kCheckpointStatsColumns);
+  add(kDataloaderStatsColumns);
+  add(kMatmulStatsColumns);
+  add(kMemoryStatsColumns);
+  add(kStepStatsColumns);
+  add(kFabricLatencyColumns);
+  add(kFabricBandwidthColumns);
+  out.push_back(kReleaseSpreadColumn);
+  return out;
+}
+
+// Every case attribute a family or the harness writes.
+inline std::vector<std::string_view> declared_case_attributes() {
+  std::vector<std::string_view> out;
+  const auto add = [&](const auto& items) {
+    for (const auto& item : items) out.push_back(item.name);
+  };
+  add(kCaseAttributes);
+  add(kTimeoutCaseAttributes);
+  add(kCaseHostLoadAttributes);
+  add(kSpanCaseAttributes);
+  add(kCommCaseAttributes);
+  add(kCommGpuCaseAttributes);
+  add(kStorageCaseAttributes);
+  add(kCheckpointCaseAttributes);
+  add(kCheckpointSaveAttributes);
+  add(kDataloaderCaseAttributes);
+  add(kMatmulCaseAttributes);
+  add(kMemoryCaseAttributes);
+  add(kStepCaseAttributes);
+  add(kFabricCaseAttributes);
+  return out;
+}
+
+// Every environment column (one value per rank).
+inline std::vector<std::string_view> declared_environment_columns() {
+  std::vector<std::string_view> out;
+  for (const auto& item : kEnvironmentColumns) out.push_back(item.name);
+  for (const auto& item : kGpuEnvironmentColumns) out.push_back(item.name);
+  return out;
+}
+
+}  // namespace preflight::schema
