@@ -7,6 +7,9 @@
 #   scripts/emulated-cluster.sh mpirun HOSTS ARGS...   run mpirun in pf0 on HOSTS, e.g. pf1:2,pf2:2
 #   scripts/emulated-cluster.sh slow HOST RATE         throttle HOST's link both ways, e.g. 100mbit (tc tbf)
 #   scripts/emulated-cluster.sh unslow HOST            remove the throttle
+#   scripts/emulated-cluster.sh slow-pair A B RATE     throttle only the traffic between hosts A
+#                                                      and B: their own veth, /32 routes, tbf
+#   scripts/emulated-cluster.sh unslow-pair A B        remove that link (back over the bridge)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bridge=br-pf
@@ -54,11 +57,31 @@ unslow() {
   tc qdisc del dev vpf"$i" root 2>/dev/null || true
 }
 
+# Only tbf and clsact exist in this kernel (no prio, htb, filters): a pair-only slowdown is a
+# link of its own between the two namespaces, their addresses routed over it (/32), and tbf on
+# both ends (shared/machine-notes.md, 2026-12-04).
+address() { echo "198.51.100.$((10 + ${1#pf}))"; }
+slow_pair() {
+  local a=$1 b=$2 rate=$3 link=p${1#pf}${2#pf}
+  ip link add "${link}a" netns "$a" type veth peer name "${link}b" netns "$b"
+  ip -n "$a" link set "${link}a" up
+  ip -n "$b" link set "${link}b" up
+  ip -n "$a" route add "$(address "$b")/32" dev "${link}a"
+  ip -n "$b" route add "$(address "$a")/32" dev "${link}b"
+  ip netns exec "$a" tc qdisc replace dev "${link}a" root tbf rate "$rate" burst 128kb latency 100ms
+  ip netns exec "$b" tc qdisc replace dev "${link}b" root tbf rate "$rate" burst 128kb latency 100ms
+}
+unslow_pair() {
+  ip -n "$1" link del "p${1#pf}${2#pf}a" 2>/dev/null || true  # its peer and routes go with it
+}
+
 case ${1:-} in
   up) up "${2:?number of hosts}" ;;
   down) down ;;
   mpirun) shift; run_mpirun "$@" ;;
   slow) slow "${2:?host}" "${3:?rate}" ;;
   unslow) unslow "${2:?host}" ;;
-  *) sed -n '2,10p' "$0"; exit 2 ;;
+  slow-pair) slow_pair "${2:?host}" "${3:?host}" "${4:?rate}" ;;
+  unslow-pair) unslow_pair "${2:?host}" "${3:?host}" ;;
+  *) sed -n '2,12p' "$0"; exit 2 ;;
 esac

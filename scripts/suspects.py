@@ -5,8 +5,10 @@ scripts/k8s/taint-suspects.sh). A host suspect is a node the report names slow a
 (runs[].outliers of kind node; a virtual node's name, host/vN, is its host) or a host the pair
 sweep isolates (suspects[] of kind host: slow with every partner). A link suspect (suspects[] of
 kind link: one pair slow while both hosts are fine with others) is no reason to drain either
-host: it is printed on stderr as the cable or port to check. A name that is not a plain host
-name is refused on stderr, never passed on: it would reach a shell.
+host: it is printed on stderr as the cable or port to check; nor is a fabric suspect (suspects[]
+of kind fabric: every pair below the reference envelope's floor), which names what every node
+shares: printed on stderr. A name that is not a plain host name is refused on stderr, never
+passed on: it would reach a shell.
 
 suspects.py REPORT.json"""
 import json
@@ -34,6 +36,9 @@ def suspects(report):
         elif s.get("kind") == "link":
             print("suspects: link {}: {} (no host drained for it)".format(
                 " - ".join(hosts), s.get("action", "")), file=sys.stderr)
+        elif s.get("kind") == "fabric":
+            print("suspects: the fabric of {} nodes: {} (no host drained for it)".format(
+                len(hosts), s.get("action", "")), file=sys.stderr)
     return seen
 
 

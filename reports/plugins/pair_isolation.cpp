@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <set>
 
 namespace preflight::report::plugins {
@@ -173,6 +174,21 @@ Isolation isolate(const PairMatrix& m, const IsolationOptions& o) {
                                      m.nodes[static_cast<std::size_t>(a)], partners));
     for (auto& line : evidence) s.evidence.push_back(std::move(line));
     out.suspects.push_back(std::move(s));
+  }
+  // A fault many nodes share, said as what it is: which nodes, and what the good pair reached.
+  std::vector<std::string> bad_nodes;
+  for (int a = 0; a < n; ++a)
+    if (node_bad[static_cast<std::size_t>(a)])
+      bad_nodes.push_back(m.nodes[static_cast<std::size_t>(a)]);
+  if (bad_nodes.size() > 1) {
+    const auto shared = fmt::format(
+        "{} of {} nodes are slow with every partner ({}); the best pair, {}, reached {:.3g} {}",
+        bad_nodes.size(), n, fmt::join(bad_nodes, ", "), out.best_pair, out.best, m.unit);
+    for (auto& s : out.suspects) {
+      std::vector<std::string> lines{shared};
+      std::move(s.evidence.begin(), s.evidence.end(), std::back_inserter(lines));
+      s.evidence = std::move(lines);
+    }
   }
   // Link faults: a slow pair whose two nodes are each fine with another partner.
   for (const auto& [pair, v] : verdicts) {

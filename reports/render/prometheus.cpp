@@ -129,6 +129,15 @@ std::string render_prometheus(const Report& report) {
   Family slow("preflight_slow_node_ratio",
               "A node or rank the report names as slow or late: its time against its peers' "
               "typical time.");
+  Family suspects("preflight_suspect",
+                  "A host, link or the fabric as a whole that a finding names for an operator "
+                  "to act on (the JSON verdict's suspects): kind host, link or fabric; value 1.");
+  for (const auto& f : report.findings)
+    for (const auto& s : f.suspects) {
+      std::string hosts;
+      for (const auto& h : s.hosts) hosts += (hosts.empty() ? "" : " ") + h;
+      suspects.add({{"run", f.run_label}, {"kind", s.kind}, {"hosts", hosts}}, 1);
+    }
   Family figures("preflight_figure",
                  "Each case's headline figure at each point (all ranks together: host is the "
                  "host of the run's rank 0), in the unit of its unit label.");
@@ -170,7 +179,7 @@ std::string render_prometheus(const Report& report) {
     }
   }
   std::string out;
-  for (const Family* f : {&exit_code, &checks, &env, &slow, &figures}) f->write(out);
+  for (const Family* f : {&exit_code, &checks, &env, &slow, &suspects, &figures}) f->write(out);
   return out;
 }
 

@@ -22,6 +22,9 @@ std::string check_line(const Check& c) {
   if (c.case_name.empty() && std::isnan(c.value))
     return fmt::format("{}: {}{}: {}", c.rule, c.run_label,
                        c.metric.empty() ? "" : " | " + c.metric, c.reason);
+  // A check of something named, with no figure of its own (a suspect): what and why.
+  if (std::isnan(c.value) && std::isnan(c.expected))
+    return fmt::format("{}: {} | {}: {}", c.rule, c.run_label, c.case_name, c.reason);
   return fmt::format("{}: {} | {}{} | {} = {} {} (expected {}, threshold {}): {}", c.rule,
                      c.run_label, c.case_name, c.size.empty() ? "" : " " + c.size, c.metric,
                      figure(c.value), c.unit, figure(c.expected), figure(c.threshold), c.reason);
