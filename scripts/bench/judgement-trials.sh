@@ -62,6 +62,7 @@ print(' '.join(sorted(names)) + ' | ' + v['verdict'])" "$1"
 
 # run OUT: the campaign on the 4 hosts; fails with the log's tail when preflight fails.
 run() {
+  rm -f "$1".*  # preflight never overwrites a results file
   timeout 600 "$cluster" mpirun "$hosts" "$bin" run "$campaign" -o "$1.h5" >"$1.log" 2>&1 9>&- ||
     { echo "run failed (exit $?, $1.log)"; return 1; }
 }
