@@ -345,6 +345,8 @@ void evaluate_against_expectation(const Rule& r, const RunData& run, const std::
       k.unit = column->second.unit;
       k.better = better_of(r, column->second);
       k.value = v.metric_at(r.metric, p);
+      // A figure the case could not give (a fraction of a peak it did not know): not measured.
+      if (std::isnan(k.value)) continue;
       k.samples = static_cast<std::size_t>(v.number("iterations", row));
       const auto interval = metric_interval(v, p, column->second, k.value);
       const auto quality = plugins::quality_problem(v, p, r.where);
@@ -358,6 +360,7 @@ void evaluate_against_expectation(const Rule& r, const RunData& run, const std::
       }
       std::tie(k.ci_low, k.ci_high) = *interval;
       k.expected = r.expect;
+      k.typical = r.typical;
       judge(k, r, r.expect, r.expect);
       if (std::isfinite(r.typical) && r.typical != 0)
         k.reason += fmt::format("; {:.0f}% of the typical {:.4g} {}", 100 * k.value / r.typical,
@@ -583,6 +586,7 @@ std::vector<Check> evaluate(const Rules& rules, const RunData& run, const std::s
       if (refuse_misspelt) refuse_unknown_names(rules.path, r, run);
       out.push_back(make_check(r.name, label, "", "", r.metric));
       out.back().verdict = CheckVerdict::kNotMeasured;
+      out.back().typical = r.typical;
       out.back().reason = "no case and size in this run matches the rule (nothing was judged)" +
                           no_match_reason(r, run);
     }

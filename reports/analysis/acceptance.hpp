@@ -38,7 +38,9 @@ struct Check {
   double value = 0;                // measured (per-iteration median)
   double ci_low = 0, ci_high = 0;  // the metric's 95% interval from the median's
   double expected = 0;             // the rule's value, or the baseline's
-  double threshold = 0;            // expected with the tolerance applied
+  // A reference figure's typical value (its expected is the floor); NaN for a rules file's.
+  double typical = std::numeric_limits<double>::quiet_NaN();
+  double threshold = 0;     // expected with the tolerance applied
   std::size_t samples = 0;  // per-iteration samples; against a baseline, the current replicates
   CheckVerdict verdict = CheckVerdict::kInconclusive;
   std::string reason;  // one line: why this verdict

@@ -5,9 +5,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <regex>
 #include <set>
 
 #include "analysis/yaml_input.hpp"
@@ -76,10 +76,20 @@ std::map<std::string, std::vector<std::string>> read_match(const std::string& pa
           fmt::format("match: '{}' is not an environment column{}; the columns are: {}", column,
                       hint(column, columns), fmt::join(columns, ", ")));
     auto& patterns = out[column];
+    const auto add = [&](const YAML::Node& p) {
+      patterns.push_back(p.IsNull() ? "" : scalar(path, p, "match." + column));
+      try {
+        std::regex(patterns.back(), std::regex::ECMAScript);
+      } catch (const std::regex_error& e) {
+        bad(path, p,
+            fmt::format("match.{}: '{}' is not a regular expression ({})", column, patterns.back(),
+                        e.what()));
+      }
+    };
     if (kv.second.IsSequence())
-      for (const auto& p : kv.second) patterns.push_back(scalar(path, p, "match." + column));
+      for (const auto& p : kv.second) add(p);
     else
-      patterns.push_back(kv.second.IsNull() ? "" : scalar(path, kv.second, "match." + column));
+      add(kv.second);
   }
   return out;
 }
@@ -188,16 +198,20 @@ Reference parse_reference(const std::string& path, const YAML::Node& root) {
   return ref;
 }
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
+// A pattern is a regular expression (ECMAScript, case-insensitive) searched in the value, so a
+// plain word matches where it appears and ^...$ only the whole value; "" matches only an empty
+// value (no GPU).
+bool value_matches(const std::string& value, const std::vector<std::regex>& patterns,
+                   const std::vector<std::string>& texts) {
+  for (std::size_t i = 0; i < patterns.size(); ++i)
+    if (texts[i].empty() ? value.empty() : std::regex_search(value, patterns[i])) return true;
+  return false;
 }
 
-bool value_matches(const std::string& value, const std::vector<std::string>& patterns) {
-  return std::any_of(patterns.begin(), patterns.end(), [&](const std::string& p) {
-    return p.empty() ? value.empty() : lower(value).find(lower(p)) != std::string::npos;
-  });
+std::vector<std::regex> compiled(const std::vector<std::string>& texts) {
+  std::vector<std::regex> out;
+  for (const auto& t : texts) out.emplace_back(t, std::regex::ECMAScript | std::regex::icase);
+  return out;
 }
 
 }  // namespace
@@ -241,8 +255,9 @@ std::string mismatch(const Reference& ref, const RunData& run) {
     const auto values = run.environment.find(column);
     if (values == run.environment.end() || values->second.empty())
       return fmt::format("the run does not record {}", column);
+    const auto regexes = compiled(patterns);
     for (std::size_t rank = 0; rank < values->second.size(); ++rank)
-      if (!value_matches(values->second[rank], patterns))
+      if (!value_matches(values->second[rank], regexes, patterns))
         return fmt::format("rank {}'s {} is '{}', not {}", rank, column, values->second[rank],
                            patterns.size() == 1 && patterns.front().empty()
                                ? std::string("empty")

@@ -30,7 +30,8 @@ struct Reference {
   std::string name;   // the platform (`reference:`), what --reference NAME picks
   std::string title;  // the hardware in words
   std::string path;
-  // Environment column -> patterns, any of which a rank's value must contain (case-insensitive;
+  // Environment column -> patterns, any of which a rank's value must match (a regular
+  // expression searched case-insensitively: "H200" anywhere, "^NVIDIA H200$" the whole value;
   // "" : the value is empty); every rank must match every column.
   std::map<std::string, std::vector<std::string>> match;
   std::string made_from;  // a site reference: the run it was made from; "" for a platform's

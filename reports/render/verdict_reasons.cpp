@@ -50,12 +50,18 @@ void add_checks(std::vector<VerdictReason>& out, const Report& report, CheckVerd
                 ReasonKind kind) {
   const std::string counted =
       verdict == CheckVerdict::kNotMeasured
-          ? std::string("rules matched nothing")
+          ? std::string(kind == ReasonKind::kWarn ? "rules matched nothing"
+                                                  : "reference figures not measured")
           : fmt::format("checks {}", verdict == CheckVerdict::kFail ? "failed" : "inconclusive");
   std::map<std::tuple<std::string, std::string>, std::vector<const Check*>> groups;
   std::vector<std::tuple<std::string, std::string>> order;
   for (const auto& c : report.checks) {
     if (c.verdict != verdict) continue;
+    // Not measured: a rules file's rule is a warning (it was written for this campaign), a
+    // reference figure only "not judged" (an envelope covers more than one campaign measures).
+    if (verdict == CheckVerdict::kNotMeasured &&
+        std::isnan(c.typical) != (kind == ReasonKind::kWarn))
+      continue;
     const auto key = std::make_tuple(c.rule, c.run_label);
     if (!groups.count(key)) order.push_back(key);
     groups[key].push_back(&c);
@@ -167,6 +173,7 @@ std::vector<VerdictReason> verdict_reasons(const Report& report) {
              "environment warnings"});
   for (const auto& r : report.runs) add_watch_findings(out, r);
   add_checks(out, report, CheckVerdict::kNotMeasured, ReasonKind::kWarn);
+  add_checks(out, report, CheckVerdict::kNotMeasured, ReasonKind::kNotJudged);
   for (const auto& r : report.runs)
     for (const auto& s : r.run->skipped)
       out.push_back(
