@@ -329,10 +329,8 @@ std::string describe_noise(const ReplicateTest& t) {
   const std::string moderation =
       r.prior_df == 0 ? "not moderated"
       : std::isinf(r.prior_df)
-          ? fmt::format(
-                "moderated over {} points, whose spreads agree: "
-                "all take theirs",
-                r.prior_points)
+          ? fmt::format("moderated over {} points, whose spreads agree: their common one",
+                        r.prior_points)
           : fmt::format("moderated over {} points (prior df {:.3g})", r.prior_points, r.prior_df);
   const std::string repetitions =
       r.repetition_df == 0

@@ -11,11 +11,11 @@
 //     can differ at one size by more than their repetitions spread; a t test would call such a
 //     shift certain the tighter the repetitions are, the rank test only as certain as the
 //     number of repetitions allows (5 v 5: 0.0079, 7 v 7: 0.00058). It is a bound, not a model
-//     of the launch-to-launch spread: with Benjamini-Hochberg over m sizes a lone size can be
-//     flagged once 2 / C(2n, n) <= alpha / m (7 a side: m <= 17), and one launch's shift can
-//     then be a false alarm; several baseline runs measure that spread (below). The change's
-//     interval is the t interval on the logarithms, so it can hold 0 where the rank test finds
-//     a discovery, and the reverse.
+//     of the launch-to-launch spread: with the two-stage Benjamini-Hochberg over m sizes a lone
+//     size can be flagged once 2 / C(2n, n) <= alpha / (1 + alpha) / m (7 a side: m <= 16),
+//     and one launch's shift can then be a false alarm; several baseline runs measure that spread
+//     (below). The change's interval is the t interval on the logarithms, so it can hold 0 where
+//     the rank test finds a discovery, and the reverse.
 //   - Several baseline runs (a history of known-good runs): both levels of replication count, the
 //     runs and the repetitions inside each (a two-level model on the logarithms): repetition j of
 //     run i is mu_side + b_i + e_ij, with the launch effect b_i of variance sigma_b^2 and the
