@@ -263,11 +263,14 @@ void judge_against_baseline(Check& k, const ReplicateTest& t, bool discovery, do
   const bool higher_better = k.better != "lower";
   const double worse = higher_better ? -t.change : t.change;   // > 0: worse than the baseline
   const double worst = higher_better ? -t.ci_low : t.ci_high;  // the interval's worse end
+  const std::string noise = t.level == ReplicateLevel::kRepetitions
+                                ? fmt::format("run-to-run noise {:.1f}%", t.noise * 100)
+                                : describe_noise(t);
   const std::string evidence = fmt::format(
-      "{:+.1f}% against the baseline, {:.0f}% interval [{:+.1f}%, {:+.1f}%]; run-to-run noise "
-      "{:.1f}% ({} {} against {})",
-      t.change * 100, (1 - alpha) * 100, t.ci_low * 100, t.ci_high * 100, t.noise * 100,
-      name_of(t.level), t.current_n, t.baseline_n);
+      "{:+.1f}% against the baseline, {:.0f}% interval [{:+.1f}%, {:+.1f}%]; {} ({} {} against "
+      "{})",
+      t.change * 100, (1 - alpha) * 100, t.ci_low * 100, t.ci_high * 100, noise, name_of(t.level),
+      t.current_n, t.baseline_n);
   const Shift shift = judge_shift(t, discovery, tolerance);
   const bool bad = shift == (higher_better ? Shift::kLower : Shift::kHigher);
   if (bad) {
@@ -370,13 +373,14 @@ void evaluate_against_expectation(const Rule& r, const RunData& run, const std::
   }
 }
 
-// The p-values of the rule's metric at every other case and size the runs share, appended: a
-// rule's checks are tested together with the whole comparison, as the regression tests its
-// sizes, so that a rule picking 8 of 36 sizes does not call a failure what one launch's shift
-// at one size gives (analysis/replicates.hpp), and a change at many sizes still counts for all.
+// The rule's metric at every other case and size the runs share, appended: a rule's checks are
+// tested together with the whole comparison, as the regression tests its sizes, so that a rule
+// picking 8 of 36 sizes does not call a failure what one launch's shift at one size gives
+// (analysis/replicates.hpp), a change at many sizes still counts for all, and with several
+// baselines the run-level noise is moderated over the same points.
 void add_other_points(const Rule& r, const ReplicateIndex& now,
-                      const std::vector<ReplicateIndex>& history, double alpha,
-                      std::vector<double>& p_values) {
+                      const std::vector<ReplicateIndex>& history,
+                      std::vector<ReplicatePair>& pairs) {
   for (const auto& [key, c] : now) {
     const CaseView v(*c.first);
     for (std::size_t p = 0; p < v.points(); ++p) {
@@ -386,10 +390,9 @@ void add_other_points(const Rule& r, const ReplicateIndex& now,
       if (!plugins::quality_problem(v, p, r.where).empty()) continue;
       const auto it = c.points.find(v.point_key(p));
       if (it == c.points.end()) continue;
-      const auto before = replicates_at(history, key, v.point_key(p));
+      auto before = replicates_at(history, key, v.point_key(p));
       if (before.empty()) continue;
-      const auto t = compare_replicates(before, {it->second.values}, alpha);
-      if (t.testable) p_values.push_back(t.p_value);
+      pairs.push_back({std::move(before), {it->second.values}});
     }
   }
 }
@@ -406,8 +409,8 @@ void evaluate_against_baseline(const Rule& r, const RunData& run, const std::str
   std::vector<ReplicateIndex> history;
   for (const auto* b : judged) history.push_back(index_replicates(*b, value));
   const auto now = index_replicates(run, value);
-  std::vector<ReplicateTest> tests;
-  std::vector<std::size_t> tested;  // indices in `out`
+  std::vector<ReplicatePair> pairs;  // the rule's own checks first, then the other points
+  std::vector<std::size_t> tested;   // indices in `out` of the rule's own
   for (const auto& [key, c] : now) {
     const CaseView v(*c.first);
     if (!matches(r, v)) continue;
@@ -421,7 +424,7 @@ void evaluate_against_baseline(const Rule& r, const RunData& run, const std::str
                           v.point_label(p), r.metric);
       k.unit = column->second.unit;
       k.better = better_of(r, column->second);
-      const auto before = replicates_at(history, key, v.point_key(p));
+      auto before = replicates_at(history, key, v.point_key(p));
       const auto quality = plugins::quality_problem(v, p, r.where);
       if (before.empty() || !quality.empty()) {
         k.expected = k.threshold = kNaN;
@@ -430,32 +433,33 @@ void evaluate_against_baseline(const Rule& r, const RunData& run, const std::str
         out.push_back(std::move(k));
         continue;
       }
-      const auto t = compare_replicates(before, {point.values}, alpha);
-      k.value = t.current;
-      k.expected = t.baseline;
-      k.ci_low = t.baseline * (1 + t.ci_low);
-      k.ci_high = t.baseline * (1 + t.ci_high);
-      k.threshold = t.baseline * (k.better == "lower" ? 1 + r.tolerance : 1 - r.tolerance);
-      k.samples = t.current_n;
-      tests.push_back(t);
+      pairs.push_back({std::move(before), {point.values}});
       tested.push_back(out.size());
       out.push_back(std::move(k));
     }
   }
+  add_other_points(r, now, history, pairs);
+  const auto tests = compare_replicates(pairs, alpha);
   std::vector<double> p_values;
   for (const auto& t : tests) p_values.push_back(t.testable ? t.p_value : kNaN);
-  add_other_points(r, now, history, alpha, p_values);
-  const auto discoveries = benjamini_hochberg(p_values, alpha);
+  const auto discoveries = two_stage_benjamini_hochberg(p_values, alpha);
   const auto testable = static_cast<std::size_t>(
       std::count_if(p_values.begin(), p_values.end(), [](double p) { return !std::isnan(p); }));
-  for (std::size_t i = 0; i < tests.size(); ++i) {
+  for (std::size_t i = 0; i < tested.size(); ++i) {
+    const auto& t = tests[i];
+    auto& k = out[tested[i]];
+    k.value = t.current;
+    k.expected = t.baseline;
+    k.ci_low = t.baseline * (1 + t.ci_low);
+    k.ci_high = t.baseline * (1 + t.ci_high);
+    k.threshold = t.baseline * (k.better == "lower" ? 1 + r.tolerance : 1 - r.tolerance);
+    k.samples = t.current_n;
     if (comparable.withheld.empty()) {
-      judge_against_baseline(out[tested[i]], tests[i], discoveries[i], r.tolerance, alpha,
-                             testable);
+      judge_against_baseline(k, t, discoveries[i], r.tolerance, alpha, testable);
       continue;
     }
-    out[tested[i]].verdict = CheckVerdict::kInconclusive;
-    out[tested[i]].reason = "not judged: " + comparable.withheld;
+    k.verdict = CheckVerdict::kInconclusive;
+    k.reason = "not judged: " + comparable.withheld;
   }
 }
 

@@ -121,9 +121,10 @@ RegressionReport compare_runs(const std::vector<const RunData*>& baselines, cons
   std::vector<ReplicateIndex> history;
   for (const auto* b : judged) history.push_back(time_replicates(*b, refs));
   const auto now = time_replicates(current, refs);
+  std::vector<ReplicatePair> pairs;
   for (const auto& [key, c] : now) {
     for (const auto& [point_key, point] : c.points) {
-      const auto before = replicates_at(history, key, point_key);
+      auto before = replicates_at(history, key, point_key);
       if (before.empty()) {
         report.unmatched.push_back(
             fmt::format("only in {}: {}, {}", current.path, key, point.label));
@@ -132,14 +133,17 @@ RegressionReport compare_runs(const std::vector<const RunData*>& baselines, cons
       PointComparison p;
       p.case_name = key;
       p.size = size_text(point);
-      p.test = compare_replicates(before, {point.values}, options.alpha);
       report.points.push_back(p);
+      pairs.push_back({std::move(before), {point.values}});
     }
   }
+  // All sizes together: with several baselines their run-level noise is moderated over them.
+  const auto tests = compare_replicates(pairs, options.alpha);
+  for (std::size_t i = 0; i < tests.size(); ++i) report.points[i].test = tests[i];
   std::vector<double> p_values;
   for (const auto& p : report.points)
     p_values.push_back(p.test.testable ? p.test.p_value : std::numeric_limits<double>::quiet_NaN());
-  const auto discoveries = benjamini_hochberg(p_values, options.alpha);
+  const auto discoveries = two_stage_benjamini_hochberg(p_values, options.alpha);
   const auto testable = static_cast<std::size_t>(
       std::count_if(p_values.begin(), p_values.end(), [](double p) { return !std::isnan(p); }));
   for (std::size_t i = 0; i < report.points.size(); ++i) {

@@ -1,10 +1,11 @@
 // Regression comparison of a run against one baseline run or a history of them: per case and
 // size, did the time change beyond the run-to-run noise? The replicate is the repetition (one
-// baseline run: the campaign's interleaved repetitions) or the run (several baselines), never
-// the iteration (analysis/replicates.hpp); the many sizes of one comparison are tested together
-// with the false discovery rate held at alpha (Benjamini-Hochberg), and a change is flagged
-// only when it is also at least min_change. What changed in the environment comes first, since
-// that is usually the cause.
+// baseline run: the campaign's interleaved repetitions) or the run with its repetitions
+// (several baselines: the run-to-run noise moderated over the comparison's sizes), never the
+// iteration (analysis/replicates.hpp); the many sizes of one comparison are tested together
+// with the false discovery rate held at alpha (two-stage Benjamini-Hochberg), and a change is
+// flagged only when it is also at least min_change. What changed in the environment comes
+// first, since that is usually the cause.
 #pragma once
 
 #include <string>
@@ -33,10 +34,11 @@ struct PointComparison {
   std::string case_name;  // name | benchmark | variant: its repetitions are the replicates
   std::string size;       // size_bytes, or the point's label
   // The replicates' comparison: geometric means (s), change and its interval, the run-to-run
-  // noise it was judged against (the SD of a replicate's logarithm) at its level, the
-  // replicates per side and the p-value before the multiple-test control.
+  // noise it was judged against (the SD of a replicate's logarithm) at its level and how it was
+  // estimated (test.runs), the replicates per side and the p-value before the multiple-test
+  // control.
   ReplicateTest test;
-  bool discovery = false;  // after Benjamini-Hochberg over the comparison's sizes
+  bool discovery = false;  // after the two-stage Benjamini-Hochberg over the comparison's sizes
   bool withheld = false;   // undecided: no baseline was measured in the current run's state
   std::size_t needed = 0;  // undecided: replicates per side that would bound min_change
   Verdict verdict = Verdict::kSame;

@@ -1,9 +1,13 @@
 #include "analysis/replicates.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
+
+#include "analysis/variance_prior.hpp"
 
 namespace preflight::report {
 namespace {
@@ -152,6 +156,7 @@ const char* name_of(ReplicateLevel level) {
 double student_t_two_sided_p(double t, double df) {
   if (std::isnan(t) || !(df > 0)) return kNaN;
   if (std::isinf(t)) return 0;
+  if (std::isinf(df)) return std::erfc(std::abs(t) / std::sqrt(2.0));  // the normal's
   return incomplete_beta(df / 2, 0.5, df / (df + t * t));
 }
 
@@ -170,45 +175,172 @@ double student_t_quantile(double p, double df) {
   return p > 0.5 ? x : -x;
 }
 
-ReplicateTest compare_replicates(const RunReplicates& baseline, const RunReplicates& current,
-                                 double alpha) {
-  ReplicateTest t;
-  const auto base_runs = log_runs(baseline), now_runs = log_runs(current);
-  if (base_runs.empty() || now_runs.empty()) return t;
-  // A history of baseline runs holds the launch-to-launch noise, which repetitions inside one
-  // run cannot show: judge at the level of runs wherever it is known.
-  t.level = base_runs.size() >= 2 ? ReplicateLevel::kRuns : ReplicateLevel::kRepetitions;
-  const auto a = replicates(base_runs, t.level), b = replicates(now_runs, t.level);
-  t.baseline_n = a.size();
-  t.current_n = b.size();
-  const double ma = mean(a), mb = mean(b);
-  t.baseline = std::exp(ma);
-  t.current = std::exp(mb);
-  t.change = std::exp(mb - ma) - 1;
+namespace {
+
+// One point's figures at the level of runs before the moderation (replicates.hpp): the
+// run-level variance and the repetitions' pooled variance, with what each weighs in the
+// variance of the change.
+struct RunLevelFit {
+  double difference = 0;                // the current run means' mean minus the baselines'
+  double between = 0, between_df = 0;   // run means about their side's mean
+  double within = 0, within_df = 0;     // repetitions about their run's mean, every run
+  double within_share = 0;              // h: the between variance is sigma_b^2 + sigma_w^2 h
+  double launch_weight = 0;             // 1/k + 1/m: sigma_b^2's weight in var(difference)
+  double repetition_weight = 0;         // sum 1/r_i / k^2 + sum 1/r_j / m^2: sigma_w^2's
+  double mean_inverse_repetitions = 0;  // over every run: a typical run's sigma_w^2 weight
+};
+
+using LogRuns = std::vector<std::vector<double>>;
+
+RunLevelFit fit_runs(const LogRuns& base, const LogRuns& now) {
+  RunLevelFit f;
+  double between_ss = 0, within_ss = 0, share = 0, inverse_all = 0, runs = 0;
+  for (const auto* side : {&base, &now}) {
+    const auto means = replicates(*side, ReplicateLevel::kRuns);
+    const double n = static_cast<double>(side->size());
+    between_ss += squared_deviations(means);
+    double inverse = 0;
+    for (const auto& run : *side) {
+      inverse += 1.0 / static_cast<double>(run.size());
+      within_ss += squared_deviations(run);
+      f.within_df += static_cast<double>(run.size()) - 1;
+    }
+    // E[squared deviations of a side's run means] = (n - 1) mean(V_i) over its runs.
+    share += (n - 1) * inverse / n;
+    f.launch_weight += 1 / n;
+    f.repetition_weight += inverse / (n * n);
+    inverse_all += inverse;
+    runs += n;
+  }
+  f.difference =
+      mean(replicates(now, ReplicateLevel::kRuns)) - mean(replicates(base, ReplicateLevel::kRuns));
+  f.between_df = runs - 2;
+  f.between = between_ss / f.between_df;
+  f.within_share = share / f.between_df;
+  f.within = f.within_df > 0 ? within_ss / f.within_df : 0;
+  f.mean_inverse_repetitions = inverse_all / runs;
+  return f;
+}
+
+// The change and its interval from the difference of log means, its standard error and df.
+void set_change(ReplicateTest& t, double d, double se, double alpha) {
+  if (se == 0) {
+    t.p_value = d == 0 ? 1 : 0;
+    t.ci_low = t.ci_high = t.change;
+    return;
+  }
+  t.p_value = student_t_two_sided_p(d / se, t.df);
+  const double half = student_t_quantile(1 - alpha / 2, t.df) * se;
+  t.ci_low = std::exp(d - half) - 1;
+  t.ci_high = std::exp(d + half) - 1;
+}
+
+// Judges a point at the level of runs against its run-level variance moderated by the prior.
+void judge_runs(ReplicateTest& t, const RunLevelFit& f, const VariancePrior& prior, double total_df,
+                double alpha) {
+  const auto moderated = moderate(prior, f.between, f.between_df, total_df);
+  const double repetitions_share = f.within * f.within_share;
+  const double launch = std::max(0.0, moderated.variance - repetitions_share);
+  t.runs.own = std::sqrt(f.between);
+  t.runs.own_df = f.between_df;
+  t.runs.prior_df = prior.fitted() ? prior.df : 0;
+  t.runs.prior_points = prior.fitted() ? prior.points : 0;
+  t.runs.repetition = std::sqrt(f.within);
+  t.runs.repetition_df = f.within_df;
+  t.runs.repetitions_per_run = 1 / f.mean_inverse_repetitions;
+  t.runs.floored = moderated.variance < repetitions_share;
+  t.noise = std::sqrt(launch + f.within * f.mean_inverse_repetitions);
+  t.df = moderated.df;
+  t.testable = t.df >= 1;
+  if (!t.testable) {
+    t.ci_low = t.ci_high = t.p_value = kNaN;
+    return;
+  }
+  set_change(t, f.difference, std::sqrt(launch * f.launch_weight + f.within * f.repetition_weight),
+             alpha);
+}
+
+// One baseline run: the two runs' repetitions, pooled spread, the rank test's p.
+void judge_repetitions(ReplicateTest& t, const std::vector<double>& a, const std::vector<double>& b,
+                       double alpha) {
   // One spread for both sides (the same configuration on the same kind of machine), pooled
   // from every side that has more than one replicate.
   t.df = static_cast<double>(a.size() + b.size()) - 2;
   t.testable = t.df >= 1;
   if (!t.testable) {
     t.ci_low = t.ci_high = t.p_value = kNaN;
-    return t;
+    return;
   }
   t.noise = std::sqrt((squared_deviations(a) + squared_deviations(b)) / t.df);
   const double se = t.noise * std::sqrt(1.0 / static_cast<double>(a.size()) +
                                         1.0 / static_cast<double>(b.size()));
-  const double d = mb - ma;
-  if (se == 0) {
-    t.p_value = d == 0 ? 1 : 0;
-    t.ci_low = t.ci_high = t.change;
-  } else {
-    t.p_value = student_t_two_sided_p(d / se, t.df);
-    const double half = student_t_quantile(1 - alpha / 2, t.df) * se;
-    t.ci_low = std::exp(d - half) - 1;
-    t.ci_high = std::exp(d + half) - 1;
-  }
+  set_change(t, mean(b) - mean(a), se, alpha);
   // Repetitions of one launch each side: evidence no stronger than their order allows (above).
-  if (t.level == ReplicateLevel::kRepetitions) t.p_value = rank_sum_two_sided_p(a, b);
-  return t;
+  t.p_value = rank_sum_two_sided_p(a, b);
+}
+
+}  // namespace
+
+std::vector<ReplicateTest> compare_replicates(const std::vector<ReplicatePair>& points,
+                                              double alpha) {
+  std::vector<ReplicateTest> tests(points.size());
+  std::vector<LogRuns> base(points.size()), now(points.size());
+  std::vector<RunLevelFit> fits(points.size());
+  std::vector<double> variances, dfs;
+  double total_df = 0;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    auto& t = tests[i];
+    base[i] = log_runs(points[i].baseline);
+    now[i] = log_runs(points[i].current);
+    if (base[i].empty() || now[i].empty()) continue;
+    // A history of baseline runs holds the launch-to-launch noise, which repetitions inside one
+    // run cannot show: judge at the level of runs wherever it is known.
+    t.level = base[i].size() >= 2 ? ReplicateLevel::kRuns : ReplicateLevel::kRepetitions;
+    const auto a = replicates(base[i], t.level), b = replicates(now[i], t.level);
+    t.baseline_n = a.size();
+    t.current_n = b.size();
+    t.baseline = std::exp(mean(a));
+    t.current = std::exp(mean(b));
+    t.change = std::exp(mean(b) - mean(a)) - 1;
+    if (t.level == ReplicateLevel::kRepetitions) {
+      judge_repetitions(t, a, b, alpha);
+      continue;
+    }
+    fits[i] = fit_runs(base[i], now[i]);
+    variances.push_back(fits[i].between);
+    dfs.push_back(fits[i].between_df);
+    total_df += fits[i].between_df;
+  }
+  const auto prior = fit_variance_prior(variances, dfs);
+  for (std::size_t i = 0; i < points.size(); ++i)
+    if (tests[i].level == ReplicateLevel::kRuns)
+      judge_runs(tests[i], fits[i], prior, total_df, alpha);
+  return tests;
+}
+
+ReplicateTest compare_replicates(const RunReplicates& baseline, const RunReplicates& current,
+                                 double alpha) {
+  return compare_replicates(std::vector<ReplicatePair>{{baseline, current}}, alpha).front();
+}
+
+std::string describe_noise(const ReplicateTest& t) {
+  if (t.level == ReplicateLevel::kRepetitions) return fmt::format("noise {:.1f}%", t.noise * 100);
+  const auto& r = t.runs;
+  const std::string moderation =
+      r.prior_df == 0 ? "not moderated"
+      : std::isinf(r.prior_df)
+          ? fmt::format("moderated over {} points, whose spreads agree: their common one",
+                        r.prior_points)
+          : fmt::format("moderated over {} points (prior df {:.3g})", r.prior_points, r.prior_df);
+  const std::string repetitions =
+      r.repetition_df == 0
+          ? "one repetition per run"
+          : fmt::format("{}a repetition {:.1f}% on {:g} df, {:.3g} per run",
+                        r.floored ? "raised to the repetitions' share: " : "", r.repetition * 100,
+                        r.repetition_df, r.repetitions_per_run);
+  return fmt::format(
+      "run-to-run noise {:.1f}% (df {:.3g}: this point's own {:.1f}% on {:g} df, {}; {})",
+      t.noise * 100, t.df, r.own * 100, r.own_df, moderation, repetitions);
 }
 
 std::size_t replicates_to_decide(const ReplicateTest& t, double change, double alpha,
@@ -216,14 +348,17 @@ std::size_t replicates_to_decide(const ReplicateTest& t, double change, double a
   if (!t.testable || !(t.noise >= 0)) return 0;
   const double target = std::abs(std::log1p(change));
   if (!(target > 0)) return 0;
-  // The rank test's floor: fewer repetitions than this can never reach alpha / tests.
+  // The rank test's floor: fewer repetitions than this can never make a lone size a discovery
+  // (the first stage of two_stage_benjamini_hochberg: alpha / (1 + alpha) / tests).
   std::size_t least = 2;
-  const double level = alpha / static_cast<double>(std::max<std::size_t>(tests, 1));
+  const double level = alpha / (1 + alpha) / static_cast<double>(std::max<std::size_t>(tests, 1));
   if (t.level == ReplicateLevel::kRepetitions)
     while (least < 1000 && smallest_rank_sum_p(least, least) > level) ++least;
   if (t.noise == 0) return t.level == ReplicateLevel::kRepetitions ? least : 0;
+  // At the level of runs the prior's degrees of freedom come on top of the runs' own.
+  const double borrowed = t.level == ReplicateLevel::kRuns ? t.runs.prior_df : 0;
   for (std::size_t n = least; n <= 100000; n = n < 64 ? n + 1 : n * 5 / 4) {
-    const double df = 2.0 * static_cast<double>(n) - 2;
+    const double df = borrowed + 2.0 * static_cast<double>(n) - 2;
     const double half =
         student_t_quantile(1 - alpha / 2, df) * t.noise * std::sqrt(2.0 / static_cast<double>(n));
     if (half < target) return n;
@@ -252,6 +387,16 @@ std::vector<bool> benjamini_hochberg(const std::vector<double>& p_values, double
   std::vector<bool> out(p_values.size(), false);
   for (std::size_t k = 0; k < discoveries; ++k) out[order[k]] = true;
   return out;
+}
+
+std::vector<bool> two_stage_benjamini_hochberg(const std::vector<double>& p_values, double q) {
+  const double first_q = q / (1 + q);
+  auto first = benjamini_hochberg(p_values, first_q);
+  const auto found = static_cast<double>(std::count(first.begin(), first.end(), true));
+  const auto tested = static_cast<double>(
+      std::count_if(p_values.begin(), p_values.end(), [](double p) { return !std::isnan(p); }));
+  if (found == 0 || found == tested) return first;
+  return benjamini_hochberg(p_values, first_q * tested / (tested - found));
 }
 
 }  // namespace preflight::report

@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+
 #include "render/text_format.hpp"
 #include "render/verdict_reasons.hpp"
 
@@ -203,6 +205,20 @@ json regressions(const Report& r) {
                     {"withheld", p.withheld},
                     {"replicates_to_decide", p.needed},
                     {"verdict", name_of(p.verdict)}};
+      if (p.test.level == ReplicateLevel::kRuns) {
+        const auto& n = p.test.runs;
+        // JSON has no infinity: the prior's df is null when the points' spreads agreed.
+        point["noise_estimate"] = {{"df", p.test.df},
+                                   {"own", n.own},
+                                   {"own_df", n.own_df},
+                                   {"prior_df", std::isinf(n.prior_df) ? json() : json(n.prior_df)},
+                                   {"prior_points", n.prior_points},
+                                   {"moderated", n.prior_df > 0},
+                                   {"repetition", n.repetition},
+                                   {"repetition_df", n.repetition_df},
+                                   {"repetitions_per_run", n.repetitions_per_run},
+                                   {"floored", n.floored}};
+      }
       if (p.verdict != Verdict::kSame) changed.push_back(point);
       points.push_back(std::move(point));
     }

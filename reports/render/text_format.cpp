@@ -76,14 +76,16 @@ std::string baseline_paths(const RegressionSection& s) {
 std::string regression_method(const RegressionOptions& options) {
   return fmt::format(
       "each size's replicates are the repetitions of its case (one baseline run) or the runs "
-      "(several baselines), never the iterations; one baseline run: exact rank-sum test of the "
-      "repetitions, its p never below 2/C(2n,n) for n a side, since two launches can differ at "
-      "one size by more than their repetitions spread; several: t test on the runs' log means; "
-      "false discovery rate {:g} over the sizes (Benjamini-Hochberg); flagged only at {:.0f}% or "
-      "more; same when the change's {:.0f}% interval lies within +-{:.0f}%, else undecided; a "
-      "baseline whose hosts gave a share of their CPU to others (hypervisor steal, other "
-      "processes) {:.0f} points or more from the current run's is left out, and with none left "
-      "every size is withheld",
+      "with their repetitions (several baselines), never the iterations; one baseline run: exact "
+      "rank-sum test of the repetitions, its p never below 2/C(2n,n) for n a side, since two "
+      "launches can differ at one size by more than their repetitions spread; several: t test "
+      "of the runs' log means against the run-to-run variance moderated over the sizes "
+      "(empirical Bayes) and never below what the repetitions' own spread allows a run's mean; "
+      "false discovery rate {:g} over the sizes (two-stage Benjamini-Hochberg); flagged only at "
+      "{:.0f}% or more; same when the change's {:.0f}% interval lies within +-{:.0f}%, else "
+      "undecided; a baseline whose hosts gave a share of their CPU to others (hypervisor steal, "
+      "other processes) {:.0f} points or more from the current run's is left out, and with none "
+      "left every size is withheld",
       options.alpha, options.min_change * 100, (1 - options.alpha) * 100, options.min_change * 100,
       options.max_host_contention_gap * 100);
 }
@@ -93,9 +95,9 @@ std::string regression_evidence(const PointComparison& p) {
     return fmt::format("{} v {} {}: no noise estimate", p.test.current_n, p.test.baseline_n,
                        name_of(p.test.level));
   std::string out =
-      fmt::format("{:+.1f}% [{:+.1f}%, {:+.1f}%], noise {:.1f}%, {} v {} {}", p.test.change * 100,
-                  p.test.ci_low * 100, p.test.ci_high * 100, p.test.noise * 100, p.test.current_n,
-                  p.test.baseline_n, name_of(p.test.level));
+      fmt::format("{:+.1f}% [{:+.1f}%, {:+.1f}%], {}, {} v {} {}", p.test.change * 100,
+                  p.test.ci_low * 100, p.test.ci_high * 100, describe_noise(p.test),
+                  p.test.current_n, p.test.baseline_n, name_of(p.test.level));
   out += fmt::format(", p {:.2g}{}", p.test.p_value, p.discovery ? " (a discovery)" : "");
   if (p.withheld)
     out += "; withheld: no baseline was measured in the current run's host state";

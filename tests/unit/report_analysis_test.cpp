@@ -20,6 +20,7 @@
 #include "plugins/alpha_beta.hpp"
 #include "plugins/plugins.hpp"
 #include "reader/v1_adapter.hpp"
+#include "render/text_format.hpp"
 
 namespace preflight::report {
 namespace {
@@ -446,6 +447,60 @@ TEST(Regression, AHistoryOfBaselinesSetsTheNoise) {
             Verdict::kSlower);
 }
 
+// A run of 12 sizes and 5 repetitions, each size's time its level x the run's launch factor at
+// that size (lognormal, SD `launch`) x `factor`, the repetitions 1% apart about it.
+RunData launched_run(std::mt19937& rng, double launch, double factor) {
+  std::lognormal_distribution<double> launch_noise(0, launch);
+  std::vector<double> launched;
+  for (int s = 0; s < 12; ++s) launched.push_back(launch_noise(rng));
+  std::vector<CaseData> cases;
+  for (int r = 0; r < 5; ++r) {
+    std::vector<PointSpec> points;
+    for (int s = 0; s < 12; ++s) {
+      const double t = 1e-3 * (s + 1) * launched[s] * factor * (1 + 0.01 * (r - 2));
+      const double size = double(1 << 10) * (s + 1);
+      points.push_back({size, t, size / t / 1e9, 0, 0, 50});
+    }
+    auto c = make_case(r, "allreduce", "world", 8, 0, points);
+    c.params["repetition"] = std::to_string(r);
+    cases.push_back(c);
+  }
+  return make_run(cases);
+}
+
+// Three baselines whose launches differ by 2% at each size: a run 20% slower at every size is
+// slower at every size (each size's t test on 3 v 1 run means alone, at df 2, the model before,
+// flagged 3 of the 12), and a run like the baselines flags nothing; against launches
+// 0.5% apart most sizes are same. The evidence says what noise each size was judged against.
+TEST(Regression, AHistoryOfBaselinesJudgesRunsWithTheirRepetitions) {
+  std::mt19937 rng(21);
+  const auto b1 = launched_run(rng, 0.02, 1), b2 = launched_run(rng, 0.02, 1),
+             b3 = launched_run(rng, 0.02, 1);
+  const auto slow = launched_run(rng, 0.02, 1.2), like = launched_run(rng, 0.02, 1);
+  const auto r = compare_runs({&b1, &b2, &b3}, slow, RegressionOptions{});
+  ASSERT_EQ(r.points.size(), 12u);
+  EXPECT_EQ(r.count(Verdict::kSlower), 12u);
+  for (const auto& p : r.points) {
+    EXPECT_EQ(p.test.level, ReplicateLevel::kRuns);
+    EXPECT_GT(p.test.df, 2) << "moderated over the 12 sizes";
+    EXPECT_GT(p.test.runs.prior_df, 0);
+    EXPECT_EQ(p.test.runs.repetition_df, 16) << "4 runs of 5 repetitions";
+  }
+  EXPECT_NE(regression_evidence(r.points[0]).find("run-to-run noise"), std::string::npos)
+      << regression_evidence(r.points[0]);
+  EXPECT_NE(regression_evidence(r.points[0]).find("moderated over 12 points"), std::string::npos)
+      << regression_evidence(r.points[0]);
+  const auto like_them = compare_runs({&b1, &b2, &b3}, like, RegressionOptions{});
+  EXPECT_EQ(like_them.count(Verdict::kSlower) + like_them.count(Verdict::kFaster), 0u);
+  // Same needs the 99% interval within +-5%, about 2.6 x 1.15 times the run-to-run noise
+  // wide: with launches 0.5% apart (a run's mean 0.9% with its repetitions) most sizes are same.
+  const auto q1 = launched_run(rng, 0.005, 1), q2 = launched_run(rng, 0.005, 1),
+             q3 = launched_run(rng, 0.005, 1), quiet = launched_run(rng, 0.005, 1);
+  const auto same = compare_runs({&q1, &q2, &q3}, quiet, RegressionOptions{});
+  EXPECT_EQ(same.count(Verdict::kSlower) + same.count(Verdict::kFaster), 0u);
+  EXPECT_GE(same.count(Verdict::kSame), 6u);
+}
+
 // Eighty sizes compared at once, none changed, repetitions noisy: the false discovery rate over
 // all of them keeps a run from one false alarm per comparison. Ten repetitions, so that the
 // rank test could reach 0.01 / 80 at a lone size (2 / C(20, 10) = 1.1e-5).
@@ -604,6 +659,38 @@ TEST(Acceptance, BaselineRulesAreJudgedWithTheWholeComparison) {
   EXPECT_EQ(verdict(many_sizes(36, 7, 0.1, 1, 0.3, 11)), CheckVerdict::kInconclusive);
   EXPECT_EQ(verdict(many_sizes(1, 7, 0.1, 1, 0.3, 11)), CheckVerdict::kFail);
   EXPECT_EQ(verdict(many_sizes(36, 7, 0.1, 8, 0.2, 12)), CheckVerdict::kFail);
+}
+
+// A baseline rule against a history of baselines has the regression's power: busbw 20% lower at
+// every size fails it (the model before left 9 of the 12 sizes inconclusive); against quiet
+// baselines a run like them passes (most sizes: where the change's interval reaches past the
+// tolerance, it is inconclusive).
+TEST(Acceptance, BaselineRulesAgainstAHistoryJudgeRunsWithTheirRepetitions) {
+  const auto path = write_temp("rules:\n  - {metric: busbw, baseline: true, tolerance: 5%}\n");
+  const auto rules = read_rules(path);
+  std::remove(path.c_str());
+  std::mt19937 rng(21);
+  const auto b1 = launched_run(rng, 0.02, 1), b2 = launched_run(rng, 0.02, 1),
+             b3 = launched_run(rng, 0.02, 1);
+  const auto slow = launched_run(rng, 0.02, 1.2);
+  const auto failed = evaluate(rules, slow, "now", {&b1, &b2, &b3}, 0.01);
+  ASSERT_EQ(failed.size(), 12u);
+  for (const auto& k : failed) {
+    EXPECT_EQ(k.verdict, CheckVerdict::kFail) << k.reason;
+    EXPECT_NE(k.reason.find("run-to-run noise"), std::string::npos) << k.reason;
+  }
+  // A pass needs the interval's worse end within 5%: with one run against three it is about
+  // 2.6 x 1.15 times the run-to-run noise wide, so the launches here differ by 0.5%.
+  const auto q1 = launched_run(rng, 0.005, 1), q2 = launched_run(rng, 0.005, 1),
+             q3 = launched_run(rng, 0.005, 1), quiet = launched_run(rng, 0.005, 1);
+  const auto passed = evaluate(rules, quiet, "now", {&q1, &q2, &q3}, 0.01);
+  ASSERT_EQ(passed.size(), 12u);
+  const auto count = [&](CheckVerdict v) {
+    return std::count_if(passed.begin(), passed.end(),
+                         [&](const Check& k) { return k.verdict == v; });
+  };
+  EXPECT_EQ(count(CheckVerdict::kFail), 0);
+  EXPECT_GE(count(CheckVerdict::kPass), 9);
 }
 
 // A storage case: agg_bw 1 GB/s from 10 iterations of 1 GB in 1 s, latency counters per iteration.
