@@ -48,8 +48,8 @@ struct Check {
 
 // The built-in check a named slow node or rank fails (report.cpp).
 inline constexpr std::string_view kSlowNodeRule = "no slow nodes or ranks";
-// The built-in check a finding that names hosts, links or the fabric to act on fails (report.cpp).
-inline constexpr std::string_view kSuspectRule = "no hosts, links or fabric named";
+// The built-in check a finding that names hosts or links to act on fails (report.cpp).
+inline constexpr std::string_view kSuspectRule = "nothing named to act on";
 // The built-in check a failed environment check of the run fails (report.cpp).
 inline constexpr std::string_view kEnvCheckRule = "environment checks";
 

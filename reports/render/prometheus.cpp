@@ -130,8 +130,9 @@ std::string render_prometheus(const Report& report) {
               "A node or rank the report names as slow or late: its time against its peers' "
               "typical time.");
   Family suspects("preflight_suspect",
-                  "A host, link or the fabric as a whole that a finding names for an operator "
-                  "to act on (the JSON verdict's suspects): kind host, link or fabric; value 1.");
+                  "A host, a link, or the network of every host, that a finding names for an "
+                  "operator to act on (the JSON verdict's suspects), its kind as named there; "
+                  "value 1.");
   for (const auto& f : report.findings)
     for (const auto& s : f.suspects) {
       std::string hosts;

@@ -50,18 +50,14 @@ void add_checks(std::vector<VerdictReason>& out, const Report& report, CheckVerd
                 ReasonKind kind) {
   const std::string counted =
       verdict == CheckVerdict::kNotMeasured
-          ? std::string(kind == ReasonKind::kWarn ? "rules matched nothing"
-                                                  : "reference figures not measured")
+          ? std::string("rules matched nothing")
           : fmt::format("checks {}", verdict == CheckVerdict::kFail ? "failed" : "inconclusive");
   std::map<std::tuple<std::string, std::string>, std::vector<const Check*>> groups;
   std::vector<std::tuple<std::string, std::string>> order;
   for (const auto& c : report.checks) {
     if (c.verdict != verdict) continue;
-    // Not measured: a rules file's rule is a warning (it was written for this campaign), a
-    // reference figure only "not judged" (an envelope covers more than one campaign measures).
-    if (verdict == CheckVerdict::kNotMeasured &&
-        std::isnan(c.typical) != (kind == ReasonKind::kWarn))
-      continue;
+    // A reference figure not measured is not this rule's warning (add_unmeasured_figures).
+    if (verdict == CheckVerdict::kNotMeasured && !std::isnan(c.typical)) continue;
     const auto key = std::make_tuple(c.rule, c.run_label);
     if (!groups.count(key)) order.push_back(key);
     groups[key].push_back(&c);
@@ -141,6 +137,28 @@ void add_watch_findings(std::vector<VerdictReason>& out, const RunReport& r) {
   }
 }
 
+// The reference figures a run did not measure, one line per run: not judged, not a warning (an
+// envelope covers more than one campaign measures; a rules file's rule was written for this one).
+void add_unmeasured_figures(std::vector<VerdictReason>& out, const Report& report) {
+  std::map<std::string, std::vector<std::string>> by_run;
+  std::vector<std::string> order;
+  for (const auto& c : report.checks) {
+    if (c.verdict != CheckVerdict::kNotMeasured || std::isnan(c.typical)) continue;
+    if (!by_run.count(c.run_label)) order.push_back(c.run_label);
+    by_run[c.run_label].push_back(c.rule);
+  }
+  for (const auto& run : order) {
+    const auto& rules = by_run[run];
+    std::string names;
+    for (const auto& r : rules) names += (names.empty() ? "" : "; ") + r;
+    out.push_back(
+        {ReasonKind::kNotJudged,
+         fmt::format("{}: {} not measured by this run: {}", run,
+                     plural(rules.size(), "reference figure", "reference figures"), names),
+         rules.size(), "reference figures not measured"});
+  }
+}
+
 }  // namespace
 
 const char* name_of(ReasonKind kind) {
@@ -173,7 +191,7 @@ std::vector<VerdictReason> verdict_reasons(const Report& report) {
              "environment warnings"});
   for (const auto& r : report.runs) add_watch_findings(out, r);
   add_checks(out, report, CheckVerdict::kNotMeasured, ReasonKind::kWarn);
-  add_checks(out, report, CheckVerdict::kNotMeasured, ReasonKind::kNotJudged);
+  add_unmeasured_figures(out, report);
   for (const auto& r : report.runs)
     for (const auto& s : r.run->skipped)
       out.push_back(
