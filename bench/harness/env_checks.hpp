@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "harness/environment.hpp"
+#include "harness/rdma_devices.hpp"
 
 namespace preflight {
 
@@ -42,12 +43,6 @@ struct LibraryProbe {
   std::string needed_by;  // "benchmark pace"
   bool loaded = false;
   std::string error = {};  // dlerror(), when not loaded
-};
-
-struct RdmaDevice {
-  std::string name;                     // as /sys/class/infiniband lists it, e.g. mlx5_0
-  std::string driver;                   // e.g. mlx5_core, efa
-  std::vector<std::string> ports_down;  // "1 (1: DOWN)": port and its state
 };
 
 // What one rank found of its own environment.

@@ -14,6 +14,7 @@
 
 #include "harness/clock_sync.hpp"
 #include "harness/mpi_strings.hpp"
+#include "harness/rdma_devices.hpp"
 #include "harness/scheduler.hpp"
 
 namespace preflight {
@@ -36,37 +37,6 @@ std::int64_t hugepages_total() {
     in.ignore(256, '\n');
   }
   return -1;
-}
-
-std::string first_line(const fs::path& p) {
-  std::ifstream in(p);
-  std::string line;
-  std::getline(in, line);
-  return line;
-}
-
-// /sys/class/infiniband lists the RDMA devices the verbs and EFA providers of libfabric (and
-// NCCL's IB transport) open; each port's state says whether its link is up.
-std::vector<RdmaDevice> rdma_devices() {
-  std::vector<RdmaDevice> out;
-  std::error_code ec;
-  const fs::path root = "/sys/class/infiniband";
-  if (!fs::is_directory(root, ec)) return out;
-  for (const auto& dev : fs::directory_iterator(root, ec)) {
-    RdmaDevice d;
-    d.name = dev.path().filename().string();
-    d.driver = fs::read_symlink(dev.path() / "device" / "driver", ec).filename().string();
-    if (ec) d.driver = "unknown";
-    for (const auto& port : fs::directory_iterator(dev.path() / "ports", ec)) {
-      const std::string state = first_line(port.path() / "state");  // "4: ACTIVE"
-      if (state.find("ACTIVE") == std::string::npos)
-        d.ports_down.push_back(port.path().filename().string() + " (" +
-                               (state.empty() ? std::string("state unknown") : state) + ")");
-    }
-    out.push_back(std::move(d));
-  }
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
-  return out;
 }
 
 // Writes and removes a small file in `dir`: as root, access() says yes to read-only mounts and
@@ -144,7 +114,7 @@ RankFacts facts_from_json(const nlohmann::json& j, const RankEnvironment& env) {
   j.at("open_files").get_to(f.open_files);
   j.at("hugepages").get_to(f.hugepages_total);
   for (const auto& d : j.at("rdma"))
-    f.rdma.push_back({d.at("name"), d.at("driver"), d.at("ports_down")});
+    f.rdma.push_back({d.at("name"), d.at("driver"), d.at("ports_down"), {}});
   for (const auto& p : j.at("paths"))
     f.paths.push_back(
         {p.at("path"), p.at("purpose"), p.at("writable"), p.at("error"), p.at("free_bytes")});

@@ -14,6 +14,7 @@
 
 #include "gpu/gpu_info.hpp"
 #include "harness/mpi_strings.hpp"
+#include "harness/rdma_devices.hpp"
 
 namespace preflight {
 namespace {
@@ -70,7 +71,10 @@ nlohmann::json to_json(const RankEnvironment& e) {
           {"gpu_memory_bytes", e.gpu_memory_bytes},
           {"gpu_nvlinks", e.gpu_nvlinks},
           {"nccl_built_version", e.nccl_built_version},
-          {"nccl_env", e.nccl_env}};
+          {"nccl_env", e.nccl_env},
+          {"rdma_ports", e.rdma_ports},
+          {"rdma_port_count", e.rdma_port_count},
+          {"rdma_port_gbps", e.rdma_port_gbps}};
 }
 
 RankEnvironment from_json(const nlohmann::json& j) {
@@ -97,6 +101,9 @@ RankEnvironment from_json(const nlohmann::json& j) {
   j.at("gpu_nvlinks").get_to(e.gpu_nvlinks);
   j.at("nccl_built_version").get_to(e.nccl_built_version);
   j.at("nccl_env").get_to(e.nccl_env);
+  j.at("rdma_ports").get_to(e.rdma_ports);
+  j.at("rdma_port_count").get_to(e.rdma_port_count);
+  j.at("rdma_port_gbps").get_to(e.rdma_port_gbps);
   return e;
 }
 
@@ -136,6 +143,10 @@ RankEnvironment local_environment(const RankContext& ctx) {
   e.gpu_memory_bytes = gpu.memory_bytes;
   e.nccl_built_version = gpu.nccl_built;
   e.nccl_env = nccl_environment(environ);
+  const auto rdma = rdma_devices();
+  e.rdma_ports = active_ports_text(rdma);
+  e.rdma_port_count = static_cast<std::int64_t>(active_port_count(rdma));
+  e.rdma_port_gbps = fastest_port_gbps(rdma);
   return e;
 }
 

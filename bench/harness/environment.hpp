@@ -29,6 +29,11 @@ struct RankEnvironment {
   std::string nccl_built_version;
   std::string nccl_env;  // NCCL_* of this rank's environment, "NAME=VALUE NAME=VALUE"
   std::string gpu_note;  // why there is no GPU; not recorded, shown by `preflight env`
+  // The host's active RDMA ports (harness/rdma_devices.hpp): "mlx5_0/1 400 Gb/sec (4X NDR)",
+  // their count, and the fastest one's rate in Gb/s (0: none).
+  std::string rdma_ports;
+  std::int64_t rdma_port_count = 0;
+  double rdma_port_gbps = 0;
 };
 
 RankEnvironment local_environment(const RankContext& ctx);

@@ -75,6 +75,25 @@ const s::Column& declared(const s::Column* column, std::string_view what, std::s
   return *column;
 }
 
+// The host's RDMA ports (kNetworkEnvironmentColumns): what a reference envelope's NIC match reads.
+void write_network_environment(hid_t group, const std::vector<RankEnvironment>& env) {
+  const auto& cols = s::kNetworkEnvironmentColumns;
+  std::vector<std::string> ports;
+  std::vector<std::int64_t> count;
+  std::vector<double> gbps;
+  for (const auto& e : env) {
+    ports.push_back(e.rdma_ports);
+    count.push_back(e.rdma_port_count);
+    gbps.push_back(e.rdma_port_gbps);
+  }
+  h5::write_column(group, "rdma_ports", std::span<const std::string>(ports),
+                   info_of(item(cols, "rdma_ports")));
+  h5::write_column(group, "rdma_port_count", std::span<const std::int64_t>(count),
+                   info_of(item(cols, "rdma_port_count")));
+  h5::write_column(group, "rdma_port_gbps", std::span<const double>(gbps),
+                   info_of(item(cols, "rdma_port_gbps")));
+}
+
 void write_environment(hid_t file, const std::vector<RankEnvironment>& env) {
   h5::Handle group = h5::create_group(file, s::kEnvironmentGroup);
   const auto& cols = s::kEnvironmentColumns;
@@ -128,6 +147,7 @@ void write_environment(hid_t file, const std::vector<RankEnvironment>& env) {
                    info_of(item(gpu_cols, "gpu_nvlinks")));
   gpu_strings("nccl_built_version", &RankEnvironment::nccl_built_version);
   gpu_strings("nccl_env", &RankEnvironment::nccl_env);
+  write_network_environment(group.get(), env);
 }
 
 void write_env_checks(hid_t file, const std::vector<EnvCheck>& checks) {

@@ -422,15 +422,19 @@ RunData read_run(const std::string& path) {
       throw ReadError(missing(path, "the group /environment"));
     h5::Handle env = h5::open_group(f, s::kEnvironmentGroup);
     std::vector<s::Item> columns(s::kEnvironmentColumns.begin(), s::kEnvironmentColumns.end());
-    for (const auto& item : s::kGpuEnvironmentColumns)
-      if (h5::exists(env.get(), item.name)) columns.push_back(item);  // newer files only
+    for (const auto& added : {std::span<const s::Item>(s::kGpuEnvironmentColumns),
+                              std::span<const s::Item>(s::kNetworkEnvironmentColumns)})
+      for (const auto& item : added)
+        if (h5::exists(env.get(), item.name)) columns.push_back(item);  // newer files only
     for (const auto& item : columns) {
       if (!h5::exists(env.get(), item.name))
         throw ReadError(missing(path, fmt::format("column '{}' of /environment", item.name)));
       const Column c = read_column(env.get(), std::string(item.name), Declared::kNone, path);
       auto& out = run.environment[std::string(item.name)];
       if (!c.strings.empty()) out = c.strings;
-      for (double v : c.numbers) out.push_back(fmt::format("{}", static_cast<std::int64_t>(v)));
+      for (double v : c.numbers)
+        out.push_back(v == std::floor(v) ? fmt::format("{}", static_cast<std::int64_t>(v))
+                                         : fmt::format("{}", v));
       if (out.size() != static_cast<std::size_t>(run.world_size))
         throw ReadError(fmt::format("{}: /environment/{} has {} rows for {} ranks", path, item.name,
                                     out.size(), run.world_size));

@@ -68,6 +68,7 @@ inline std::vector<std::string_view> declared_environment_columns() {
   std::vector<std::string_view> out;
   for (const auto& item : kEnvironmentColumns) out.push_back(item.name);
   for (const auto& item : kGpuEnvironmentColumns) out.push_back(item.name);
+  for (const auto& item : kNetworkEnvironmentColumns) out.push_back(item.name);
   return out;
 }
 

@@ -174,6 +174,17 @@ inline constexpr std::array kGpuEnvironmentColumns = {
          "the NCCL_* variables of the rank's environment at start, NAME=VALUE, space-separated"},
 };
 
+// Environment columns of the host's RDMA network, added after the GPU columns: a reader takes
+// them when present (files written before them lack them). Empty or 0 where there is none.
+inline constexpr std::array kNetworkEnvironmentColumns = {
+    Item{"rdma_ports", Type::kString, "",
+         "the host's active RDMA ports and their rates as the kernel states them, e.g. "
+         "`mlx5_0/1 400 Gb/sec (4X NDR)`, comma-separated; empty when none"},
+    Item{"rdma_port_count", Type::kInt64, "ports", "active RDMA ports of the host"},
+    Item{"rdma_port_gbps", Type::kFloat64, "Gb/s",
+         "the link rate of the host's fastest active RDMA port; 0 when none"},
+};
+
 inline constexpr std::array kCaseAttributes = {
     Item{"index", Type::kInt64, "", "position of the case in the run, 0-based"},
     Item{"name", Type::kString, "", "human-readable case name"},
