@@ -129,10 +129,10 @@ TEST(ReferenceChoice, TheEnvironmentChoosesTheMostSpecificMatch) {
 // The NIC and its link rate choose too (environment columns rdma_port_count, rdma_port_gbps): an
 // envelope for 8 x 400 Gb/s nodes is more specific than the GPU's alone.
 TEST(ReferenceChoice, TheNicAndItsRateChooseAsTheGpuDoes) {
-  std::vector<Reference> all{reference_from(kH200),
-                             reference_from(replaced(replaced(kH200, "h200-test", "h200-ndr400"),
-                                                     "{gpu_model: H200}",
-                                                     "{gpu_model: H200, rdma_port_gbps: ^400$}"))};
+  std::vector<Reference> all{
+      reference_from(kH200),
+      reference_from(replaced(replaced(kH200, "h200-test", "h200-ndr400"), "{gpu_model: H200}",
+                              "{gpu_model: H200, rdma_port_gbps: ^400$}"))};
   auto run = run_on("NVIDIA H200");
   run.environment["rdma_port_gbps"] = std::vector<std::string>(4, "400");
   EXPECT_EQ(choose_reference(all, run).reference->name, "h200-ndr400");
