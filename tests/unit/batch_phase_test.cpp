@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "harness/plan.hpp"
 #include "harness/runner.hpp"
 #include "preflight/schema/telemetry.hpp"
 
@@ -110,6 +111,21 @@ TEST(BatchPhase, SeriesAreTakenAfterTheBackToBackBlocks) {
   // 1 check + 2 warm-up + 6 timed + 2 blocks of 3: had the series stopped before the blocks,
   // it would say 9.
   EXPECT_DOUBLE_EQ(p.series[0][0], 1 + 2 + 6 + 2 * 3);
+}
+
+// The dry run's estimate (device-check.sh prints it before it starts): each size point's budget
+// twice, for the timed iterations and the back-to-back blocks; a case no longer than its
+// case_budget.
+TEST(BatchPhase, PlanTimingIsEachPointsBudgetTwice) {
+  std::string log;
+  auto c = std::make_shared<SeriesCase>(log);  // one size point
+  TimingOptions t = fixed_timing(1, 5, 2);
+  t.budget_s = 0.2;
+  std::vector<PlannedCase> plan = {{c, "a", "default", 0, nullptr, t},
+                                   {c, "a", "default", 1, nullptr, t}};
+  EXPECT_DOUBLE_EQ(timing_seconds(plan), 2 * 2 * 0.2);
+  plan[1].timing.case_budget_s = 0.1;
+  EXPECT_DOUBLE_EQ(timing_seconds(plan), 2 * 0.2 + 0.1);
 }
 
 }  // namespace
