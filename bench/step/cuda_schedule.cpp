@@ -28,8 +28,12 @@ class CudaSchedule final : public StepSchedule {
     for (auto& e : ready_)
       check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
     for (auto& g : ops_.gemms) bound(*g)->use_stream(compute_);
-    for (auto& c : ops_.comms)
-      if (auto* b = bound(*c)) b->use_stream(comm_);
+    for (auto& c : ops_.comms) {
+      if (auto* b = bound(*c))
+        b->use_stream(comm_);
+      else
+        host_comms_ = true;
+    }
   }
   ~CudaSchedule() override {
     cudaStreamSynchronize(compute_);
@@ -42,17 +46,17 @@ class CudaSchedule final : public StepSchedule {
   CudaSchedule& operator=(const CudaSchedule&) = delete;
 
   void compute(std::size_t gemm) override { ops_.gemms[gemm]->launch(); }
+  // A collective run by the host (MPI) can only start once the gradient exists: the host waits
+  // for the event here, where the step counts the wait as compute, not in communicate().
   void gradient_ready(std::size_t bucket) override {
     check(cudaEventRecord(ready_[bucket], compute_), "cudaEventRecord");
+    if (host_comms_) check(cudaEventSynchronize(ready_[bucket]), "cudaEventSynchronize");
   }
-  // A collective on the communication stream waits there for its bucket's event; one run by the
-  // host (MPI) can only start once the event has happened.
+  // A collective on the communication stream waits there for its bucket's event.
   void communicate(std::size_t bucket, std::size_t op) override {
     Operation& c = *ops_.comms[op];
     if (bound(c) != nullptr)
       check(cudaStreamWaitEvent(comm_, ready_[bucket], 0), "cudaStreamWaitEvent");
-    else
-      check(cudaEventSynchronize(ready_[bucket]), "cudaEventSynchronize");
     c.launch();
     launched_.push_back(op);
   }
@@ -68,6 +72,7 @@ class CudaSchedule final : public StepSchedule {
   cudaStream_t compute_ = nullptr, comm_ = nullptr;
   std::vector<cudaEvent_t> ready_;
   std::vector<std::size_t> launched_;
+  bool host_comms_ = false;  // some collective runs on the host, not on comm_
 };
 
 }  // namespace

@@ -52,10 +52,13 @@ void StepOperation::fill() {
 
 // The bucket's gradient is complete with what was computed so far; then its collectives, in
 // turn: a synchronous backend (MPI) completes each as it is sent, an asynchronous one (NCCL)
-// queues it on the communication stream behind the bucket's event.
-void StepOperation::send_bucket(std::size_t b) {
+// queues it on the communication stream behind the bucket's event. Returns the host time the
+// collectives took to send, not the wait for the gradient (compute).
+double StepOperation::send_bucket(std::size_t b) {
   schedule_->gradient_ready(b);
+  const auto t = Clock::now();
   for (std::size_t op : plan_.buckets[b].ops) schedule_->communicate(b, op);
+  return seconds_between(t, Clock::now());
 }
 
 // Runs the calls in order; with fill_buckets, launches each bucket as soon as the backward
@@ -71,9 +74,7 @@ void StepOperation::run_pass(const std::vector<GemmCall>& calls, bool fill_bucke
     if (!fill_buckets) continue;
     while (next_bucket_ < early &&
            done >= total * double(next_bucket_ + 1) / double(plan_.buckets.size())) {
-      const auto t = Clock::now();
-      send_bucket(next_bucket_++);
-      comm_in_compute_s_ += seconds_between(t, Clock::now());
+      comm_in_compute_s_ += send_bucket(next_bucket_++);
     }
   }
 }

@@ -53,7 +53,7 @@ class StepOperation final : public Operation {
   std::vector<double> iteration_counters() override;
 
  private:
-  void send_bucket(std::size_t b);
+  double send_bucket(std::size_t b);
   void run_pass(const std::vector<GemmCall>& calls, bool fill_buckets);
 
   StepPlan plan_;
