@@ -11,7 +11,8 @@
 #   device-bundle/share/openmpi/  Open MPI's help texts
 #   device-bundle/lib/glibc/      this machine's C library and loader, for a GPU machine whose
 #                           own C library is older (device-check.sh falls back to them)
-#   device-bundle/device-check.sh, configs/device/, tests/nccl/  what the check runs
+#   device-bundle/device-check.sh, configs/device/, scripts/device/ (torch.matmul, the table's
+#                           summaries), tests/nccl/  what the check runs
 #
 # device-bundle.sh [--build DIR] [--out DIR] [--from-build]
 #   --build DIR    the build folder (default build/device, configured with

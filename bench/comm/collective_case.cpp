@@ -93,6 +93,10 @@ std::vector<Param> CollectiveCase::params() const {
       {"topology", std::string(name_of(layout.topology)), "", false},
       {"layout", layout.label, "", false},
       {"ladder_nodes", std::int64_t{layout.nodes}, "nodes", false},
+      {"measures",
+       std::string(groups_->group_size(-1) < 2 ? schema::kCommMeasuresLaunch
+                                               : schema::kCommMeasuresBandwidth),
+       "", false},
   };
   for (auto& p : backend_->case_params()) out.push_back(std::move(p));
   return out;
@@ -121,12 +125,13 @@ std::vector<Metric> CollectiveCase::metrics(std::size_t point, int group, double
         metric(columns[schema::kCommAlgbw], algbw, &columns[schema::kCommBatchedAlgbw]),
         metric(columns[schema::kCommBusbw], busbw, &columns[schema::kCommBatchedBusbw])};
   };
+  const double nan = std::numeric_limits<double>::quiet_NaN();
   // Across groups of different sizes one bandwidth would mix unlike figures: show none.
-  if (group < 0 && !groups_->uniform()) {
-    const double nan = std::numeric_limits<double>::quiet_NaN();
-    return both(nan, nan);
-  }
+  if (group < 0 && !groups_->uniform()) return both(nan, nan);
   const int ranks = groups_->group_size(group);
+  // A group of one rank moves nothing between ranks: its time is a launch (or a local copy),
+  // never a bandwidth (the case attribute `measures` says so).
+  if (ranks < 2) return both(nan, nan);
   const double algbw = static_cast<double>(bytes(point, ranks)) / seconds / 1e9;
   return both(algbw, algbw * bus_factor(spec_.op, ranks));
 }

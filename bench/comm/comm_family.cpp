@@ -179,6 +179,10 @@ class CommFamily final : public Family {
     }
   }
 
+  void check_variants(const std::vector<ConfigNode>& variants) const override {
+    check_nccl_variants(variants);
+  }
+
   nlohmann::json config() const override { return options_table().json(config_); }
 
   std::vector<std::string> skipped(const RankContext& ctx) const override {

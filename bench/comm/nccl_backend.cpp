@@ -6,15 +6,22 @@
 #include <nccl.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
+#include <cstdlib>
 #include <iterator>
+#include <optional>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 
 #include "comm/backend.hpp"
 #include "comm/collective_traits.hpp"
 #include "comm/expected.hpp"
+#include "comm/nccl_env.hpp"
 #include "cuda/pattern_gpu.hpp"
+#include "gpu/device_choice.hpp"
+#include "gpu/stream_bound.hpp"
 #include "preflight/schema/comm.hpp"
 
 namespace preflight::comm {
@@ -101,10 +108,59 @@ ncclRedOp_t nccl_op(RedOp op) {
   }
 }
 
-// One NCCL communicator and the stream its operations run on, for one group.
+// The variables that have an ncclConfig_t field, set in the environment (a variant's, or the
+// launch's), go into the communicator's config, and are taken off the environment while NCCL
+// makes it: NCCL caches these variables at its first communicator for the whole process and lets
+// them override the config, so the first variant's value would otherwise stick for every later
+// one (docs/comm.md, "Variants").
+class ConfigFromEnvironment {
+ public:
+  ConfigFromEnvironment() {
+    for (const auto& f : nccl_config_fields()) {
+      const char* value = std::getenv(std::string(f.variable).c_str());
+      if (value == nullptr) continue;
+      int number = 0;
+      const std::string_view text(value);
+      const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
+      if (error != std::errc() || end != text.data() + text.size())
+        throw std::runtime_error(
+            fmt::format("{}='{}': expected a whole number (NCCL's config "
+                        "field {})",
+                        f.variable, text, f.field));
+      set_field(f.field, number);
+      saved_.emplace_back(std::string(f.variable), std::string(text));
+      unsetenv(saved_.back().first.c_str());
+    }
+  }
+  ~ConfigFromEnvironment() {
+    for (const auto& [name, value] : saved_) setenv(name.c_str(), value.c_str(), 1);
+  }
+  ConfigFromEnvironment(const ConfigFromEnvironment&) = delete;
+  ConfigFromEnvironment& operator=(const ConfigFromEnvironment&) = delete;
+  ncclConfig_t* config() { return &config_; }
+
+ private:
+  void set_field(std::string_view field, int v) {
+    if (field == "minCTAs") config_.minCTAs = v;
+    if (field == "maxCTAs") config_.maxCTAs = v;
+    if (field == "cgaClusterSize") config_.cgaClusterSize = v;
+    if (field == "collnetEnable") config_.collnetEnable = v;
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+    if (field == "nvlsCTAs") config_.nvlsCTAs = v;
+    if (field == "nChannelsPerNetPeer") config_.nChannelsPerNetPeer = v;
+    if (field == "CTAPolicy") config_.CTAPolicy = v;
+    if (field == "nvlinkCentricSched") config_.nvlinkCentricSched = v;
+#endif
+  }
+
+  ncclConfig_t config_ = NCCL_CONFIG_INITIALIZER;
+  std::vector<std::pair<std::string, std::string>> saved_;
+};
+
+// One NCCL communicator and the stream its operations run on, for one group, on the rank's GPU.
 class NcclGroup final : public CommGroup {
  public:
-  NcclGroup(MPI_Comm group, int device) {
+  NcclGroup(MPI_Comm group, int device) : device_(device) {
     int rank = 0, ranks = 1;
     MPI_Comm_rank(group, &rank);
     MPI_Comm_size(group, &ranks);
@@ -117,7 +173,11 @@ class NcclGroup final : public CommGroup {
     MPI_Bcast(&id, sizeof(id), MPI_BYTE, kRoot, group);
     check_cuda(cudaSetDevice(device), "cudaSetDevice");
     check_nccl(ncclGetVersion(&runtime_version_), "ncclGetVersion");
-    check_nccl(ncclCommInitRank(&comm_, ranks, id, rank), "ncclCommInitRank");
+    {
+      ConfigFromEnvironment from_environment;
+      check_nccl(ncclCommInitRankConfig(&comm_, ranks, id, rank, from_environment.config()),
+                 "ncclCommInitRankConfig");
+    }
     check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
   }
   ~NcclGroup() override {
@@ -129,6 +189,7 @@ class NcclGroup final : public CommGroup {
 
   ncclComm_t comm() const { return comm_; }
   cudaStream_t stream() const { return stream_; }
+  int device() const { return device_; }
   int runtime_version() const { return runtime_version_; }  // of the NCCL that runs
 
   // Ends every operation of the communicator, hung or not, so that the rank can leave.
@@ -138,10 +199,18 @@ class NcclGroup final : public CommGroup {
   }
 
  private:
+  int device_;
   ncclComm_t comm_ = nullptr;
   cudaStream_t stream_ = nullptr;
   int runtime_version_ = 0;
 };
+
+// Makes `device` current on the calling thread, and returns it: the first member of an
+// operation, so that its buffers, events and graphs are made on the group's GPU.
+int made_current(int device) {
+  check_cuda(cudaSetDevice(device), "cudaSetDevice");
+  return device;
+}
 
 // Device memory for one buffer, registered with the communicator as asked.
 class DeviceBuffer {
@@ -149,11 +218,6 @@ class DeviceBuffer {
   DeviceBuffer(std::size_t bytes, Registration registration, const NcclGroup& group)
       : bytes_(bytes), registration_(registration), group_(group) {
     if (bytes_ == 0) return;
-    if (registration_ == Registration::kWindow && group.runtime_version() < NCCL_VERSION(2, 27, 0))
-      throw std::runtime_error(fmt::format(
-          "registration window needs NCCL 2.27 or later, this job runs NCCL {}; use registration "
-          "local or off",
-          group.runtime_version()));
     if (registration_ == Registration::kOff) {
       check_cuda(cudaMalloc(&data_, bytes_), "cudaMalloc");
       return;
@@ -222,12 +286,31 @@ class EventTimer final : public DeviceTimer {
   cudaEvent_t stop_ = nullptr;
 };
 
-// One collective at one point on one rank.
-class NcclCollective final : public AsyncOperation {
+// A captured CUDA graph and its executable form, and how many operations it holds.
+struct Graph {
+  struct DestroyGraph {
+    void operator()(cudaGraph_t g) const { cudaGraphDestroy(g); }
+  };
+  struct DestroyExec {
+    void operator()(cudaGraphExec_t e) const { cudaGraphExecDestroy(e); }
+  };
+  std::unique_ptr<std::remove_pointer_t<cudaGraph_t>, DestroyGraph> graph;
+  std::unique_ptr<std::remove_pointer_t<cudaGraphExec_t>, DestroyExec> exec;
+  int ops = 0;
+  explicit operator bool() const { return exec != nullptr; }
+  void launch(cudaStream_t s) const {
+    check_cuda(cudaGraphLaunch(exec.get(), s), "cudaGraphLaunch");
+  }
+};
+
+// One collective at one point on one rank, on its group's GPU.
+class NcclCollective final : public AsyncOperation, public ::preflight::gpu::StreamBound {
  public:
   NcclCollective(const CollectivePoint& p, NcclGroup& group, const BackendSettings& s)
-      : p_(p),
+      : device_(made_current(group.device())),
+        p_(p),
         group_(group),
+        stream_(group.stream()),
         settings_(s),
         element_bytes_(size_of(p.spec.dtype)),
         send_(p.spec.in_place ? 0 : input_elements(p) * element_bytes_, s.registration, group),
@@ -239,18 +322,20 @@ class NcclCollective final : public AsyncOperation {
     // NCCL's in-place reduce-scatter leaves rank r's result at its own chunk of the buffer.
     if (p.spec.in_place && p.spec.op == Collective::kReduceScatter)
       result_offset_ = p.chunk * static_cast<std::uint64_t>(p.rank);
-    if (s.cuda_graph) capture();
+    if (s.cuda_graph) {
+      // One eager operation first, so that NCCL sets up its connections (lazily, at first use)
+      // outside any capture.
+      enqueue();
+      check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+      single_ = capture(1);
+    }
   }
-  ~NcclCollective() override {
-    if (graph_exec_ != nullptr) cudaGraphExecDestroy(graph_exec_);
-    if (graph_ != nullptr) cudaGraphDestroy(graph_);
-    cudaFree(wrong_);
-  }
+  ~NcclCollective() override { cudaFree(wrong_); }
   NcclCollective(const NcclCollective&) = delete;
   NcclCollective& operator=(const NcclCollective&) = delete;
 
   void fill() override {
-    const cudaStream_t s = group_.stream();
+    const cudaStream_t s = stream_;
     check_cuda(cudaMemsetAsync(recv_.data(), 0, output_elements(p_) * element_bytes_, s),
                "cudaMemsetAsync");
     if (holds_input(p_))
@@ -261,18 +346,37 @@ class NcclCollective final : public AsyncOperation {
   }
 
   void launch() override {
-    if (graph_exec_ != nullptr)
-      check_cuda(cudaGraphLaunch(graph_exec_, group_.stream()), "cudaGraphLaunch");
+    if (single_)
+      single_.launch(stream_);
     else
       enqueue();
   }
+
+  // With cuda_graph, a block of `ops` operations is one graph of `ops` operations, captured
+  // before the block is timed and replayed once: nccl-tests -G captures its timed loop so, and
+  // the block's figure then holds no per-operation launch cost. Per-iteration times replay the
+  // graph of one operation.
+  void prepare_batch(int ops) override {
+    if (!settings_.cuda_graph || ops <= 1 || batch_.ops == ops) return;
+    batch_ = capture(ops);
+  }
+  void launch_batch(int ops) override {
+    if (settings_.cuda_graph && ops > 1 && batch_.ops == ops) {
+      batch_.launch(stream_);
+      return;
+    }
+    for (int i = 0; i < ops; ++i) launch();
+  }
+
+  void* stream() const override { return stream_; }
+  void use_stream(void* stream) override { stream_ = static_cast<cudaStream_t>(stream); }
 
   // Polls rather than blocks, as nccl-tests does, so that NCCL's asynchronous errors (a peer
   // gone, a network failure) end the wait instead of hanging it.
   void wait() override {
     const auto begin = std::chrono::steady_clock::now();
     for (;;) {
-      const cudaError_t status = cudaStreamQuery(group_.stream());
+      const cudaError_t status = cudaStreamQuery(stream_);
       if (status == cudaSuccess) return;
       if (status != cudaErrorNotReady) check_cuda(status, "NCCL operation");
       ncclResult_t async = ncclSuccess;
@@ -298,7 +402,7 @@ class NcclCollective final : public AsyncOperation {
   DeviceTimer* device_timer() override { return &timer_; }
 
   std::uint64_t count_wrong() override {
-    const cudaStream_t s = group_.stream();
+    const cudaStream_t s = stream_;
     check_cuda(cudaMemsetAsync(wrong_, 0, sizeof(unsigned long long), s), "cudaMemsetAsync");
     const auto ranges = result_ranges(p_);
     gpu::ReducedTable table;
@@ -331,7 +435,7 @@ class NcclCollective final : public AsyncOperation {
   void corrupt_result() override {
     if (!holds_result(p_)) return;
     check_cuda(gpu::corrupt(element_of(p_.spec.dtype), at(recv_, result_offset_),
-                            result_elements(p_), group_.stream()),
+                            result_elements(p_), stream_),
                "corrupt kernel");
   }
 
@@ -340,10 +444,10 @@ class NcclCollective final : public AsyncOperation {
     return static_cast<char*>(b.data()) + element * element_bytes_;
   }
 
-  // The NCCL call, queued on the group's stream.
+  // The NCCL call, queued on the operation's stream.
   void enqueue() {
     const ncclComm_t comm = group_.comm();
-    const cudaStream_t s = group_.stream();
+    const cudaStream_t s = stream_;
     const ncclDataType_t type = nccl_type(p_.spec.dtype);
     const ncclRedOp_t op = nccl_op(p_.spec.redop);
     const std::size_t count = p_.chunk;
@@ -401,23 +505,26 @@ class NcclCollective final : public AsyncOperation {
     check_nccl(ncclGroupEnd(), "ncclGroupEnd", comm);
   }
 
-  // One operation captured into a graph: launch() replays it, without NCCL's host-side
-  // enqueue on every call (nccl-tests -G captures its whole loop; the device time is alike).
-  // One eager operation first, so that NCCL sets up its connections (lazily, at first use)
-  // outside the capture.
-  void capture() {
-    const cudaStream_t s = group_.stream();
-    enqueue();
-    check_cuda(cudaStreamSynchronize(s), "cudaStreamSynchronize");
-    check_cuda(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal),
+  // `ops` operations captured into one graph, on the operation's stream.
+  Graph capture(int ops) {
+    Graph g;
+    g.ops = ops;
+    check_cuda(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal),
                "cudaStreamBeginCapture");
-    enqueue();
-    check_cuda(cudaStreamEndCapture(s, &graph_), "cudaStreamEndCapture");
-    check_cuda(cudaGraphInstantiate(&graph_exec_, graph_, 0), "cudaGraphInstantiate");
+    for (int i = 0; i < ops; ++i) enqueue();
+    cudaGraph_t graph = nullptr;
+    check_cuda(cudaStreamEndCapture(stream_, &graph), "cudaStreamEndCapture");
+    g.graph.reset(graph);
+    cudaGraphExec_t exec = nullptr;
+    check_cuda(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
+    g.exec.reset(exec);
+    return g;
   }
 
+  int device_;  // first: made current before the buffers below are allocated
   CollectivePoint p_;
   NcclGroup& group_;
+  cudaStream_t stream_;  // the group's, unless use_stream() moved it (the step's comm stream)
   BackendSettings settings_;
   std::size_t element_bytes_;
   DeviceBuffer send_;
@@ -427,23 +534,65 @@ class NcclCollective final : public AsyncOperation {
   const void* source_ = nullptr;
   void* target_ = nullptr;
   std::uint64_t result_offset_ = 0;  // where the checked result starts in recv_, in elements
-  cudaGraph_t graph_ = nullptr;
-  cudaGraphExec_t graph_exec_ = nullptr;
+  Graph single_;                     // cuda_graph: one operation
+  Graph batch_;                      // cuda_graph: a timed block's operations
 };
 
-// This rank's place on its host (the real one, not a virtual node): which GPU it takes.
-struct HostPlace {
-  int rank = 0;   // within the host
-  int ranks = 1;  // on the host
+// The GPU each rank of this rank's host (the real one, not a virtual node) took, by host rank,
+// and this rank's place there. Collective over `world`.
+struct HostGpus {
+  int rank = 0;                   // within the host
+  std::vector<std::string> gpus;  // PCI bus id of each host rank's GPU ("" for a rank without)
 };
-HostPlace host_place(MPI_Comm world) {
+HostGpus host_gpus(MPI_Comm world, const std::string& mine) {
+  constexpr int kIdBytes = 32;  // "0000:18:00.0" and room to spare
   MPI_Comm host;
   MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
-  HostPlace place;
-  MPI_Comm_rank(host, &place.rank);
-  MPI_Comm_size(host, &place.ranks);
+  HostGpus out;
+  int ranks = 1;
+  MPI_Comm_rank(host, &out.rank);
+  MPI_Comm_size(host, &ranks);
+  std::string padded = mine;
+  padded.resize(kIdBytes, '\0');
+  std::string all(static_cast<std::size_t>(kIdBytes * ranks), '\0');
+  MPI_Allgather(padded.data(), kIdBytes, MPI_CHAR, all.data(), kIdBytes, MPI_CHAR, host);
   MPI_Comm_free(&host);
-  return place;
+  for (int r = 0; r < ranks; ++r)
+    out.gpus.emplace_back(all.c_str() + static_cast<std::size_t>(r * kIdBytes));
+  return out;
+}
+
+// The host-local rank of this rank. Collective over `world`.
+int host_rank(MPI_Comm world) {
+  MPI_Comm host;
+  MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
+  int rank = 0;
+  MPI_Comm_rank(host, &rank);
+  MPI_Comm_free(&host);
+  return rank;
+}
+
+// The GPU this rank takes among those it sees (gpu/device_choice.hpp), or why it has none.
+struct DeviceOfRank {
+  int device = -1;
+  std::string bus_id, why_not;
+};
+DeviceOfRank device_of_rank(int host_rank, int world_rank) {
+  DeviceOfRank d;
+  int visible = 0;
+  if (const cudaError_t status = cudaGetDeviceCount(&visible);
+      status != cudaSuccess || visible == 0) {
+    d.why_not = fmt::format("no GPU on rank {} ({})", world_rank,
+                            status != cudaSuccess ? cudaGetErrorString(status) : "no CUDA device");
+    cudaGetLastError();  // clear the sticky error
+    return d;
+  }
+  d.device = ::preflight::gpu::device_for(host_rank, visible);
+  char bus[32] = {};
+  d.bus_id = cudaDeviceGetPCIBusId(bus, sizeof(bus), d.device) == cudaSuccess
+                 ? std::string(bus)
+                 : fmt::format("device {} of rank {}", d.device, world_rank);
+  return d;
 }
 
 class NcclBackend final : public CommBackend {
@@ -458,31 +607,30 @@ class NcclBackend final : public CommBackend {
   }
 
   // Every rank needs a GPU of its own (NCCL refuses two ranks on one GPU); the first rank
-  // without one says why (CUDA's own words when there is none at all).
+  // without one says why (CUDA's own words when there is none at all). A rank takes its
+  // host-local rank modulo the GPUs it sees: every GPU of the host under mpirun, its own alone
+  // under srun --gpus-per-task=1 or --gpu-bind (device 0); what matters is that no two ranks
+  // of a host take the same GPU.
   std::string unavailable(MPI_Comm world) override {
-    int devices = 0;
-    const cudaError_t status = cudaGetDeviceCount(&devices);
-    const HostPlace place = host_place(world);
-    int rank = 0, size = 1;
+    int rank = 0, size = 1, version = 0;
     MPI_Comm_rank(world, &rank);
     MPI_Comm_size(world, &size);
-    std::string why;
-    if (status != cudaSuccess || devices == 0) {
-      why = fmt::format("no GPU on rank {} ({})", rank,
-                        status != cudaSuccess ? cudaGetErrorString(status) : "no CUDA device");
-      devices = 0;
-      cudaGetLastError();  // clear the sticky error
-    } else if (place.ranks > devices) {
-      why = fmt::format(
-          "too few GPUs on rank {}'s host: {} ranks share {} GPU{}, and NCCL needs one GPU per "
-          "rank; launch at most {} rank{} per host",
-          rank, place.ranks, devices, devices == 1 ? "" : "s", devices, devices == 1 ? "" : "s");
-      devices = 0;
-    }
-    int first_without = devices > 0 ? size : rank;
+    const DeviceOfRank mine = device_of_rank(host_rank(world), rank);
+    const HostGpus host = host_gpus(world, mine.bus_id);
+    std::string why = mine.why_not;
+    if (why.empty())
+      if (const std::string shared = ::preflight::gpu::shared_gpu(host.gpus); !shared.empty())
+        why = fmt::format(
+            "two ranks on one GPU on rank {}'s host ({}), and NCCL needs one GPU per rank; launch "
+            "at most one rank per GPU (mpirun -npernode GPUS, or srun --gpus-per-task=1)",
+            rank, shared);
+    if (why.empty() && settings_.registration == Registration::kWindow &&
+        ncclGetVersion(&version) == ncclSuccess)
+      why = window_registration_problem(version);
+    int first_without = why.empty() ? size : rank;
     MPI_Allreduce(MPI_IN_PLACE, &first_without, 1, MPI_INT, MPI_MIN, world);
     if (first_without == size) {
-      device_ = place.rank;  // CUDA_VISIBLE_DEVICES, where the launcher set it, has ordered them
+      device_ = mine.device;
       return {};
     }
     int length = static_cast<int>(why.size());

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <set>
 #include <string_view>
 
 #include "harness/closest_name.hpp"
@@ -50,6 +51,11 @@ constexpr std::array kVariables = {
     Variable{"NCCL_MAX_NCHANNELS", Form::kCount},
     Variable{"NCCL_MIN_CTAS", Form::kCount},
     Variable{"NCCL_MAX_CTAS", Form::kCount},
+    Variable{"NCCL_CGA_CLUSTER_SIZE", Form::kCount},
+    Variable{"NCCL_NVLS_NCHANNELS", Form::kCount},
+    Variable{"NCCL_NCHANNELS_PER_NET_PEER", Form::kCount},
+    Variable{"NCCL_CTA_POLICY", Form::kTriState},
+    Variable{"NCCL_NVLINK_UTIL_CENTRIC_SCHED_ENABLE", Form::kSwitch},
     Variable{"NCCL_NTHREADS", Form::kCount},
     Variable{"NCCL_BUFFSIZE", Form::kCount},
     Variable{"NCCL_IB_QPS_PER_CONNECTION", Form::kCount},
@@ -181,7 +187,98 @@ std::optional<std::string> expected_form(Form form, const std::string& value) {
   return std::nullopt;
 }
 
+// Read with ncclGetEnv at each communicator's init in NCCL 2.28.9 (src/graph/tuning.cc: ALGO and
+// PROTO; src/graph/topo.cc: TOPO_FILE; src/init.cc: NET, TOPO_DUMP_FILE).
+constexpr std::array<std::string_view, 5> kPerCommunicator = {
+    "NCCL_ALGO", "NCCL_PROTO", "NCCL_TOPO_FILE", "NCCL_NET", "NCCL_TOPO_DUMP_FILE"};
+
+std::string shown(const std::optional<std::string>& v) {
+  return v ? fmt::format("'{}'", *v) : std::string("unset");
+}
+
 }  // namespace
+
+const std::vector<NcclConfigField>& nccl_config_fields() {
+  // src/init.cc envConfigOverride: each of these overrides its field when set, from a value
+  // cached at the first communicator (COLLNET_ENABLE is re-read per communicator from 2.28 only).
+  static const std::vector<NcclConfigField> fields = {
+      {"NCCL_MIN_CTAS", "minCTAs"},
+      {"NCCL_MAX_CTAS", "maxCTAs"},
+      {"NCCL_CGA_CLUSTER_SIZE", "cgaClusterSize"},
+      {"NCCL_NVLS_NCHANNELS", "nvlsCTAs"},
+      {"NCCL_NCHANNELS_PER_NET_PEER", "nChannelsPerNetPeer"},
+      {"NCCL_CTA_POLICY", "CTAPolicy"},
+      {"NCCL_NVLINK_UTIL_CENTRIC_SCHED_ENABLE", "nvlinkCentricSched"},
+      {"NCCL_COLLNET_ENABLE", "collnetEnable"},
+  };
+  return fields;
+}
+
+NcclScope nccl_scope(std::string_view name) {
+  if (std::find(kPerCommunicator.begin(), kPerCommunicator.end(), name) != kPerCommunicator.end())
+    return NcclScope::kPerCommunicator;
+  const auto& fields = nccl_config_fields();
+  if (std::any_of(fields.begin(), fields.end(),
+                  [&](const NcclConfigField& f) { return f.variable == name; }))
+    return NcclScope::kConfigField;
+  return NcclScope::kPerProcess;
+}
+
+std::optional<VariantConflict> per_process_conflict(
+    const std::vector<std::map<std::string, std::string>>& variant_envs) {
+  std::set<std::string> names;
+  for (const auto& env : variant_envs)
+    for (const auto& [name, value] : env)
+      if (name.rfind("NCCL_", 0) == 0 && nccl_scope(name) == NcclScope::kPerProcess)
+        names.insert(name);
+  auto value_in = [&](std::size_t v, const std::string& name) -> std::optional<std::string> {
+    const auto it = variant_envs[v].find(name);
+    if (it == variant_envs[v].end()) return std::nullopt;
+    return it->second;
+  };
+  for (const auto& name : names) {
+    const auto first = value_in(0, name);
+    for (std::size_t v = 1; v < variant_envs.size(); ++v)
+      if (const auto value = value_in(v, name); value != first)
+        return VariantConflict{name, v, value, first};
+  }
+  return std::nullopt;
+}
+
+EnvProblem describe_conflict(const VariantConflict& c, const std::vector<std::string>& names) {
+  return EnvProblem{
+      fmt::format("the same {} in every variant: NCCL reads it once per process, at the first "
+                  "communicator, so a later variant would run with the first one's value; set it "
+                  "where the job starts, or run one campaign per value",
+                  c.variable),
+      fmt::format("{} in variant {}, {} in variant {}", shown(c.value), names[c.variant],
+                  shown(c.first_value), names[0])};
+}
+
+void check_nccl_variants(const std::vector<ConfigNode>& variants) {
+  std::vector<std::map<std::string, std::string>> envs;
+  std::vector<std::string> names;
+  for (const auto& v : variants) {
+    envs.push_back(v.string_map("env"));
+    names.push_back(fmt::format("'{}'", v.string("name", "")));
+  }
+  const auto conflict = per_process_conflict(envs);
+  if (!conflict) return;
+  const EnvProblem problem = describe_conflict(*conflict, names);
+  const ConfigNode& variant = variants[conflict->variant];
+  if (conflict->value)
+    variant.child("env").fail(conflict->variable, problem.expected, problem.found);
+  variant.fail("env", problem.expected, problem.found);
+}
+
+std::string window_registration_problem(int version) {
+  constexpr int kWindowVersion = 22700;  // NCCL_VERSION(2, 27, 0): ncclCommWindowRegister
+  if (version >= kWindowVersion) return "";
+  return fmt::format(
+      "registration window needs NCCL 2.27 or later (ncclCommWindowRegister), this job runs NCCL "
+      "{}.{}.{}; use registration local or off",
+      version / 10000, version / 100 % 100, version % 100);
+}
 
 std::vector<std::string> known_nccl_variables() {
   std::vector<std::string> names;

@@ -151,7 +151,7 @@ const OptionTable<DataloaderConfig>& options_table() {
 
 // Collective: every rank can decode on its GPU, or every rank refuses (UsageError) together.
 void require_gpu_decode(const RankContext& ctx) {
-  const GpuJpegDecoder probe;
+  const GpuJpegDecoder probe(ctx.local_rank);
   int ok = probe.why_not().empty() ? 1 : 0, all = 0;
   MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, ctx.world);
   if (all == 0)
@@ -243,6 +243,7 @@ class DataloaderFamily final : public Family {
     p.prefetch = c.prefetch;
     p.seed = static_cast<std::uint64_t>(c.seed);
     p.gpu_decode = c.decoder == "nvjpeg";
+    p.local_rank = ctx.local_rank;
     spec.batches_pageable_why = why_batches_pageable(ctx);
     p.pin_batches = spec.batches_pageable_why.empty();
     if (c.accelerator_flops > 0) {

@@ -1,5 +1,7 @@
 #include "dataloader/gpu_decoder.hpp"
 
+#include "gpu/device_choice.hpp"
+
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <fmt/format.h>
@@ -41,10 +43,16 @@ struct GpuJpegDecoder::State {
   std::size_t device_bytes = 0;
 };
 
-GpuJpegDecoder::GpuJpegDecoder() : state_(std::make_unique<State>()) {
+GpuJpegDecoder::GpuJpegDecoder(int local_rank) : state_(std::make_unique<State>()) {
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    cudaGetLastError();  // leave no sticky error for the next CUDA call
     why_not_ = "no GPU (cudaGetDeviceCount)";
+    return;
+  }
+  device_ = gpu::device_for(local_rank, devices);
+  if (cudaSetDevice(device_) != cudaSuccess) {
+    why_not_ = fmt::format("cudaSetDevice({}) failed", device_);
     return;
   }
   State& s = *state_;
@@ -90,6 +98,8 @@ GpuJpegDecoder::~GpuJpegDecoder() {
 std::string GpuJpegDecoder::decode(const unsigned char* data, std::size_t size,
                                    kernels::Rgb8& out) {
   if (!why_not_.empty()) return why_not_;
+  if (cudaSetDevice(device_) != cudaSuccess)
+    return fmt::format("cudaSetDevice({}) failed", device_);
   State& s = *state_;
   int components = 0, subsampling = 0, widths[kMaxComponent] = {}, heights[kMaxComponent] = {};
   if (const Status st =

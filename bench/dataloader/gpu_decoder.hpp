@@ -15,21 +15,23 @@ namespace preflight::dataloader {
 
 class GpuJpegDecoder {
  public:
-  // Loads nvJPEG, makes a handle, a decode state and a stream on the current device. Never
-  // throws: see why_not().
-  GpuJpegDecoder();
+  // Loads nvJPEG, makes a handle, a decode state and a stream on the rank's GPU (its local rank
+  // modulo the GPUs it sees, gpu/device_choice.hpp). Never throws: see why_not().
+  explicit GpuJpegDecoder(int local_rank);
   ~GpuJpegDecoder();
   GpuJpegDecoder(const GpuJpegDecoder&) = delete;
   GpuJpegDecoder& operator=(const GpuJpegDecoder&) = delete;
   // "" when it can decode; else why not (no GPU, no library, a call that failed).
   const std::string& why_not() const { return why_not_; }
-  // "" or why the image could not be decoded.
+  // "" or why the image could not be decoded. From any thread: the decoder's GPU is made
+  // current on the calling thread first (a loader's workers are threads of their own).
   std::string decode(const unsigned char* data, std::size_t size, kernels::Rgb8& out);
 
   struct State;
 
  private:
   std::unique_ptr<State> state_;
+  int device_ = -1;
   std::string why_not_;
 };
 

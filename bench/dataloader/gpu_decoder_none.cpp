@@ -5,7 +5,7 @@ namespace preflight::dataloader {
 
 struct GpuJpegDecoder::State {};
 
-GpuJpegDecoder::GpuJpegDecoder() : why_not_("preflight was built without CUDA") {}
+GpuJpegDecoder::GpuJpegDecoder(int) : why_not_("preflight was built without CUDA") {}
 GpuJpegDecoder::~GpuJpegDecoder() = default;
 
 std::string GpuJpegDecoder::decode(const unsigned char*, std::size_t, kernels::Rgb8&) {

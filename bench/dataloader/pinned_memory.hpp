@@ -6,13 +6,23 @@
 #include <cstddef>
 #include <string>
 
+#include "cpu/page_aligned.hpp"
+
 namespace preflight::dataloader {
+
+// cudaHostRegister pins whole pages: a buffer to be pinned starts on a page boundary
+// (kernels::PageVector) and spans whole pages, so that no page it shares with other data is
+// pinned with it, and the call does not depend on the driver rounding for us.
+constexpr std::size_t pinnable_bytes(std::size_t bytes) {
+  return (bytes + kernels::kPageBytes - 1) / kernels::kPageBytes * kernels::kPageBytes;
+}
 
 // "" when this rank can pin host memory (it sees a GPU); else why not.
 std::string why_batches_not_pinned();
 
-// One buffer registered with CUDA while it lives. Throws std::runtime_error with CUDA's
-// message when registration fails on a rank that has a GPU.
+// One buffer registered with CUDA while it lives: `data` page-aligned, `bytes` whole pages
+// (std::logic_error otherwise). Throws std::runtime_error with CUDA's message when registration
+// fails on a rank that has a GPU.
 class PinnedRegion {
  public:
   PinnedRegion(void* data, std::size_t bytes);

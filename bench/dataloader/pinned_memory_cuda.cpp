@@ -1,6 +1,7 @@
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <stdexcept>
 
 #include "dataloader/pinned_memory.hpp"
@@ -17,6 +18,9 @@ std::string why_batches_not_pinned() {
 }
 
 PinnedRegion::PinnedRegion(void* data, std::size_t bytes) : data_(data) {
+  if (reinterpret_cast<std::uintptr_t>(data) % kernels::kPageBytes != 0 ||
+      bytes != pinnable_bytes(bytes))
+    throw std::logic_error("dataloader: a pinned buffer must be whole, page-aligned pages");
   const cudaError_t e = cudaHostRegister(data, bytes, cudaHostRegisterDefault);
   if (e != cudaSuccess)
     throw std::runtime_error(

@@ -105,7 +105,7 @@ class Worker {
       : set_(set), spec_(spec), engine_(storage::make_engine(spec.engine)) {
     if (!engine_) throw std::runtime_error("unknown storage engine " + spec.engine);
     tile_.resize(static_cast<std::size_t>(spec.crop) * static_cast<std::size_t>(spec.crop) * 3);
-    if (spec.gpu_decode) gpu_ = std::make_unique<GpuJpegDecoder>();
+    if (spec.gpu_decode) gpu_ = std::make_unique<GpuJpegDecoder>(spec.local_rank);
   }
   ~Worker() {
     for (int fd : shard_fds_)
@@ -277,8 +277,8 @@ void build_reference(const ImageSet& set, const std::size_t* images, const Pipel
 
 struct Pipeline::Parts {
   std::vector<std::unique_ptr<Worker>> workers;
-  std::vector<std::vector<unsigned char>> buffers;
-  std::vector<std::unique_ptr<PinnedRegion>> pins;  // after buffers: unregistered first
+  std::vector<kernels::PageVector<unsigned char>> buffers;  // whole pages, to be pinned
+  std::vector<std::unique_ptr<PinnedRegion>> pins;          // after buffers: unregistered first
 };
 
 Pipeline::Pipeline(const ImageSet& set, PipelineSpec spec)
@@ -286,7 +286,7 @@ Pipeline::Pipeline(const ImageSet& set, PipelineSpec spec)
   const std::size_t bytes = slot_bytes(spec_) * static_cast<std::size_t>(spec_.batch_size);
   const auto buffers = static_cast<std::size_t>(spec_.workers * spec_.prefetch);
   // Touched here, once: a pass must not pay for faulting in its batch buffers.
-  parts_->buffers.assign(buffers, std::vector<unsigned char>(bytes));
+  parts_->buffers.assign(buffers, kernels::PageVector<unsigned char>(pinnable_bytes(bytes)));
   if (spec_.pin_batches)
     for (auto& b : parts_->buffers)
       parts_->pins.push_back(std::make_unique<PinnedRegion>(b.data(), b.size()));

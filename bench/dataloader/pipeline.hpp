@@ -24,6 +24,7 @@ struct PipelineSpec {
   double compute_per_batch_s = 0;
   std::uint64_t seed = 0;
   bool gpu_decode = false;   // JPEGs through nvJPEG (gpu_decoder.hpp), PNGs still libpng
+  int local_rank = 0;        // gpu_decode: picks the rank's GPU
   bool pin_batches = false;  // batch buffers page-locked for the GPU (pinned_memory.hpp)
 };
 

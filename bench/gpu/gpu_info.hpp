@@ -17,6 +17,7 @@ struct GpuInfo {
   std::string nccl_built;  // the NCCL version preflight was compiled against (nccl.h)
   std::string pci_bus_id;  // of the GPU this rank uses, "0000:18:00.0"
   std::uint64_t memory_bytes = 0;
+  int nvlinks = -1;  // active NVLinks of the GPU this rank uses (NVML); -1: not measured
   std::string note;  // why there is no GPU, when there is none
 };
 

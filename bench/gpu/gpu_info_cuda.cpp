@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "gpu/gpu_info.hpp"
+#include "gpu/nvml.hpp"
 
 #ifdef PREFLIGHT_HAVE_NCCL
 #include <nccl.h>
@@ -55,6 +56,9 @@ GpuInfo query_gpu(int local_rank) {
   }
   char bus[32] = {};
   if (cudaDeviceGetPCIBusId(bus, sizeof(bus), device) == cudaSuccess) info.pci_bus_id = bus;
+  if (const gpu::Nvml nvml; nvml.available() && !info.pci_bus_id.empty())
+    if (const int index = nvml.index_of_pci_bus(info.pci_bus_id); index >= 0)
+      info.nvlinks = nvml.active_nvlinks(static_cast<unsigned>(index));
   return info;
 }
 

@@ -19,8 +19,9 @@ struct Memory {
 constexpr unsigned kTemperatureGpu = 0;
 constexpr unsigned kClockSm = 1, kClockMem = 2;
 constexpr unsigned kEccUncorrected = 1, kEccVolatile = 0;
-// Reasons that say nothing is wrong: the GPU idles, or an operator set application clocks.
-constexpr unsigned long long kBenignThrottle = 0x1ULL | 0x2ULL;
+constexpr unsigned kNvlinkMaxLinks = 18;  // NVML_NVLINK_MAX_LINKS
+constexpr Return kNotSupported = 3,
+                 kInvalidArgument = 2;  // NVML_ERROR_NOT_SUPPORTED, _INVALID_ARGUMENT
 
 template <typename F>
 F symbol(void* handle, const char* name) {
@@ -47,6 +48,7 @@ struct Nvml::Api {
   Return (*max_width)(Device, unsigned*) = nullptr;
   Return (*gen)(Device, unsigned*) = nullptr;
   Return (*max_gen)(Device, unsigned*) = nullptr;
+  Return (*nvlink_state)(Device, unsigned, int*) = nullptr;  // nvmlEnableState_t: 1 enabled
 };
 
 Nvml::Nvml(const std::string& library) {
@@ -78,6 +80,7 @@ Nvml::Nvml(const std::string& library) {
   api->max_width = symbol<decltype(api->max_width)>(handle_, "nvmlDeviceGetMaxPcieLinkWidth");
   api->gen = symbol<decltype(api->gen)>(handle_, "nvmlDeviceGetCurrPcieLinkGeneration");
   api->max_gen = symbol<decltype(api->max_gen)>(handle_, "nvmlDeviceGetMaxPcieLinkGeneration");
+  api->nvlink_state = symbol<decltype(api->nvlink_state)>(handle_, "nvmlDeviceGetNvLinkState");
   if (!api->init || !api->shutdown || !api->count || !api->by_index) {
     why_not_ = library + ": not NVML (nvmlInit_v2 or nvmlDeviceGetCount_v2 missing)";
     return;
@@ -125,8 +128,10 @@ GpuReading Nvml::read(unsigned index) const {
   if (auto mw = get(api_->power)) g.power_w = *mw / 1000.0;
   g.sm_mhz = get(api_->clock, kClockSm);
   g.mem_mhz = get(api_->clock, kClockMem);
-  if (unsigned long long bits = 0; api_->throttle && api_->throttle(d, &bits) == 0)
-    g.throttle = static_cast<double>(bits & ~kBenignThrottle);
+  if (unsigned long long bits = 0; api_->throttle && api_->throttle(d, &bits) == 0) {
+    g.throttle = slowdown_bits(bits);
+    g.power_capped = power_capped(bits);
+  }
   if (unsigned long long n = 0; api_->ecc && api_->ecc(d, kEccUncorrected, kEccVolatile, &n) == 0)
     g.ecc_errors = static_cast<double>(n);
   g.pcie_width = get(api_->width);
@@ -134,6 +139,20 @@ GpuReading Nvml::read(unsigned index) const {
   g.pcie_max_width = get(api_->max_width);
   g.pcie_max_gen = get(api_->max_gen);
   return g;
+}
+
+int Nvml::active_nvlinks(unsigned index) const {
+  Device d = nullptr;
+  if (!api_ || !api_->nvlink_state || api_->by_index(index, &d) != 0) return -1;
+  int active = 0;
+  for (unsigned link = 0; link < kNvlinkMaxLinks; ++link) {
+    int state = 0;
+    const Return r = api_->nvlink_state(d, link, &state);
+    if (r == kNotSupported || r == kInvalidArgument) continue;  // a GPU without that link
+    if (r != 0) return -1;
+    active += state == 1 ? 1 : 0;
+  }
+  return active;
 }
 
 std::optional<PcieLink> Nvml::pcie_link(unsigned index) const {

@@ -184,6 +184,8 @@ Campaign read_campaign(const YAML::Node& yaml, const std::string& file, FamilyMa
   for (const auto& v : root.sequence("variants"))
     if (v.has("env"))
       for (const auto& b : c.benchmarks) b.family->check_environment(v.child("env"));
+  if (const auto variants = root.sequence("variants"); variants.size() > 1)
+    for (const auto& b : c.benchmarks) b.family->check_variants(variants);
   c.effective = yaml_to_json(yaml);
   nlohmann::json resolved = nlohmann::json::array();
   for (const auto& b : c.benchmarks)

@@ -104,6 +104,14 @@ class Operation {
   virtual void launch() { run(); }
   // Returns when every operation launched so far is complete on this rank.
   virtual void wait() {}
+  // `ops` operations back to back, as one timed block: launch() `ops` times unless the operation
+  // has a better way (a CUDA graph of the whole block, as nccl-tests -G captures its loop, so
+  // that per-launch host overhead leaves the figure).
+  virtual void launch_batch(int ops) {
+    for (int i = 0; i < ops; ++i) launch();
+  }
+  // Untimed, before blocks of `ops` are timed: whatever launch_batch(ops) needs made first.
+  virtual void prepare_batch(int ops) { (void)ops; }
   // The timer the harness uses instead of the host clock, or nullptr (the default): host time.
   // Owned by the operation.
   virtual DeviceTimer* device_timer() { return nullptr; }

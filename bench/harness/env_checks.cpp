@@ -190,19 +190,26 @@ std::vector<EnvCheck> judge_gpus(const std::vector<RankFacts>& facts, const EnvN
   std::vector<std::string> mixed, crowded, idle;
   std::vector<int> mixed_ranks, crowded_ranks, idle_ranks;
   for (const auto& [host, ranks] : ranks_by_host(facts)) {
-    std::set<std::string> models;
+    std::set<std::string> models, uuids;
     std::int64_t gpus = 0;
+    bool every_uuid = true;  // each rank named the GPU it takes
     for (int r : ranks) {
       const auto& e = facts[static_cast<std::size_t>(r)].env;
       if (e.gpu_count > 0) models.insert(e.gpu_model);
       gpus = std::max(gpus, e.gpu_count);
+      every_uuid = every_uuid && !e.gpu_uuid.empty();
+      uuids.insert(e.gpu_uuid);
     }
+    // Under per-rank binding (srun --gpus-per-task=1, --gpu-bind) each rank sees one GPU: the
+    // host's GPUs are the distinct ones its ranks took, not what any one rank sees.
+    if (every_uuid && gpus > 0) gpus = std::max(gpus, static_cast<std::int64_t>(uuids.size()));
+    const bool shared = every_uuid && uuids.size() < ranks.size();
     if (models.size() > 1) {
       mixed.push_back(fmt::format("{}: {}", host, fmt::join(models, ", ")));
       mixed_ranks.insert(mixed_ranks.end(), ranks.begin(), ranks.end());
     }
     const auto n = static_cast<std::int64_t>(ranks.size());
-    if (gpus > 0 && n > gpus) {
+    if (gpus > 0 && (every_uuid ? shared : n > gpus)) {
       crowded.push_back(fmt::format("{}: {} ranks share {} GPUs", host, n, gpus));
       crowded_ranks.insert(crowded_ranks.end(), ranks.begin(), ranks.end());
     } else if (gpus > 0 && n < gpus) {

@@ -141,6 +141,7 @@ RankEnvironment local_environment(const RankContext& ctx) {
   e.gpu_note = gpu.note;
   e.gpu_pci_bus_id = gpu.pci_bus_id;
   e.gpu_memory_bytes = gpu.memory_bytes;
+  e.gpu_nvlinks = gpu.nvlinks;
   e.nccl_built_version = gpu.nccl_built;
   e.nccl_env = nccl_environment(environ);
   const auto rdma = rdma_devices();

@@ -25,7 +25,7 @@ struct RankEnvironment {
   std::string gpu_model, gpu_uuid, gpu_driver, cuda_runtime, nccl_version;
   std::string gpu_pci_bus_id;
   std::uint64_t gpu_memory_bytes = 0;
-  std::int64_t gpu_nvlinks = -1;  // not measured: needs NVML (not read yet)
+  std::int64_t gpu_nvlinks = -1;  // active NVLinks (NVML); -1: not measured
   std::string nccl_built_version;
   std::string nccl_env;  // NCCL_* of this rank's environment, "NAME=VALUE NAME=VALUE"
   std::string gpu_note;  // why there is no GPU; not recorded, shown by `preflight env`

@@ -47,6 +47,10 @@ class Family {
   // Checks a variant's environment map (variants[i].env) for the variables this family's
   // libraries read; throws UsageError at the variable's key. The default checks nothing.
   virtual void check_environment(const ConfigNode& env) const { (void)env; }
+  // Checks the variants together (the campaign's `variants` list, each a map with name and maybe
+  // env): what a library reads once per process cannot differ between them. Throws UsageError
+  // at the offending key. The default checks nothing.
+  virtual void check_variants(const std::vector<ConfigNode>& variants) const { (void)variants; }
   // The effective configuration, recorded in the results (table.json(config)).
   virtual nlohmann::json config() const = 0;
   // Collective over ctx.world: every rank makes the same cases in the same order. May be

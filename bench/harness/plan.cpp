@@ -69,6 +69,21 @@ void print_plan(const std::vector<PlannedCase>& plan, const RankContext& ctx) {
   }
   fmt::print("# dry run: {} case(s), {} size points, {} ranks on {} node(s); nothing was run\n",
              plan.size(), points, ctx.size, ctx.node_count);
+  fmt::print(
+      "# timing: about {:.0f} s (each size point's budget twice: timed, then back to back; "
+      "set-up and warm-up not counted)\n",
+      timing_seconds(plan));
+}
+
+double timing_seconds(const std::vector<PlannedCase>& plan) {
+  double total = 0;
+  for (const auto& p : plan) {
+    const double blocks = p.c->back_to_back() ? 2 : 1;  // the back-to-back blocks repeat it
+    double one = static_cast<double>(p.c->point_count()) * p.timing.budget_s * blocks;
+    if (p.timing.case_budget_s > 0) one = std::min(one, p.timing.case_budget_s);
+    total += one;
+  }
+  return total;
 }
 
 namespace {

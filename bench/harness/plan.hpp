@@ -28,6 +28,12 @@ std::vector<std::string> skipped_in(const Campaign& campaign, const RankContext&
 
 void print_plan(const std::vector<PlannedCase>& plan, const RankContext& ctx);
 
+// What the plan's timing costs at most where iterations stop at the budget: per size point the
+// budget twice (the timed iterations, then as many back to back), a case no longer than its
+// case_budget. Set-up, warm-up, checks and iterations the min_iters floor adds are not counted:
+// a lower bound for slow operations, which device-check.sh prints before it starts.
+double timing_seconds(const std::vector<PlannedCase>& plan);
+
 // Why a file cannot be resumed by this campaign on this job, or "" when it can.
 std::string resume_mismatch(const std::string& path, const ExistingCases& existing,
                             const RunInfo& run, const std::vector<PlannedCase>& plan);

@@ -94,14 +94,14 @@ TimedRegion timed_ops(Operation* op, DeviceTimer* timer, int ops, MPI_Comm world
   Clock::time_point start;
   if (timer == nullptr) [[likely]] {
     start = Clock::now();
-    for (int i = 0; i < ops; ++i) op->launch();
+    op->launch_batch(ops);
     op->wait();
     const auto end = Clock::now();
     elapsed = seconds(start, end);
   } else {
     start = Clock::now();
     timer->start();
-    for (int i = 0; i < ops; ++i) op->launch();
+    op->launch_batch(ops);
     timer->stop();
     op->wait();
     elapsed = timer->seconds();
@@ -479,11 +479,6 @@ PointResult run_point(Case& c, std::size_t point, const RankContext& ctx,
   }
   p.iterations = static_cast<int>(samples.size());
   p.stop_reason = name_of(reason);
-  std::vector<std::vector<double>> series;
-  if (!p.series_specs.empty()) {
-    if (op != nullptr) series = op->series();
-    series.resize(p.series_specs.size());
-  }
 
   const bool back_to_back = c.back_to_back();
   p.batch_blocks = back_to_back ? timing.batch_blocks : 0;
@@ -493,9 +488,17 @@ PointResult run_point(Case& c, std::size_t point, const RankContext& ctx,
   // A block is batch_ops operations with no phase change between them: the watchdog allows
   // twice what they took one at a time, at the slowest this rank saw.
   const double block_allowance_s = 2 * p.batch_ops * slowest_sample(samples);
+  if (op != nullptr && p.batch_blocks > 0) op->prepare_batch(p.batch_ops);
   for (int b = 0; b < p.batch_blocks; ++b)
     batched.push_back(
         timed_ops(op.get(), timer, p.batch_ops, ctx.world, w, plants, block_allowance_s).seconds);
+  // After the back-to-back blocks too: an operation's series (telemetry, interval rates) covers
+  // every phase that ran it.
+  std::vector<std::vector<double>> series;
+  if (!p.series_specs.empty()) {
+    if (op != nullptr) series = op->series();
+    series.resize(p.series_specs.size());
+  }
 
   set_phase(w, Phase::kBarrier);
   p.samples = gather_matrix(samples, ctx);

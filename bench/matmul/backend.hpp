@@ -60,6 +60,12 @@ class GemmBackend {
   // The PCI bus id of this rank's device, for its telemetry ("" on the CPU).
   virtual std::string pci_bus() const { return ""; }
   virtual Peak peak(DType d, const CpuPeakInputs& cpu) const = 0;
+  // What the library's figure for `d` is of, where it differs from what a framework runs
+  // (appended to `library`); "" when nothing needs saying.
+  virtual std::string dtype_note(DType d) const {
+    (void)d;
+    return "";
+  }
   virtual std::unique_ptr<GemmOperation> make_operation(const GemmPoint& p) = 0;
 };
 

@@ -12,7 +12,10 @@
 #include <stdexcept>
 #include <vector>
 
+#include "cuda/gemm_input.hpp"
 #include "gpu/event_timer.hpp"
+#include "gpu/known_gpus.hpp"
+#include "gpu/stream_bound.hpp"
 #include "matmul/backend.hpp"
 #include "matmul/cublaslt_library.hpp"
 
@@ -114,13 +117,31 @@ double decode(cudaDataType_t t, const unsigned char* in) {
   }
 }
 
+kernels::gpu::GemmElement gemm_element(cudaDataType_t t) {
+  using E = kernels::gpu::GemmElement;
+  switch (t) {
+    case CUDA_R_64F:
+      return E::kFloat64;
+    case CUDA_R_32F:
+      return E::kFloat32;
+    case CUDA_R_16F:
+      return E::kFloat16;
+    case CUDA_R_16BF:
+      return E::kBfloat16;
+    case CUDA_R_8F_E4M3:
+      return E::kFp8E4m3;
+    default:
+      return E::kFp8E5m2;
+  }
+}
+
 double rounded(cudaDataType_t t, double v) {
   unsigned char b[8] = {};
   encode(t, v, b);
   return decode(t, b);
 }
 
-class LtGemm final : public GemmOperation {
+class LtGemm final : public GemmOperation, public gpu::StreamBound {
  public:
   LtGemm(const GemmPoint& p, const CublasLtLibrary& lt, cublasLtHandle_t handle)
       : p_(p),
@@ -129,7 +150,8 @@ class LtGemm final : public GemmOperation {
         handle_(handle),
         samples_(pick_samples(p.shape, p.samples, seed_of(p.rank, p.point, 2))) {
     const auto& s = p_.shape;
-    check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+    check(cudaStreamCreateWithFlags(&own_stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+    stream_ = own_stream_;
     timer_ = std::make_unique<gpu::EventTimer>(stream_);
     check(cudaMalloc(&a_, bytes_of(t_.a) * static_cast<std::size_t>(s.k * s.m)), "cudaMalloc A");
     check(cudaMalloc(&b_, bytes_of(t_.b) * static_cast<std::size_t>(s.k * s.n)), "cudaMalloc B");
@@ -151,7 +173,7 @@ class LtGemm final : public GemmOperation {
     cudaFree(c_);
     cudaFree(workspace_);
     timer_.reset();
-    cudaStreamDestroy(stream_);
+    cudaStreamDestroy(own_stream_);
   }
 
   // The inputs once (they never change), C to NaN before every check.
@@ -197,6 +219,13 @@ class LtGemm final : public GemmOperation {
     check(cudaMemcpy(c_at(e.i, e.j), b, bytes_of(t_.c), cudaMemcpyHostToDevice), "corrupt C");
   }
   std::int64_t algorithm() const override { return kept_; }
+  // The step's compute stream (step/cuda_schedule.cpp): later GEMMs queue there, in order.
+  void* stream() const override { return stream_; }
+  void use_stream(void* stream) override {
+    check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+    stream_ = static_cast<cudaStream_t>(stream);
+    timer_ = std::make_unique<gpu::EventTimer>(stream_);
+  }
 
  private:
   unsigned char* c_at(std::int64_t i, std::int64_t j) const {
@@ -208,13 +237,11 @@ class LtGemm final : public GemmOperation {
     check(cudaMemcpy(b, c_at(i, j), bytes_of(t_.c), cudaMemcpyDeviceToHost), "read C");
     return decode(t_.c, b);
   }
+  // Made on the GPU, on the GEMM's stream: the host's reference (count_wrong) computes the very
+  // same values (kernels/cpu/gemm_input.hpp) and rounds them as the GPU does.
   void upload(void* dst, cudaDataType_t t, std::uint64_t seed, std::size_t n) {
-    std::vector<unsigned char> host(n * bytes_of(t));
-    for (std::size_t e = 0; e < n; ++e) encode(t, input_value(seed, e), &host[e * bytes_of(t)]);
-    check(cudaMemcpy(dst, host.data(), host.size(), cudaMemcpyHostToDevice), "upload");
-    // A copy from pageable memory may return before it lands; the GEMM's stream does not wait
-    // for the legacy stream, so wait here.
-    check(cudaDeviceSynchronize(), "upload");
+    check(kernels::gpu::fill_gemm_input(gemm_element(t), dst, n, seed, stream_), "fill kernel");
+    check(cudaStreamSynchronize(stream_), "fill kernel");
   }
   void describe() {
     const auto& s = p_.shape;
@@ -275,7 +302,8 @@ class LtGemm final : public GemmOperation {
   CublasLtLibrary lt_;
   cublasLtHandle_t handle_;
   std::vector<Element> samples_;
-  cudaStream_t stream_{};
+  cudaStream_t own_stream_{};
+  cudaStream_t stream_{};  // own_stream_, or the one use_stream() gave
   std::unique_ptr<gpu::EventTimer> timer_;
   void *a_ = nullptr, *b_ = nullptr, *c_ = nullptr, *workspace_ = nullptr;
   cublasLtMatmulDesc_t desc_{};
@@ -286,23 +314,23 @@ class LtGemm final : public GemmOperation {
   bool filled_ = false;
 };
 
-// Dense FLOP per SM per clock on sm_90 (H100/H200: 132 SMs x 4096 x 1.83 GHz = 989 TFLOP/s
-// bf16, the datasheet's figure); other architectures: unknown, so no fraction of peak is shown.
-double sm90_flop_per_clock(DType d) {
+gpu::Precision precision_of(DType d) {
   switch (d) {
     case DType::kFloat64:
+      return gpu::Precision::kFp64;
     case DType::kFloat32:
-      return 256;
+      return gpu::Precision::kFp32;
     case DType::kTf32:
-      return 2048;
+      return gpu::Precision::kTf32;
     case DType::kFloat16:
+      return gpu::Precision::kFp16;
     case DType::kBfloat16:
-      return 4096;
+      return gpu::Precision::kBf16;
     case DType::kFp8E4m3:
     case DType::kFp8E5m2:
-      return 8192;
+      return gpu::Precision::kFp8;
   }
-  return 0;
+  return gpu::Precision::kFp32;
 }
 
 class CublasLtBackend final : public GemmBackend {
@@ -345,21 +373,31 @@ class CublasLtBackend final : public GemmBackend {
   }
   std::string unavailable() const override { return why_not_; }
   std::string pci_bus() const override { return bus_; }
+  // The datasheet's dense figure for this part (bench/gpu/known_gpus.hpp), never one computed
+  // from the clock: cudaDevAttrClockRate is the boost clock, above the one NVIDIA's tensor-core
+  // figures use, so a computed peak would make every GEMM look 8% slower than it is.
   Peak peak(DType d, const CpuPeakInputs&) const override {
     Peak p;
-    const double ghz = clock_khz_ / 1e6;
-    if (prop_.major == 9 && prop_.minor == 0) {
-      p.tflops = prop_.multiProcessorCount * sm90_flop_per_clock(d) * ghz * 1e9 / 1e12;
-      p.source = fmt::format(
-          "{} SMs (cudaGetDeviceProperties) x {} dense FLOP/clock/SM for {} on sm_90 (NVIDIA's "
-          "Hopper figures) x {:.3f} GHz (cudaDevAttrClockRate, the boost clock)",
-          prop_.multiProcessorCount, sm90_flop_per_clock(d), kDTypeNames.name(d), ghz);
-    } else {
-      p.tflops = std::nan("");
-      p.source =
-          fmt::format("unknown: FLOP/clock/SM not tabulated for sm_{}{}", prop_.major, prop_.minor);
+    if (const gpu::DatasheetFigures* part = gpu::known_gpu(prop_.name)) {
+      p.tflops = gpu::dense_tflops(*part, precision_of(d));
+      p.source = fmt::format("{}: {} TFLOP/s dense {} from the {}", part->part, p.tflops,
+                             kDTypeNames.name(d), part->source);
+      if (p.tflops == 0) p.tflops = std::nan("");
+      return p;
     }
+    p.tflops = std::nan("");
+    p.source = fmt::format(
+        "unknown: '{}' (sm_{}{}, {} SMs, boost clock {:.3f} GHz) is not in preflight's table of "
+        "datasheet figures (bench/gpu/known_gpus.hpp); no peak is computed from the clock",
+        prop_.name, prop_.major, prop_.minor, prop_.multiProcessorCount, clock_khz_ / 1e6);
     return p;
+  }
+  // fp8 runs as cuBLASLt's plainest fp8 GEMM: a figure beside a framework's says so.
+  std::string dtype_note(DType d) const override {
+    if (d != DType::kFp8E4m3 && d != DType::kFp8E5m2) return "";
+    return "; fp8: A and B unscaled (no A/B scale pointers), bf16 output, FP32 accumulation "
+           "without CUBLASLT_MATMUL_DESC_FAST_ACCUM (Transformer Engine's forward GEMMs turn fast "
+           "accumulation on, and run faster)";
   }
   std::unique_ptr<GemmOperation> make_operation(const GemmPoint& p) override {
     check(cudaSetDevice(device_), "cudaSetDevice");

@@ -164,7 +164,7 @@ class MatmulFamily final : public Family {
       spec.samples = static_cast<std::size_t>(config_.verify_samples);
       spec.interval_s = config_.interval_s;
       spec.peak = backend->peak(d, {threads, config_.fma_units, config_.ghz, "/"});
-      spec.library = backend->library();
+      spec.library = backend->library() + backend->dtype_note(d);
       auto add = [&](std::vector<Shape> shapes, std::string label) {
         spec.shapes = std::move(shapes);
         spec.shapes_label = std::move(label);

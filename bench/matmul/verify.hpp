@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "cpu/gemm_input.hpp"
+
 namespace preflight::matmul {
 
 struct Shape {
@@ -23,13 +25,10 @@ struct Element {
   std::int64_t i = 0, j = 0;
 };
 
-// Element e of the input with this seed, uniform in [-1, 1) (splitmix64).
+// Element e of the input with this seed, uniform in [-1, 1) (splitmix64): the same function
+// makes cuBLASLt's inputs on the GPU (kernels/cuda/gemm_input.cu).
 inline double input_value(std::uint64_t seed, std::uint64_t e) {
-  std::uint64_t z = seed * 0x9E3779B97F4A7C15ULL + e + 0x632BE59BD9B4E019ULL;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  z ^= z >> 31;
-  return static_cast<double>(z >> 11) * 0x1p-52 - 1.0;
+  return kernels::gemm_input(seed, e);
 }
 
 // Seeds of A and B for one rank and point: different on every rank, so that a rank's result

@@ -21,10 +21,22 @@ std::unique_ptr<Operation> make_cpu_stream(kernels::StreamKernel kernel, std::si
 enum class GpuCopy { kHbmTriad, kDeviceToDevice, kHostToDevice, kDeviceToHost, kPeer };
 std::string_view gpu_copy_name(GpuCopy c);
 int gpu_copy_arrays(GpuCopy c);  // bytes counted per byte of an array (see docs/compute.md)
+// What gpu_copy_arrays counts, in words, and whose convention it is (case attribute
+// bytes_counted): d2d counts read and write, as STREAM's copy and CUDA's bandwidthTest do, where
+// nvbandwidth counts the bytes copied once.
+std::string_view gpu_copy_counting(GpuCopy c);
+// The datasheet figure of one GPU's device-memory bandwidth (GB/s), and its source; NaN and why
+// not where the part is not in bench/gpu/known_gpus.hpp or the copy is not in device memory.
+struct GpuMemoryPeak {
+  double gbs = 0;
+  std::string source;
+};
+GpuMemoryPeak gpu_memory_peak(GpuCopy c, const std::string& device_name);
 
 // "" when this rank has a GPU for the cuda backend, else why not.
 std::string cuda_unavailable(int local_rank);
 std::string cuda_pci_bus(int local_rank);
+std::string cuda_device_name(int local_rank);  // cudaDeviceProp::name; "" without a GPU
 std::unique_ptr<Operation> make_cuda_copy(GpuCopy copy, int local_rank, std::size_t elements,
                                           std::uint64_t seed);
 

@@ -222,6 +222,13 @@ std::string cuda_pci_bus(int local_rank) {
   return bus;
 }
 
+std::string cuda_device_name(int local_rank) {
+  cudaDeviceProp prop{};
+  const int device = device_of(local_rank);
+  if (device < 0 || cudaGetDeviceProperties(&prop, device) != cudaSuccess) return "";
+  return prop.name;
+}
+
 std::unique_ptr<Operation> make_cuda_copy(GpuCopy copy, int local_rank, std::size_t elements,
                                           std::uint64_t seed) {
   return std::make_unique<CudaCopy>(copy, device_of(local_rank), elements, seed);

@@ -9,6 +9,9 @@ std::string cuda_unavailable(int /*local_rank*/) {
 std::string cuda_pci_bus(int /*local_rank*/) {
   return "";
 }
+std::string cuda_device_name(int /*local_rank*/) {
+  return "";
+}
 std::unique_ptr<Operation> make_cuda_copy(GpuCopy, int, std::size_t, std::uint64_t) {
   return nullptr;
 }

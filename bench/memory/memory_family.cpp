@@ -169,6 +169,8 @@ class MemoryFamily final : public Family {
         StreamCaseSpec spec;
         spec.kernel_label = std::string(kKernelNames.name(k));
         spec.arrays = kernels::stream_arrays(k);
+        spec.bytes_counted =
+            fmt::format("{} arrays: every array read or written (STREAM's)", spec.arrays);
         spec.make = [k, threads](std::size_t elements, std::uint64_t seed) {
           return make_cpu_stream(k, elements, threads, seed);
         };
@@ -222,6 +224,12 @@ class MemoryFamily final : public Family {
           return make_cuda_copy(copy, local, elements, seed);
         };
         spec.ranks_per_node = ranks == ctx.size ? per_node : 1;
+        // The node's peak: its active GPUs' together (layout node), one GPU's alone.
+        const GpuMemoryPeak peak = gpu_memory_peak(copy, cuda_device_name(ctx.local_rank));
+        spec.memory_peak_gbs = peak.gbs * spec.ranks_per_node;
+        spec.memory_peak_source =
+            spec.ranks_per_node > 1 ? fmt::format("{} x {} GPUs", peak.source, spec.ranks_per_node)
+                                    : peak.source;
         spec.layout = label;
         cases.push_back(std::make_unique<StreamCase>(spec, groups, telemetry, ctx.rank));
       }
@@ -270,7 +278,8 @@ class MemoryFamily final : public Family {
     spec.threads = 1;
     spec.interval_s = config_.interval_s;
     spec.memory_peak_gbs = std::nan("");
-    spec.memory_peak_source = "unknown: not read for GPUs";
+    spec.memory_peak_source = "unknown: a copy over a link, not a device-memory figure";
+    spec.bytes_counted = std::string(gpu_copy_counting(copy));
     spec.ranks_per_node = 1;
     spec.nodes = ctx.node_count;
     spec.ranks = ranks;

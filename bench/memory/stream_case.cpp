@@ -46,7 +46,8 @@ std::vector<Param> StreamCase::params() const {
           item(6, spec_.memory_peak_gbs),
           item(7, spec_.memory_peak_source),
           item(8, spec_.interval_s),
-          item(9, telemetry_->description)};
+          item(9, telemetry_->description),
+          item(10, spec_.bytes_counted)};
 }
 
 CaseMeaning StreamCase::meaning() const {

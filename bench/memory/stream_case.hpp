@@ -24,7 +24,8 @@ struct StreamCaseSpec {
   double interval_s = 1;
   double memory_peak_gbs = 0;  // NaN: unknown
   std::string memory_peak_source;
-  std::string layout;  // "1 rank per node" or "all ranks"
+  std::string bytes_counted;  // what `arrays` counts, and whose convention that is
+  std::string layout;         // "1 rank per node" or "all ranks"
   int ranks_per_node = 1, nodes = 1, ranks = 1;
 };
 

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "comm/nccl_env.hpp"
 #include "comm/topology.hpp"
 #include "dataloader/image_set.hpp"
 #include "harness/usage_error.hpp"
@@ -55,6 +56,10 @@ class StepFamily final : public Family {
     config_ = c;
   }
   nlohmann::json config() const override { return step_options().json(config_); }
+  // The step's buckets may run on NCCL: its variables obey NCCL's rules here too.
+  void check_variants(const std::vector<ConfigNode>& variants) const override {
+    comm::check_nccl_variants(variants);
+  }
   FamilyNeeds needs() const override {
     FamilyNeeds n;
     n.gpu = config_.gemm_backend == "cublaslt" || config_.comm_backend == "nccl";

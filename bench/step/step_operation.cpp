@@ -32,24 +32,33 @@ double process_cpu_s() {
 StepOperation::StepOperation(StepPlan plan, std::vector<std::unique_ptr<Operation>> gemms,
                              std::vector<std::unique_ptr<Operation>> comms,
                              std::unique_ptr<DataFeed> feed)
-    : plan_(std::move(plan)),
-      gemms_(std::move(gemms)),
-      comms_(std::move(comms)),
-      feed_(std::move(feed)) {}
+    : plan_(std::move(plan)), ops_{std::move(gemms), std::move(comms)}, feed_(std::move(feed)) {
+  schedule_ = make_cuda_schedule(ops_, plan_.buckets.size());
+  if (!schedule_) schedule_ = std::make_unique<HostSchedule>(ops_);
+}
+
+void StepOperation::record_schedule(std::vector<std::string>* log) {
+  schedule_ = std::make_unique<RecordedSchedule>(std::move(schedule_), log);
+}
 
 void StepOperation::before_iteration() {
   if (feed_) feed_->prepare();
 }
 
 void StepOperation::fill() {
-  for (auto& g : gemms_) g->fill();
-  for (auto& c : comms_) c->fill();
+  for (auto& g : ops_.gemms) g->fill();
+  for (auto& c : ops_.comms) c->fill();
 }
 
-// A bucket's collectives are launched in turn; a synchronous backend (MPI) completes each in
-// its launch, an asynchronous one (NCCL) queues it beside the GEMMs.
-void StepOperation::launch_bucket(std::size_t b) {
-  for (std::size_t op : plan_.buckets[b].ops) comms_[op]->launch();
+// The bucket's gradient is complete with what was computed so far; then its collectives, in
+// turn: a synchronous backend (MPI) completes each as it is sent, an asynchronous one (NCCL)
+// queues it on the communication stream behind the bucket's event. Returns the host time the
+// collectives took to send, not the wait for the gradient (compute).
+double StepOperation::send_bucket(std::size_t b) {
+  schedule_->gradient_ready(b);
+  const auto t = Clock::now();
+  for (std::size_t op : plan_.buckets[b].ops) schedule_->communicate(b, op);
+  return seconds_between(t, Clock::now());
 }
 
 // Runs the calls in order; with fill_buckets, launches each bucket as soon as the backward
@@ -60,14 +69,12 @@ void StepOperation::run_pass(const std::vector<GemmCall>& calls, bool fill_bucke
   const std::size_t early = plan_.buckets.empty() ? 0 : plan_.buckets.size() - 1;
   double done = 0;
   for (const auto& call : calls) {
-    for (std::int64_t i = 0; i < call.count; ++i) gemms_[call.op]->launch();
+    for (std::int64_t i = 0; i < call.count; ++i) schedule_->compute(call.op);
     done += call.flops;
     if (!fill_buckets) continue;
     while (next_bucket_ < early &&
            done >= total * double(next_bucket_ + 1) / double(plan_.buckets.size())) {
-      const auto t = Clock::now();
-      launch_bucket(next_bucket_++);
-      comm_in_compute_s_ += seconds_between(t, Clock::now());
+      comm_in_compute_s_ += send_bucket(next_bucket_++);
     }
   }
 }
@@ -87,14 +94,14 @@ void StepOperation::run() {
     run_pass(plan_.forward, false);
     run_pass(plan_.backward, last && plan_.overlap);
     if (feed_) {
-      for (auto& g : gemms_) g->wait();
+      schedule_->wait_compute();
       feed_->release();
     }
   }
-  for (auto& g : gemms_) g->wait();
+  schedule_->wait_compute();
   const auto computed = Clock::now();
-  while (next_bucket_ < plan_.buckets.size()) launch_bucket(next_bucket_++);
-  for (auto& c : comms_) c->wait();
+  while (next_bucket_ < plan_.buckets.size()) send_bucket(next_bucket_++);
+  schedule_->wait_communication();
   const auto end = Clock::now();
   // The loader's part of the CPU time the rank used in the step: where the GEMMs and the
   // collectives' copies run on the same cores, the share of their time the workers took.
@@ -110,13 +117,13 @@ void StepOperation::run() {
 
 std::uint64_t StepOperation::count_wrong() {
   std::uint64_t wrong = 0;
-  for (auto& g : gemms_) wrong += g->count_wrong();
-  for (auto& c : comms_) wrong += c->count_wrong();
+  for (auto& g : ops_.gemms) wrong += g->count_wrong();
+  for (auto& c : ops_.comms) wrong += c->count_wrong();
   return wrong;
 }
 
 void StepOperation::corrupt_result() {
-  if (!gemms_.empty()) gemms_.front()->corrupt_result();
+  if (!ops_.gemms.empty()) ops_.gemms.front()->corrupt_result();
 }
 
 std::vector<double> StepOperation::iteration_counters() {

@@ -9,6 +9,7 @@
 #include "harness/case.hpp"
 #include "step/data_feed.hpp"
 #include "step/model.hpp"
+#include "step/step_schedule.hpp"
 
 namespace preflight::step {
 
@@ -33,11 +34,16 @@ struct StepPlan {
   bool overlap = true;
 };
 
+// The step's order of work goes through a StepSchedule (step_schedule.hpp): two CUDA streams
+// and an event per bucket where the GEMMs run on a GPU, the host's order where they do not.
 class StepOperation final : public Operation {
  public:
   // `feed` may be null: no data feed.
   StepOperation(StepPlan plan, std::vector<std::unique_ptr<Operation>> gemms,
                 std::vector<std::unique_ptr<Operation>> comms, std::unique_ptr<DataFeed> feed);
+  // From now on, also writes what the step asks of its schedule into `log`, one line per call
+  // (RecordedSchedule): what the tests read.
+  void record_schedule(std::vector<std::string>* log);
   // The data feed's next images put in their cache state, untimed.
   void before_iteration() override;
   void fill() override;
@@ -47,11 +53,14 @@ class StepOperation final : public Operation {
   std::vector<double> iteration_counters() override;
 
  private:
-  void launch_bucket(std::size_t b);
+  double send_bucket(std::size_t b);
   void run_pass(const std::vector<GemmCall>& calls, bool fill_buckets);
 
   StepPlan plan_;
-  std::vector<std::unique_ptr<Operation>> gemms_, comms_;
+  // Declared before ops_, so destroyed after them: a GEMM waits on the schedule's stream as it
+  // goes. Made in the constructor's body, from ops_.
+  std::unique_ptr<StepSchedule> schedule_;
+  StepOperations ops_;
   std::unique_ptr<DataFeed> feed_;
   std::size_t next_bucket_ = 0;
   double comm_in_compute_s_ = 0;  // launches of buckets made inside the compute phase

@@ -34,6 +34,7 @@ std::array<double, s::kTelemetrySeriesCount> reading(const TelemetryPlan& plan) 
     v[s::kGpuSmMhz] = or_nan(g.sm_mhz);
     v[s::kGpuMemMhz] = or_nan(g.mem_mhz);
     v[s::kGpuThrottle] = or_nan(g.throttle);
+    v[s::kGpuPowerCapped] = or_nan(g.power_capped);
     v[s::kGpuEccErrors] = or_nan(g.ecc_errors);
     v[s::kGpuPcieWidth] = or_nan(g.pcie_width);
     v[s::kGpuPcieGen] = or_nan(g.pcie_gen);

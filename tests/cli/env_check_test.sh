@@ -8,6 +8,9 @@
 set -uo pipefail
 bin=$1 family_bin=$2 report=$3 work=$4
 source "$(dirname "$0")/../faults/common.sh"
+# The clean environment below is one without a GPU: on a GPU machine its GPUs are hidden (4 ranks
+# on 2 virtual nodes would otherwise rightly fail "one rank per GPU" on a 1-GPU host).
+export CUDA_VISIBLE_DEVICES=
 rm -rf "$work" && mkdir -p "$work"
 ro="$work/read-only"
 cleanup() { mountpoint -q "$ro" && umount "$ro"; }

@@ -8,10 +8,13 @@ bin=$1 work=$2 python=$3
 shift 3
 here=$(cd "$(dirname "$0")" && pwd)
 run=$here/../mpi/run_and_check.sh
-if ! why=$("$here/has_gpu.sh" "$bin"); then
-  echo "SKIPPED: $why"
-  exit 77
-fi
+rc=0
+why=$("$here/has_gpu.sh" "$bin") || rc=$?
+case $rc in
+  0) ;;
+  1) echo "SKIPPED: $why"; exit 77 ;;
+  *) echo "FAIL: $why"; exit 1 ;;
+esac
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || echo 1)
 [[ $gpus -ge 1 ]] || gpus=1
 rm -rf "$work" && mkdir -p "$work"

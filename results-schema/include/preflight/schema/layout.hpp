@@ -167,7 +167,8 @@ inline constexpr std::array kGpuEnvironmentColumns = {
          "PCI bus id of the rank's GPU (domain:bus:device.function), empty when none"},
     Item{"gpu_memory_bytes", Type::kUInt64, "B", "memory of the rank's GPU, 0 when none"},
     Item{"gpu_nvlinks", Type::kInt64, "links",
-         "active NVLinks of the rank's GPU; -1: not measured (needs NVML, not read yet)"},
+         "active NVLinks of the rank's GPU (NVML); -1: not measured (no GPU, or NVML not "
+         "loaded)"},
     Item{"nccl_built_version", Type::kString, "",
          "NCCL version preflight was compiled against, empty when built without NCCL"},
     Item{"nccl_env", Type::kString, "",

@@ -23,6 +23,8 @@ inline constexpr std::array kMemoryCaseAttributes = {
     Item{"memory_peak_source", Type::kString, "", "where memory_peak came from, or why unknown"},
     Item{"interval_s", Type::kFloat64, "s", "time one row of series/interval_bw covers"},
     Item{"telemetry", Type::kString, "", "which telemetry series were recorded, or why not"},
+    Item{"bytes_counted", Type::kString, "",
+         "what bytes_moved counts per array element, and the convention it follows"},
 };
 
 enum MemoryColumn : std::size_t {

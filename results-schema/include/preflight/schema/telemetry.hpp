@@ -26,6 +26,7 @@ enum TelemetrySeries : std::size_t {
   kGpuSmMhz,
   kGpuMemMhz,
   kGpuThrottle,
+  kGpuPowerCapped,
   kGpuEccErrors,
   kGpuPcieWidth,
   kGpuPcieGen,
@@ -49,7 +50,11 @@ inline constexpr std::array kTelemetrySeries = {
     Column{"gpu_mem_mhz", Type::kFloat64, "MHz", "GPU memory clock", Direction::kNone,
            Kind::kCount},
     Column{"gpu_throttle", Type::kFloat64, "",
-           "NVML clock-throttle reason bits, idle and application-setting bits removed; 0: none",
+           "NVML clock-event reason bits of forced slowdowns (hardware, thermal, power brake); 0: "
+           "none",
+           Direction::kNone, Kind::kLabel},
+    Column{"gpu_power_capped", Type::kFloat64, "",
+           "1 while the software power cap held the clocks (NVML reason 0x4), else 0",
            Direction::kNone, Kind::kLabel},
     Column{"gpu_ecc_errors", Type::kFloat64, "", "volatile uncorrected ECC errors since boot",
            Direction::kLower, Kind::kCount},
@@ -73,6 +78,7 @@ static_assert(kTelemetrySeries[kGpuPowerW].name == "gpu_power_w");
 static_assert(kTelemetrySeries[kGpuSmMhz].name == "gpu_sm_mhz");
 static_assert(kTelemetrySeries[kGpuMemMhz].name == "gpu_mem_mhz");
 static_assert(kTelemetrySeries[kGpuThrottle].name == "gpu_throttle");
+static_assert(kTelemetrySeries[kGpuPowerCapped].name == "gpu_power_capped");
 static_assert(kTelemetrySeries[kGpuEccErrors].name == "gpu_ecc_errors");
 static_assert(kTelemetrySeries[kGpuPcieWidth].name == "gpu_pcie_width");
 static_assert(kTelemetrySeries[kGpuPcieGen].name == "gpu_pcie_gen");
@@ -97,9 +103,11 @@ inline constexpr std::array kTelemetryWatches = {
     SeriesWatch{Watch::kPeers, "SM clock unlike its peers'", kGpuClockTolerance, "", ""},
     SeriesWatch{Watch::kPeers, "memory clock unlike its peers'", kGpuClockTolerance, "", ""},
     SeriesWatch{Watch::kZero, "throttled", 0, "",
-                "0x4 software power cap; 0x8 hardware slowdown; 0x10 sync boost; 0x20 software "
-                "thermal slowdown; 0x40 hardware thermal slowdown; 0x80 hardware power brake; "
-                "0x100 display clock setting"},
+                "0x8 hardware slowdown; 0x20 software thermal slowdown; 0x40 hardware thermal "
+                "slowdown; 0x80 hardware power brake"},
+    // Not watched: a GEMM at the board's power limit is capped by design; a GPU whose cap holds
+    // it back more than its peers' shows in gpu_sm_mhz.
+    SeriesWatch{},  // gpu_power_capped
     SeriesWatch{},  // gpu_ecc_errors
     SeriesWatch{Watch::kReference, "PCIe link narrower than its maximum", 0,
                 kTelemetrySeries[kGpuPcieMaxWidth].name, ""},
