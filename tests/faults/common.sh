@@ -1,15 +1,23 @@
 # Shared by the fault-injection tests: mpirun settings and small assertions.
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/mpi-env.sh"
-failures=0 checks=0
+failures=0 checks=0 skipped_parts=()
 pass() { checks=$((checks + 1)); echo "ok:   $*"; }
 fail() { checks=$((checks + 1)); failures=$((failures + 1)); echo "FAIL: $*"; }
+# skip_part REASON: a part of the test that this machine cannot run. The test then ends as a
+# ctest skip (exit 77, its SKIP_RETURN_CODE) with the reasons, never as a pass, unless a check
+# failed (exit 1).
+skip_part() { skipped_parts+=("$*"); echo "skipped: $*"; }
 expect() {  # expect DESCRIPTION COMMAND...: passes when the command succeeds
   local what=$1; shift
   if "$@"; then pass "$what"; else fail "$what"; fi
 }
 finish() {
-  echo "$((checks - failures)) passed, $failures failed"
-  [[ $failures -eq 0 ]]
+  echo "$((checks - failures)) passed, $failures failed${skipped_parts[0]:+, ${#skipped_parts[@]} part(s) skipped}"
+  [[ $failures -eq 0 ]] || return 1
+  if [[ ${#skipped_parts[@]} -gt 0 ]]; then
+    printf 'skipped: %s\n' "${skipped_parts[@]}"
+    return 77
+  fi
 }
 # Runs python3 with h5py on a results file: h5 FILE 'python expression printing something'.
 # text(v) is a string attribute or element as str: h5py gives fixed-length strings as bytes.

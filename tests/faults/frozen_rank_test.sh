@@ -11,23 +11,24 @@ bin=$1 work=$2; shift 2
 check=("$@")
 source "$(dirname "$0")/common.sh"
 rm -rf "$work" && mkdir -p "$work"
-timeout_s=5
+timeout_s=3
 host=$(hostname)
 stopped=()
 cleanup() { for p in "${stopped[@]}"; do kill -CONT "$p" 2>/dev/null; kill -KILL "$p" 2>/dev/null; done; }
 trap cleanup EXIT
 
-# The pid of the preflight rank whose MPI rank is $1 (from its environment), among our children.
+# The pid of the preflight rank whose MPI rank is $1 (from its environment), among the ranks of
+# the job writing $out (its command line names that file: other tests may run preflight beside).
 pid_of_rank() {
   local p
-  for p in $(pgrep -f "$bin comm"); do
+  for p in $(pgrep -f "$bin comm .*-o $out"); do
     tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1" && { echo "$p"; return; }
   done
 }
 
-# Case 0 is short; case 1 (64K and 1M all-reduce over 2 s each) is the one rank 0 freezes in.
+# Case 0 is short; case 1 (64K and 1M all-reduce over 1 s each) is the one rank 0 freezes in.
 campaign=(--ranks-per-node 2 --op allreduce --topology intra,world --sizes 64K,1M --iters 1000000
-  --min-iters 5 --budget 2s --batch-blocks 1 --timeout ${timeout_s}s)
+  --min-iters 5 --budget 1s --batch-blocks 1 --timeout ${timeout_s}s)
 for frozen in "0" "0 2"; do
   tag=${frozen// /_}
   out=$work/frozen$tag.h5 log=$work/log$tag
@@ -35,7 +36,7 @@ for frozen in "0" "0 2"; do
   job=$!
   # Wait until rank 0 has written case 0 and is inside case 1, then stop the ranks.
   for _ in $(seq 1 300); do grep -q "^\[case 2/" "$log" 2>/dev/null && break; sleep 0.1; done
-  sleep 1
+  sleep 0.5
   pids=()
   for r in $frozen; do p=$(pid_of_rank "$r"); [[ -n $p ]] && pids+=("$p"); done
   stopped=("${pids[@]}")
@@ -67,9 +68,9 @@ start=$(date +%s.%N)
 mpirun -np 2 "$bin" comm --op allreduce --sizes 1M --iters 100000 --min-iters 100000 --budget 1h \
   --batch-blocks 1 --precision 0 --timeout 1s --case-budget 0 -o "$long" >"$work/long.log" 2>&1 &
 job=$!
-sleep 4
-kill -0 $job 2>/dev/null && pass "still running 4 s into a case with a 1 s timeout" ||
-  fail "the long case ended before 4 s: $(tail -3 "$work/long.log")"
+sleep 3
+kill -0 $job 2>/dev/null && pass "still running 3 s into a case with a 1 s timeout" ||
+  fail "the long case ended before 3 s: $(tail -3 "$work/long.log")"
 kill -TERM $job 2>/dev/null
 wait $job
 took=$(echo "$(date +%s.%N) - $start" | bc)

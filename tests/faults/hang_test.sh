@@ -9,7 +9,7 @@ bin=$1 work=$2; shift 2
 check=("$@")
 source "$(dirname "$0")/common.sh"
 rm -rf "$work" && mkdir -p "$work"
-timeout_s=5
+timeout_s=2
 host=$(hostname)
 campaign=(--ranks-per-node 2 --op allreduce --topology world,intra --sizes 8,64K,1M --iters 5 --budget 1ms
   --timeout ${timeout_s}s)

@@ -2,13 +2,21 @@
 # kill -9 of a rank, of rank 0, or of mpirun in the middle of a campaign: the file must open,
 # hold the cases finished before the kill, and say the run is incomplete. --resume then
 # completes the campaign into the same file, which passes the schema check.
+# The campaign is the quickstart's, its 41 cases made small with --set on every run (sizes to
+# 2 KiB, 10 iterations, 1 MiB per rank): what is tested is where the kill falls between cases,
+# not how long they take. It runs from a private copy of the config in WORKDIR, so the pids it
+# looks for and kills are this test's, whatever else runs beside it.
 # kill_resume_test.sh PREFLIGHT WORKDIR CONFIG CHECKER...
 set -uo pipefail
-bin=$1 work=$2 config=$3; shift 3
+bin=$1 work=$2 quickstart=$3; shift 3
 check=("$@")
 source "$(dirname "$0")/common.sh"
-rm -rf "$work" && mkdir -p "$work"
+rm -rf "$work" && mkdir -p "$work/data"
+config=$work/quick.yaml
+cp "$quickstart" "$config" || { fail "cannot copy $quickstart"; finish; exit 1; }
 total=41  # configs/quick.yaml: 7 collectives x (world, intra, inter, ladder 1 node, ladder 2 nodes), 6 storage
+small=(--set collectives.sizes=8:2K:x16 --set timing.budget=2ms --set timing.max_iters=10
+       --set storage.size=1M --set "storage.dir=$work/data")
 
 rank_pid() {  # the pid of world rank $1 of preflight
   local pid
@@ -47,7 +55,7 @@ PY
 
 for victim in rank1 rank0 mpirun; do
   out=$work/$victim.h5
-  mpirun -np 4 "$bin" run "$config" -o "$out" >"$work/$victim.log" 2>&1 &
+  mpirun -np 4 "$bin" run "$config" "${small[@]}" -o "$out" >"$work/$victim.log" 2>&1 &
   launcher=$!
   # Kill once a few cases are done, well before the end. (The file cannot be read meanwhile:
   # HDF5 locks a file open for writing.)
@@ -97,7 +105,7 @@ found=$(holds_finished "$work/lost-two.h5" "$work/mpirun.finished") &&
 # Resume the file left by the killed rank: the same campaign completes into the same file.
 out=$work/rank1.h5
 before=$(cases_in "$out")
-mpirun -np 4 "$bin" run "$config" --resume "$out" >"$work/resume.log" 2>&1
+mpirun -np 4 "$bin" run "$config" "${small[@]}" --resume "$out" >"$work/resume.log" 2>&1
 rc=$?
 [[ $rc -eq 0 ]] && pass "--resume exit code 0" || { fail "--resume exit code $rc"; tail -5 "$work/resume.log"; }
 grep -q "$before already done" "$work/resume.log" && pass "--resume skipped the $before finished cases" ||
@@ -109,19 +117,19 @@ got=$(h5 "$out" 'import json; print(len(f["cases"]), text(f.attrs["status"]), le
 # A different campaign, or another job layout, must not be resumed into a file, and trying
 # must leave the file exactly as it was.
 before=$(sha256sum <"$work/rank0.h5")
-mpirun -np 4 "$bin" run "$config" --set comm.sizes=8 --resume "$work/rank0.h5" >"$work/wrong.log" 2>&1
+mpirun -np 4 "$bin" run "$config" "${small[@]}" --set comm.sizes=8 --resume "$work/rank0.h5" >"$work/wrong.log" 2>&1
 rc=$?
 [[ $rc -eq 2 ]] && grep -q "different campaign (.*sizes.*-> .*8" "$work/wrong.log" &&
   pass "--resume with another config: exit 2, naming what differs: $(grep -o 'different campaign ([^;)]*' "$work/wrong.log" | head -1)" ||
   { fail "--resume with another config: exit $rc"; tail -3 "$work/wrong.log"; }
-mpirun -np 2 "$bin" run "$config" --resume "$work/rank0.h5" >"$work/layout.log" 2>&1
+mpirun -np 2 "$bin" run "$config" "${small[@]}" --resume "$work/rank0.h5" >"$work/layout.log" 2>&1
 rc=$?
 [[ $rc -eq 2 ]] && grep -q "written by 4 ranks on 2 nodes, this job has 2" "$work/layout.log" &&
   pass "--resume with 2 ranks instead of 4: exit 2" || { fail "--resume with another layout: exit $rc"; tail -3 "$work/layout.log"; }
 [[ $(sha256sum <"$work/rank0.h5") == "$before" ]] && pass "refused resumes left the file unchanged" ||
   fail "a refused resume changed the file"
 # The time budget bounds one job, not what the file holds: a larger one resumes the campaign.
-mpirun -np 4 "$bin" run "$config" --set campaign.time_budget=2h --resume "$work/rank0.h5" \
+mpirun -np 4 "$bin" run "$config" "${small[@]}" --set campaign.time_budget=2h --resume "$work/rank0.h5" \
   >"$work/budget.log" 2>&1
 rc=$?
 got=$(h5 "$work/rank0.h5" 'print(len(f["cases"]), text(f.attrs["status"]))')

@@ -1,4 +1,8 @@
 #!/usr/bin/env bash
+# First the plant itself: --test-slow-node N (test-only) makes node N's ranks take 30% longer
+# per operation, as a slow node would; on 2 ranks as 2 one-rank nodes (nothing oversubscribed)
+# the per-rank samples must show rank 1 about 1.3x rank 0, and about 1x without it. Then the
+# detection.
 # The report names a planted slow node and its ranks from the per-rank samples alone (no
 # baseline), in the terminal summary and as a straggler in the bottleneck summary, and names
 # nothing when nothing is planted. 4 virtual nodes of 2 ranks on 2 cores; the planted node's
@@ -12,6 +16,24 @@ bin=$1 report=$2 work=$3
 source "$(dirname "$0")/../faults/common.sh"
 rm -rf "$work" && mkdir -p "$work"
 host=$(hostname)
+
+ratio() {  # slowest-point ratio of rank 1's median time to rank 0's
+  h5 "$1" 'import numpy as np
+print(min(np.median(f["cases/000000/points"][p]["samples"][:], axis=0)[1] / np.median(f["cases/000000/points"][p]["samples"][:], axis=0)[0] for p in f["cases/000000/points"]))'
+}
+for plant in "--test-slow-node 1" ""; do
+  out=$work/two${plant:+-planted}.h5
+  mpirun -np 2 "$bin" comm --ranks-per-node 1 --op allreduce --sizes 64K,1M --iters 100 --budget 0.3s $plant \
+    -o "$out" >/dev/null 2>&1 || fail "2 ranks, ${plant:-without plant}: run failed"
+  r=$(ratio "$out")
+  if [[ -n $plant ]]; then
+    at_least "$r" 1.2 && at_most "$r" 1.45 && pass "the plant: rank 1 (node 1) is ${r}x rank 0" ||
+      fail "the plant: rank 1 / rank 0 = $r, expected about 1.3"
+  else
+    at_least "$r" 0.9 && at_most "$r" 1.1 && pass "without the plant: rank 1 / rank 0 = $r" ||
+      fail "without the plant: rank 1 / rank 0 = $r, expected about 1"
+  fi
+done
 for plant in "--test-slow-node 2 --test-slow-factor 0.3" ""; do
   out=$work/run${plant:+-planted}.h5
   mpirun -np 8 "$bin" comm --ranks-per-node 2 --op allreduce,allgather --sizes 64K,256K,1M --iters 100 --budget 0.3s \

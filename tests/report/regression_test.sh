@@ -4,7 +4,11 @@
 # depend on this machine's run-to-run noise). Seven: one run against one baseline is judged by
 # the rank test of their repetitions, whose p is at least 2 / C(14, 7) = 0.00058, and a lone
 # size of the four must reach 0.01 / 4 (Benjamini-Hochberg); five a side could not (0.0079).
-#   - 2% noise on every sample: nothing slower or faster, exit 0 or 3 (undecided is allowed);
+#   - a drift under the tolerance: the repetitions made tight (0.2% apart each), then every
+#     sample 3% slower with 1% noise on each: nothing slower or faster with the default
+#     --min-change (5%), exit 0 or 3; the same copy with --min-change 0.01 flags every size
+#     slower, exit 1, so the clean side is clean because of the tolerance, not because there was
+#     nothing to see;
 #   - the repetitions made steady (1% apart each), one size 20% slower in every repetition: that size
 #     slower with its evidence, nothing else, exit 1, the environment change shown first;
 #   - the same 20% in one repetition only: not flagged (a shift between repetitions is noise);
@@ -39,16 +43,22 @@ def cases_of(collective):  # the group names of that collective's repetitions, i
 $3
 f.close()" "$work/$1.h5"
 }
-# 2% multiplicative noise on every sample of every size: the same run, measured again.
-variant noise "$base" 'for c in f["cases"]:
-    for p in f["cases"][c]["points"]:
-        d = f["cases"][c]["points"][p]["samples"]; d[...] = d[...] * rng.lognormal(0, 0.02, d.shape)'
 # Every repetition a copy of the first, 1% apart: a steady baseline.
 variant steady "$base" 'for coll in ("allreduce", "allgather"):
     first, *rest = cases_of(coll)
     for i, c in enumerate(rest):
         for p in f["cases"][c]["points"]:
             f["cases"][c]["points"][p]["samples"][...] = f["cases"][first]["points"][p]["samples"][...] * (1 + 0.01 * (i + 1))'
+# Every repetition a copy of the first, 0.2% apart; then the same with every sample 3% slower and
+# 1% noise on each: a drift under the default tolerance (5%) that a tolerance of 1% must flag.
+variant tight "$base" 'for coll in ("allreduce", "allgather"):
+    first, *rest = cases_of(coll)
+    for i, c in enumerate(rest):
+        for p in f["cases"][c]["points"]:
+            f["cases"][c]["points"][p]["samples"][...] = f["cases"][first]["points"][p]["samples"][...] * (1 + 0.002 * (i + 1))'
+variant drift "$work/tight.h5" 'for c in f["cases"]:
+    for p in f["cases"][c]["points"]:
+        d = f["cases"][c]["points"][p]["samples"]; d[...] = d[...] * 1.03 * rng.lognormal(0, 0.01, d.shape)'
 # allgather at 64 KiB 20% slower in every repetition, and another MPI library on every rank.
 variant slow "$work/steady.h5" 'for c in cases_of("allgather"):
     scale(c, "0001", 1.2)
@@ -76,10 +86,15 @@ variant quiet_steady "$work/steady.h5" "$(load 0.0)"
 # The same 20% in the second repetition only.
 variant one_rep "$work/steady.h5" 'scale(cases_of("allgather")[1], "0001", 1.2)'
 
-"$report" "$work/noise.h5" --baseline "$base" >"$work/noise.out" 2>&1
+"$report" "$work/drift.h5" --baseline "$work/tight.h5" >"$work/drift.out" 2>&1
 rc=$?
-[[ $rc -eq 0 || $rc -eq 3 ]] && grep -q "4 size(s) compared: 0 slower, 0 faster" "$work/noise.out" &&
-  pass "2% noise: nothing flagged, exit $rc" || { fail "2% noise: exit $rc"; cat "$work/noise.out"; }
+[[ $rc -eq 0 || $rc -eq 3 ]] && grep -q "4 size(s) compared: 0 slower, 0 faster" "$work/drift.out" &&
+  pass "3% drift, under the 5% tolerance: nothing flagged, exit $rc" || { fail "3% drift: exit $rc"; cat "$work/drift.out"; }
+"$report" "$work/drift.h5" --baseline "$work/tight.h5" --min-change 0.01 >"$work/drift-1.out" 2>&1
+rc=$?
+[[ $rc -eq 1 ]] && grep -q "4 size(s) compared: 4 slower, 0 faster" "$work/drift-1.out" &&
+  pass "the same 3% drift with --min-change 0.01: every size slower, exit 1" ||
+  { fail "3% drift, --min-change 0.01: exit $rc"; cat "$work/drift-1.out"; }
 
 "$report" "$work/slow.h5" --baseline "$work/steady.h5" >"$work/slow.out" 2>&1
 rc=$?

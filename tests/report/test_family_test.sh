@@ -31,47 +31,67 @@ import json, sys
 for o in json.load(open(sys.argv[1])).get("outliers", []):
     print(o["kind"], o["name"], ",".join(str(r) for r in o["ranks"]))' "$1"
 }
-outliers_json() {  # outliers_json RESULTS OUT.json: the report's JSON outliers of one run
-  "$report" "$1" --json "$2" >/dev/null 2>&1
+outliers_json() {  # outliers_json RESULTS OUT.json RC: the report's JSON outliers of one run.
+  # Fails, saying why, unless the report exits RC and writes a JSON verdict that parses and has
+  # its runs: a report that crashed or wrote nothing must not read as "nothing named".
+  local rc
+  rm -f "$2"
+  "$report" "$1" --json "$2" >"$2.out" 2>&1
+  rc=$?
+  [[ $rc -eq $3 ]] || { echo "report on $1: exit $rc, expected $3: $(tail -3 "$2.out")"; return 1; }
   /usr/bin/python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 out = [o for r in d["runs"] for o in r.get("outliers", [])]
-json.dump({"outliers": out}, open(sys.argv[1], "w"))' "$2"
+json.dump({"outliers": out}, open(sys.argv[1], "w"))' "$2" 2>"$2.err" ||
+    { echo "report on $1: exit $rc, but its JSON is missing or unreadable: $(tail -1 "$2.err")"; return 1; }
 }
 
 planted_ok=0 clean_ok=0 same_ok=0
 for t in $(seq 1 "$trials"); do
   run "$work/planted$t.h5" 2
   run "$work/clean$t.h5"
-  outliers_json "$work/planted$t.h5" "$work/planted$t.outliers.json"
-  outliers_json "$work/clean$t.h5" "$work/clean$t.outliers.json"
-  p=$(named "$work/planted$t.outliers.json")
-  c=$(named "$work/clean$t.outliers.json")
-  # Only rank 2, as a node (vm/v2) and as a rank: nothing else.
-  if [[ -n $p ]] && ! grep -vqE ' 2$' <<<"$p" && grep -q '^node ' <<<"$p"; then
-    planted_ok=$((planted_ok + 1))
+  # Planted: the slow rank fails the check "no slow nodes or ranks" (exit 1); clean: exit 0.
+  if outliers_json "$work/planted$t.h5" "$work/planted$t.outliers.json" 1; then
+    p=$(named "$work/planted$t.outliers.json")
+    # Only rank 2, as a node (vm/v2) and as a rank: nothing else.
+    if [[ -n $p ]] && ! grep -vqE ' 2$' <<<"$p" && grep -q '^node ' <<<"$p"; then
+      planted_ok=$((planted_ok + 1))
+    else
+      echo "trial $t planted: named: ${p:-nothing}"
+    fi
   else
-    echo "trial $t planted: named: ${p:-nothing}"
+    echo "trial $t planted: not judged (above)"
   fi
-  [[ -z $c ]] && clean_ok=$((clean_ok + 1)) || echo "trial $t clean: named: $c"
+  if outliers_json "$work/clean$t.h5" "$work/clean$t.outliers.json" 0; then
+    c=$(named "$work/clean$t.outliers.json")
+    [[ -z $c ]] && clean_ok=$((clean_ok + 1)) || echo "trial $t clean: named: $c"
+  else
+    echo "trial $t clean: not judged (above)"
+  fi
   if [[ $t -gt 1 ]]; then
+    rm -f "$work/same$t.json"
     "$report" "$work/clean$t.h5" --baseline "$work/clean1.h5" --json "$work/same$t.json" \
       >"$work/same$t.out" 2>&1
+    rc=$?
     # Two clean runs: no size slower or faster (undecided is allowed: the repetitions are the
-    # replicates, and a shift between runs that they cannot tell from noise is no change).
+    # replicates, and a shift between runs that they cannot tell from noise is no change). The
+    # report must have judged: exit 0 (nothing changed) or 3 (undecided, or the hosts' load
+    # differed), and a JSON whose regressions hold the compared points.
     flagged=$(/usr/bin/python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-print(sum(1 for s in d["regressions"] for p in s["points"] if p["verdict"] in ("slower", "faster")))' "$work/same$t.json")
-    [[ $flagged -eq 0 ]] && same_ok=$((same_ok + 1)) ||
-      echo "trial $t: two clean runs: $flagged size(s) flagged: $(grep -E -m3 ' (slower|faster) ' "$work/same$t.out")"
+points = [p for s in d["regressions"] for p in s["points"]]
+assert points, "no compared point"
+print(sum(1 for p in points if p["verdict"] in ("slower", "faster")))' "$work/same$t.json" 2>"$work/same$t.err")
+    [[ ($rc -eq 0 || $rc -eq 3) && -n $flagged && $flagged -eq 0 ]] && same_ok=$((same_ok + 1)) ||
+      echo "trial $t: two clean runs: exit $rc, ${flagged:-no readable JSON ($(tail -1 "$work/same$t.err"))} size(s) flagged: $(grep -E -m3 ' (slower|faster) ' "$work/same$t.out")"
   fi
 done
 [[ $planted_ok -eq $trials ]] && pass "planted rank 2 (and its node alone) named in $planted_ok of $trials trials" ||
-  fail "planted rank 2 named alone in only $planted_ok of $trials trials"
+  fail "planted rank 2 named alone in only $planted_ok of $trials trials (the others: above)"
 [[ $clean_ok -eq $trials ]] && pass "nothing named in $clean_ok of $trials clean trials" ||
-  fail "something named in $((trials - clean_ok)) of $trials clean trials"
+  fail "nothing named in only $clean_ok of $trials clean trials (the others named something or could not be judged: above)"
 [[ $same_ok -eq $((trials - 1)) ]] &&
   pass "two clean runs: no size slower or faster in $same_ok of $((trials - 1)) pairs" ||
   fail "two clean runs: a size flagged in $((trials - 1 - same_ok)) of $((trials - 1)) pairs"

@@ -1,12 +1,23 @@
 #!/usr/bin/python3
 """Checks a preflight results file against results-schema/SPEC.md, reading it with h5py
-(not with preflight's own reader), and recomputes its statistics from the raw samples: every
+(not with preflight's own reader), and recomputes its figures from the raw samples: every
 per-iteration and back-to-back time statistic from points/<P>/samples and points/<P>/batched,
-and for comm cases count, algbw, busbw and their batched_ twins, which must be numbers
-wherever SPEC.md does not say NaN. Every attribute with a unit in SPEC.md must carry it in
-X.units, and stop_reason must be one of the values SPEC.md lists. The file's integrity
-protection too (SPEC.md, "Integrity"): superblock version 2, fixed-length strings only, every
-dataset that holds values chunked with a Fletcher-32 checksum.
+and each family's own figures from its samples, counters and starts: comm's count, algbw,
+busbw and their batched_ twins; storage's and a restore's agg_bw, iops, release_spread,
+latencies and rank rates; a save's figures; the dataloader's rates, stages and AU; the step's
+step_s, samples_per_s, compute_s, comm_exposed_s and data columns; matmul's flop, tflops,
+peak_fraction, rank and span rates; memory's bytes_moved, bw, node_bw, peak_fraction and rank
+rates; fabric's round_trip, pair_latency and pair_bandwidth. A recomputed figure must equal the
+stored one as a finite number; NaN equals nothing, not even NaN, except where SPEC.md says the
+figure is NaN and the reason holds (recomputed()). Relations the writer makes true by
+construction (a sum of parts, bytes = ops x block, sorted percentiles, interval sums, a span's
+minimum of 0, hand-off before durable, images + errors = batches x size) are still checked, but
+reported as "consistency (holds by construction)": they catch a damaged file, never a wrong
+figure, and are no evidence that a figure is right.
+Every attribute with a unit in SPEC.md must carry it in X.units, and stop_reason must be one
+of the values SPEC.md lists. The file's integrity protection too (SPEC.md, "Integrity"):
+superblock version 2, fixed-length strings only, every dataset that holds values chunked with
+a Fletcher-32 checksum.
 Every case's v2 declaration is checked too: each attribute of "Case meaning" and "Column
 meaning" present with an allowed value, exactly one headline column, per-iteration sources
 that name existing counters, an x_axis that names an existing column, and for the comm and
@@ -35,6 +46,29 @@ problems = []
 
 def problem(message):
     problems.append(message)
+
+
+def consistency(message):
+    """A relation the writer's own code makes true by construction (a sum of parts, bytes = ops x
+    block, sorted percentiles, a span's minimum of 0, ...). It can catch a damaged or hand-made
+    file, never a wrong figure, so it is reported as such and is no evidence that a figure is
+    right: the figures are checked by recomputing them (recomputed())."""
+    problems.append(f"consistency (holds by construction): {message}")
+
+
+def recomputed(here, column, got, value, nan_because=None):
+    """A stored figure against the one recomputed from the samples and counters. NaN equals
+    nothing, not even NaN: where SPEC.md says a figure is NaN the caller names the condition
+    (nan_because, given only where it holds) and then both must be NaN; elsewhere both must be
+    the same finite number."""
+    got, value = float(got), float(value)
+    if nan_because:
+        if not (np.isnan(got) and np.isnan(value)):
+            problem(f"{here}: {column} {got} but the samples and counters give {value} "
+                    f"(SPEC.md: NaN {nan_because})")
+    elif not close(got, value):
+        why = ": NaN where SPEC.md allows none" if np.isnan(got) or np.isnan(value) else ""
+        problem(f"{here}: {column} {got} but the samples and counters give {value}{why}")
 
 
 def parse_spec(path):
@@ -189,6 +223,8 @@ def check_recomputed_stats(case, where, world):
             check_save_row(case, stats, row, members, here)
         elif text(case.attrs.get("family", "")) == "dataloader":
             check_dataloader_row(case, stats, row, members, here)
+        elif text(case.attrs.get("family", "")) in RATE_ROWS:
+            RATE_ROWS[text(case.attrs["family"])](case, stats, row, members, here)
 
 
 def median(values):
@@ -228,19 +264,23 @@ def check_storage_row(case, stats, row, members, here):
     per_rank = [median(counters["bytes"][:, k] / times[:, k] / 1e9) for k in range(len(members))]
     expected["rank_bw_min"] = min(per_rank)
     expected["rank_bw_median"] = median(per_rank)
+    # SPEC.md's NaNs: a latency where no rank read anything; resident_before_max where no
+    # resident_before was measured.
+    nan_because = {"resident_before_max": "no resident_before was measured"
+                   if np.all(np.isnan(counters["resident_before"])) else None}
+    for column in ("lat_p50", "lat_p99", "lat_p999"):
+        nan_because[column] = "no rank read anything" if not np.any(counters["ops"] > 0) else None
     for column, value in expected.items():
-        got = float(stats[column][row])
-        if not (abs(got - value) <= 1e-9 * max(abs(got), abs(value), 1e-300) or (np.isnan(got) and np.isnan(value))):
-            problem(f"{here}: {column} {got} but the samples and counters give {value}")
+        recomputed(here, column, stats[column][row], value, nan_because.get(column))
     block = int(stats["block_bytes"][row])
     if not np.allclose(counters["bytes"], counters["ops"] * block):
-        problem(f"{here}: bytes is not ops x block_bytes")
+        consistency(f"{here}: bytes is not ops x block_bytes")
     if float(case.attrs["stonewall_s"]) == 0 and not np.all(counters["bytes"] == int(case.attrs["bytes_per_rank"])):
         problem(f"{here}: a size-bounded read did not read bytes_per_rank on every rank")
     read = counters["ops"] > 0  # a time-bounded read may end before a rank's first read
     if (not np.all(counters["lat_p50"][read] <= counters["lat_p99"][read])
             or not np.all(counters["lat_p99"][read] <= counters["lat_p999"][read])):
-        problem(f"{here}: latency percentiles out of order")
+        consistency(f"{here}: latency percentiles out of order")
     if not np.all(np.isnan(counters["lat_p50"][~read])):
         problem(f"{here}: a latency percentile where the rank read nothing")
     resident = counters["resident_before"]
@@ -282,9 +322,7 @@ def check_save_row(case, stats, row, members, here):
         "release_spread": median(starts.max(axis=1) - starts.min(axis=1)),
     }
     for column, value in expected.items():
-        got = float(stats[column][row])
-        if not (abs(got - value) <= 1e-9 * max(abs(got), abs(value), 1e-300) or (np.isnan(got) and np.isnan(value))):
-            problem(f"{here}: {column} {got} but the samples and counters give {value}")
+        recomputed(here, column, stats[column][row], value)
     if not np.all(c["bytes"] == int(case.attrs["bytes_per_rank"])):
         problem(f"{here}: a save did not write bytes_per_rank on every rank")
     durable = int(case.attrs["durable"]) == 1
@@ -292,9 +330,101 @@ def check_save_row(case, stats, row, members, here):
         problem(f"{here}: durable {int(durable)} but counters/durable_s is {c['durable_s'].tolist()}")
     finish = c["durable_s"] if durable else c["handoff_s"]
     if not np.all(c["handoff_s"] <= finish) or not np.all(finish <= times * (1 + 1e-9)):
-        problem(f"{here}: handoff_s <= durable_s <= the rank's own time does not hold")
+        consistency(f"{here}: handoff_s <= durable_s <= the rank's own time does not hold")
     if handed.max() > span.max() * (1 + 1e-9):
-        problem(f"{here}: a hand-off after the save's finish")
+        consistency(f"{here}: a hand-off after the save's finish")
+
+
+def own_medians(pg, members):
+    """Each member's median time over the iterations (the rank's own rate's denominator)."""
+    return [float(np.median(pg["samples"][:][:, k])) for k in members]
+
+
+def check_timed_rate(here, stats, row, column, work, scale):
+    """column = work / time_median / scale and, with a back-to-back phase, its batched_ twin from
+    batched_time_median (NaN without one)."""
+    recomputed(here, column, stats[column][row], work / float(stats["time_median"][row]) / scale)
+    twin = "batched_" + column
+    if twin not in stats:
+        return
+    if int(stats["batch_blocks"][row]) > 0:
+        recomputed(here, twin, stats[twin][row], work / float(stats["batched_time_median"][row]) / scale)
+    else:
+        recomputed(here, twin, stats[twin][row], float("nan"), "without a back-to-back phase")
+
+
+def check_matmul_row(case, stats, row, members, here):
+    """SPEC: The matmul family. flop = 2 m n k; tflops (and its twin) from the group's time,
+    peak_fraction against peak_tflops, each rank's own rate, span_tflops from the starts."""
+    pg = case["points"][f"{int(stats['point'][row]):04d}"]
+    m, n, k = (int(stats[c][row]) for c in ("gemm_m", "gemm_n", "gemm_k"))
+    flop = 2 * m * n * k
+    if int(stats["flop"][row]) != flop:
+        problem(f"{here}: flop {int(stats['flop'][row])}, 2 m n k is {flop}")
+    check_timed_rate(here, stats, row, "tflops", flop, 1e12)
+    peak = float(case.attrs["peak_tflops"])
+    unknown = "peak_tflops unknown" if np.isnan(peak) else None
+    recomputed(here, "peak_fraction", stats["peak_fraction"][row], float(stats["tflops"][row]) / peak, unknown)
+    if int(stats["batch_blocks"][row]) > 0:
+        recomputed(here, "batched_peak_fraction", stats["batched_peak_fraction"][row],
+                   float(stats["batched_tflops"][row]) / peak, unknown)
+    rates = [flop / t / 1e12 for t in own_medians(pg, members)]
+    recomputed(here, "rank_tflops_min", stats["rank_tflops_min"][row], min(rates))
+    recomputed(here, "rank_tflops_median", stats["rank_tflops_median"][row], median(rates))
+    if "starts" in pg:
+        starts, times = pg["starts"][:][:, members], pg["samples"][:][:, members]
+        span = (starts + times).max(axis=1) - starts.min(axis=1)
+        recomputed(here, "span_tflops", stats["span_tflops"][row], flop / median(span) / 1e12)
+    else:
+        recomputed(here, "span_tflops", stats["span_tflops"][row], float("nan"), "without starts (GPU)")
+
+
+MEMORY_ARRAYS = {"copy": 2, "scale": 2, "add": 3, "triad": 3, "hbm_triad": 3, "d2d": 2, "h2d": 1,
+                 "d2h": 1, "p2p": 1}  # SPEC: The memory family, arrays each kernel moves
+
+
+def check_memory_row(case, stats, row, members, here):
+    """SPEC: The memory family. bytes_moved from the array size and the kernel; bw (and twin) from
+    the group's time, node_bw = bw x ranks_per_node, peak_fraction against memory_peak, each
+    rank's own rate."""
+    pg = case["points"][f"{int(stats['point'][row]):04d}"]
+    op = text(case.attrs["memory_op"])
+    moved = int(stats["array_bytes"][row]) // 8 * 8 * MEMORY_ARRAYS.get(op, 0)
+    if int(stats["bytes_moved"][row]) != moved:
+        problem(f"{here}: bytes_moved {int(stats['bytes_moved'][row])}, {op} over arrays of "
+                f"{int(stats['array_bytes'][row])} B moves {moved}")
+    check_timed_rate(here, stats, row, "bw", moved, 1e9)
+    per_node = int(case.attrs["ranks_per_node"])
+    peak = float(case.attrs["memory_peak"])
+    unknown = "memory_peak unknown" if np.isnan(peak) else None
+    for prefix in ("", "batched_") if int(stats["batch_blocks"][row]) > 0 else ("",):
+        node = float(stats[prefix + "bw"][row]) * per_node
+        recomputed(here, prefix + "node_bw", stats[prefix + "node_bw"][row], node)
+        recomputed(here, prefix + "peak_fraction", stats[prefix + "peak_fraction"][row], node / peak, unknown)
+    rates = [moved / t / 1e9 for t in own_medians(pg, members)]
+    recomputed(here, "rank_bw_min", stats["rank_bw_min"][row], min(rates))
+    recomputed(here, "rank_bw_median", stats["rank_bw_median"][row], median(rates))
+
+
+def check_fabric_row(case, stats, row, members, here):
+    """SPEC: The fabric family. Latency: round_trip is the time, pair_latency half of it;
+    bandwidth: bytes the pair sent (window messages, both ways when bidirectional) / the time."""
+    test = text(case.attrs["pair_test"])
+    if test == "latency":
+        back_to_back = int(stats["batch_blocks"][row]) > 0
+        for prefix in ("", "batched_"):
+            time = float(stats[prefix + "time_median"][row])
+            without = None if prefix == "" or back_to_back else "without a back-to-back phase"
+            for column, value in ((prefix + "round_trip", time), (prefix + "pair_latency", time / 2)):
+                if column in stats or not without:  # a case without that phase may have no twin
+                    recomputed(here, column, stats[column][row], value, without)
+        return
+    ways = 2 if test == "bidirectional" else 1
+    sent = ways * int(case.attrs["window"]) * int(stats["size_bytes"][row])
+    check_timed_rate(here, stats, row, "pair_bandwidth", sent, 1e9)
+
+
+RATE_ROWS = {"matmul": check_matmul_row, "memory": check_memory_row, "fabric": check_fabric_row}
 
 
 DATALOADER_SECTION = "The dataloader family"
@@ -329,17 +459,21 @@ def check_dataloader_row(case, stats, row, members, here):
     }
     for name in DATALOADER_STAGES:
         expected[name] = median(np.median(c[name], axis=1))
+    # SPEC.md's NaNs: au without compute, valid_images_per_s where AU was not met,
+    # resident_before_max where no resident_before was measured.
+    nan_because = {"au": "without compute" if compute <= 0 else None,
+                   "valid_images_per_s": "where AU was not met" if not met else None,
+                   "resident_before_max": "no resident_before was measured"
+                   if np.all(np.isnan(c["resident_before"])) else None}
     for column, value in expected.items():
-        got = float(stats[column][row])
-        if not (abs(got - value) <= 1e-9 * max(abs(got), abs(value), 1e-300) or (np.isnan(got) and np.isnan(value))):
-            problem(f"{here}: {column} {got} but the samples and counters give {value}")
+        recomputed(here, column, stats[column][row], value, nan_because.get(column))
     wanted = int(a["batches_per_iteration"]) * batch
     if not np.all(c["images"] + c["decode_errors"] == wanted):
-        problem(f"{here}: images + decode_errors is not batches_per_iteration x batch_size ({wanted}) on every rank")
+        consistency(f"{here}: images + decode_errors is not batches_per_iteration x batch_size ({wanted}) on every rank")
     if compute > 0 and not np.all(c["compute_s"] >= compute * int(a["batches_per_iteration"]) * (1 - 1e-9)):
         problem(f"{here}: compute_s below batches x compute_per_batch_s: the emulated accelerator slept less")
     if not np.all(c["compute_s"] + c["stall_s"] <= times * (1 + 1e-9)):
-        problem(f"{here}: compute_s + stall_s exceeds the rank's own time")
+        consistency(f"{here}: compute_s + stall_s exceeds the rank's own time")
 
 
 def check_dataloader_case(case, where, spec, bad_images, bad_names):
@@ -376,11 +510,14 @@ def check_step_case(case, where, spec):
     a = case.attrs
     for p in case["points"]:
         check_counters(case, p, tables[2]["rows"], where, world)
+    groups = case["group_of_rank"][:]
+    single_group = len(set(groups[groups >= 0].tolist())) == 1
     for row in range(len(stats["point"])):
         group = int(stats["group"][row])
-        if group < 0:
+        if group < 0 and not single_group:
             continue  # all groups together: the generic checks' row
-        members = [r for r in range(world) if int(case["group_of_rank"][r]) == group]
+        # A case of one group writes only the all-groups row: that group's figures.
+        members = [r for r in range(world) if (groups[r] >= 0 if group < 0 else groups[r] == group)]
         p = f"{int(stats['point'][row]):04d}"
         pg = case["points"][p]
         times = pg["samples"][:][:, members]
@@ -410,18 +547,16 @@ def check_step_case(case, where, spec):
                      for n in ("data_exposed_s", "data_busy_s", "data_cpu_share")):
             problem(f"{here}: a data column is not NaN without a data feed")
         for column, value in expected.items():
-            got = float(stats[column][row])
-            if not abs(got - value) <= 1e-9 * max(abs(got), abs(value), 1e-300):
-                problem(f"{here}: {column} {got} but the samples and counters give {value}")
+            recomputed(here, column, stats[column][row], value)
         if not np.all(c["compute_s"] + c["comm_exposed_s"] + data <= times * (1 + 1e-6)):
-            problem(f"{here}: compute_s + comm_exposed_s + data_exposed_s exceeds the rank's own time")
+            consistency(f"{here}: compute_s + comm_exposed_s + data_exposed_s exceeds the rank's own time")
         if not np.all(c["compute_s"] >= 0):
             problem(f"{here}: a negative compute_s")
         dp, acc = int(stats["data_parallel"][row]), int(stats["accumulation"][row])
         if dp * acc * int(a["micro_batch"]) != int(a["global_batch"]):
-            problem(f"{here}: data_parallel x accumulation x micro_batch is not global_batch")
+            consistency(f"{here}: data_parallel x accumulation x micro_batch is not global_batch")
         if dp * int(a["tensor_parallel"]) * int(a["pipeline_parallel"]) != len(members):
-            problem(f"{here}: data_parallel x tensor x pipeline is not the group's {len(members)} ranks")
+            consistency(f"{here}: data_parallel x tensor x pipeline is not the group's {len(members)} ranks")
 
 
 CHECKPOINT_SECTION = "The checkpoint family"
@@ -668,7 +803,7 @@ def check_storage_case(case, where, spec, world):
                 col = series[:, r]
                 col = col[~np.isnan(col)] * 1e9 * interval
                 if len(col) == 0 or col[:-1].sum() > read[k] * (1 + 1e-9) or col.sum() < read[k] * (1 - 1e-9):
-                    problem(f"{where} point {p}: series/interval_bw of rank {r} does not add up to "
+                    consistency(f"{where} point {p}: series/interval_bw of rank {r} does not add up to "
                             f"counters/bytes ({read[k]} B)")
 
 
@@ -720,9 +855,10 @@ def check_span_case(case, where, spec, world):
         if not np.all(np.isnan(starts[:, groups < 0])):
             problem(f"{where} point {p}: starts has values for idle ranks")
         active = starts[:, groups >= 0]
-        if active.size and (not np.all(np.isfinite(active)) or np.any(active < 0)
-                            or not np.all(active.min(axis=1) == 0)):
-            problem(f"{where} point {p}: the active ranks' starts are not seconds after each iteration's first (min 0)")
+        if active.size and (not np.all(np.isfinite(active)) or np.any(active < 0)):
+            problem(f"{where} point {p}: the active ranks' starts are not finite seconds of 0 or more")
+        elif active.size and not np.all(active.min(axis=1) == 0):
+            consistency(f"{where} point {p}: the active ranks' starts are not seconds after each iteration's first (min 0)")
 
 
 def check_late_rank(cases, rank, late_s):
@@ -937,6 +1073,8 @@ def main():
     parser.add_argument("--cache-states", help="comma list of storage cache states that must appear")
     parser.add_argument("--slowest-rank", type=int,
                         help="this rank was planted slow: its median time is the largest at each case's last point")
+    parser.add_argument("--slowest-by", type=float, default=1.0,
+                        help="with --slowest-rank: its median at least this many times the next slowest's")
     parser.add_argument("--checkpoint-matrix",
                         help="comma list of save:ENGINE:LAYOUT:DURABLE and restore:ENGINE:LAYOUT:CACHE that must appear")
     parser.add_argument("--bad-images", type=int, help="every dataloader case counts this many bad images")
@@ -1038,7 +1176,7 @@ def main():
             check_correctness(case, where, args.failed_rank)
         check_coverage(seen, args)
         if args.slowest_rank is not None:
-            check_slowest_rank(cases, args.slowest_rank)
+            check_slowest_rank(cases, args.slowest_rank, args.slowest_by)
         if args.storage_matrix:
             check_storage_matrix(cases)
         if args.checkpoint_matrix:
@@ -1121,9 +1259,9 @@ def check_correctness(case, where, failed_rank):
             problem(f"{where} point {p}: wrong per rank {per_rank.tolist()}, expected only rank {failed_rank}")
 
 
-def check_slowest_rank(cases, rank):
+def check_slowest_rank(cases, rank, by):
     """At the last (largest) point of every case where it ran with peers, the planted rank's
-    median time is the largest."""
+    median time is the largest, at least `by` times the next largest."""
     judged = 0
     for case in cases:
         groups = case["group_of_rank"][:]
@@ -1136,6 +1274,11 @@ def check_slowest_rank(cases, rank):
         if active[int(np.argmax(medians))] != rank:
             problem(f"{case.name} point {last}: the slowest rank is {active[int(np.argmax(medians))]}, "
                     f"not the planted rank {rank} (medians {medians.tolist()})")
+            continue
+        others = np.delete(medians, list(active).index(rank))
+        if medians.max() < by * others.max():
+            problem(f"{case.name} point {last}: the planted rank {rank} is {medians.max() / others.max():.3f}x "
+                    f"the next slowest, expected at least {by}x (medians {medians.tolist()})")
     if judged == 0:
         problem(f"no case ran rank {rank} with peers")
 

@@ -1,12 +1,14 @@
 #!/usr/bin/python3
-"""The results checker's own test: a check that cannot fail proves nothing. Takes a good file
-written by preflight (2 ranks, comm, small sizes), makes one broken copy per fault with h5py
-(a writer that is not preflight's), and requires check_results.py to reject each, exit 1,
-with the message that names the fault, and to accept the untouched file. The schema_version
-plant must fail h5dump_check.sh too.
+"""The results checker's own test: a check that cannot fail proves nothing. Takes two good files
+written by preflight (4 ranks of comm at small sizes; 2 ranks of storage, step, matmul, memory
+and fabric, tests/schema/families.yaml), makes one broken copy per fault with h5py (a writer
+that is not preflight's), and requires check_results.py to reject each, exit 1, with the
+message that names the fault, and to accept the untouched files. Every family's re-derived
+figures get a fault; so does a figure NaN where its recomputation is NaN too (NaN equals
+nothing). The schema_version plant must fail h5dump_check.sh too.
 
   checker_selftest.py --preflight BIN --work DIR --checker check_results.py --spec SPEC.md
-                      [--good FILE]   (a good file already written: no preflight run)
+                      [--good FILE --good-families FILE]   (good files already written: no run)
 
 Exit 0 when every plant is caught and the good file passes; 1 otherwise.
 """
@@ -38,6 +40,28 @@ def scaled(path, row, factor):
         values = f[path][:]
         values[row] *= factor
         f[path][...] = values
+    return plant
+
+
+def shifted(path, row, seconds):
+    """A figure moved by an amount, where a factor would leave a 0 unchanged."""
+    def plant(f):
+        values = f[path][:]
+        values[row] += seconds
+        f[path][...] = values
+    return plant
+
+
+def not_measured(case, point, counters, columns):
+    """Counters NaN on every rank at a point, and the stats figures from them NaN too: a figure
+    whose recomputation is NaN as well, which the checker must not call equal."""
+    def plant(f):
+        for name in counters:
+            f[f"{case}/points/{point}/counters/{name}"][...] = np.nan
+        for column in columns:
+            values = f[f"{case}/stats/{column}"][:]
+            values[:] = np.nan
+            f[f"{case}/stats/{column}"][...] = values
     return plant
 
 
@@ -149,9 +173,62 @@ PLANTS = [
 ]
 
 
-def write_good_file(preflight, path):
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+# The second good file (tests/schema/families.yaml, 2 ranks as 2 nodes): 000000 storage (psync,
+# warm), 000001 step on 1 node (groups 0 and 1: per-group rows 1 and 2), 000002 step on 2 nodes
+# (one group: its all-groups row), 000003 matmul, 000004 memory (triad), 000005 fabric latency,
+# 000006 fabric bandwidth; every case's row 0 is point 0.
+S, STEP1, STEP2, MM, MEM, LAT, BW = (f"cases/{i:06d}" for i in range(7))
+GIVE = r"but the samples and counters give"
+FAMILY_PLANTS = [
+    ("storage_agg_bw", scaled(f"{S}/stats/agg_bw", 0, 1.1), rf"{S} point 0 group -1: agg_bw \S+ {GIVE}"),
+    ("storage_iops", scaled(f"{S}/stats/iops", 0, 1.1), rf"{S} point 0 group -1: iops \S+ {GIVE}"),
+    ("storage_release_spread", shifted(f"{S}/stats/release_spread", 0, 1e-3),
+     rf"{S} point 0 group -1: release_spread \S+ {GIVE}"),
+    ("storage_lat_p50", scaled(f"{S}/stats/lat_p50", 0, 1.1), rf"{S} point 0 group -1: lat_p50 \S+ {GIVE}"),
+    ("storage_latency_not_measured",
+     not_measured(S, "0000", ["lat_p50", "lat_p99", "lat_p999"], ["lat_p50", "lat_p99", "lat_p999"]),
+     rf"{S} point 0 group -1: lat_p50 nan {GIVE} nan: NaN where SPEC.md allows none"),
+    ("step_step_s", scaled(f"{STEP2}/stats/step_s", 0, 1.1), rf"{STEP2} point 0000 group -1: step_s \S+ {GIVE}"),
+    ("step_samples_per_s", scaled(f"{STEP1}/stats/samples_per_s", 1, 1.1),
+     rf"{STEP1} point 0000 group 0: samples_per_s \S+ {GIVE}"),
+    ("step_compute_s", scaled(f"{STEP1}/stats/compute_s", 2, 1.1),
+     rf"{STEP1} point 0000 group 1: compute_s \S+ {GIVE}"),
+    ("step_comm_exposed_s", shifted(f"{STEP2}/stats/comm_exposed_s", 0, 1e-3),
+     rf"{STEP2} point 0000 group -1: comm_exposed_s \S+ {GIVE}"),
+    ("matmul_tflops", scaled(f"{MM}/stats/tflops", 0, 1.1), rf"{MM} point 0 group -1: tflops \S+ {GIVE}"),
+    ("matmul_rank_tflops_min", scaled(f"{MM}/stats/rank_tflops_min", 0, 1.1),
+     rf"{MM} point 0 group -1: rank_tflops_min \S+ {GIVE}"),
+    ("matmul_span_tflops", scaled(f"{MM}/stats/span_tflops", 0, 1.1),
+     rf"{MM} point 0 group -1: span_tflops \S+ {GIVE}"),
+    ("memory_bw", scaled(f"{MEM}/stats/bw", 0, 1.1), rf"{MEM} point 0 group -1: bw \S+ {GIVE}"),
+    ("memory_node_bw", scaled(f"{MEM}/stats/node_bw", 0, 1.1), rf"{MEM} point 0 group -1: node_bw \S+ {GIVE}"),
+    ("memory_rank_bw_min", scaled(f"{MEM}/stats/rank_bw_min", 0, 1.1),
+     rf"{MEM} point 0 group -1: rank_bw_min \S+ {GIVE}"),
+    ("fabric_round_trip", scaled(f"{LAT}/stats/round_trip", 0, 1.1),
+     rf"{LAT} point 0 group -1: round_trip \S+ {GIVE}"),
+    ("fabric_pair_latency", scaled(f"{LAT}/stats/pair_latency", 1, 1.1),
+     rf"{LAT} point 1 group -1: pair_latency \S+ {GIVE}"),
+    ("fabric_pair_bandwidth", scaled(f"{BW}/stats/pair_bandwidth", 1, 1.1),
+     rf"{BW} point 1 group -1: pair_bandwidth \S+ {GIVE}"),
+    ("fabric_batched_pair_bandwidth", scaled(f"{BW}/stats/batched_pair_bandwidth", 0, 1.1),
+     rf"{BW} point 0 group -1: batched_pair_bandwidth \S+ {GIVE}"),
+]
+
+MPI_ENV = dict(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_mpi_yield_when_idle="1")
+
+
+def write_families_file(preflight, path, storage_dir):
+    os.makedirs(storage_dir, exist_ok=True)
+    run = subprocess.run(["mpirun", "-np", "2", preflight, "run", os.path.join(HERE, "families.yaml"),
+                          "--set", f"storage.dir={storage_dir}", "-o", path],
+                         env=dict(os.environ, **MPI_ENV), capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.exit(f"FAIL: preflight exited {run.returncode}:\n{run.stdout[-2000:]}{run.stderr[-2000:]}")
+
+
+def write_good_file(preflight, path):
+    env = dict(os.environ, **MPI_ENV)
     run = subprocess.run(["mpirun", "-np", "4", preflight, "comm", "--op", "allreduce,allgather",
                           "--topology", "world,intra", "--ranks-per-node", "2", "--sizes", "8,64K",
                           "--warmup", "2", "--min-iters", "3", "--iters", "5", "--budget", "1ms",
@@ -167,7 +244,8 @@ def main():
     parser.add_argument("--work", required=True)
     parser.add_argument("--checker", required=True)
     parser.add_argument("--spec", required=True)
-    parser.add_argument("--good", help="a good results file to use instead of running preflight")
+    parser.add_argument("--good", help="a good comm results file to use instead of running preflight")
+    parser.add_argument("--good-families", help="a good file of tests/schema/families.yaml, likewise")
     args = parser.parse_args()
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
@@ -176,6 +254,11 @@ def main():
         shutil.copy(args.good, good)
     else:
         write_good_file(args.preflight, good)
+    families = os.path.join(args.work, "good-families.h5")
+    if args.good_families:
+        shutil.copy(args.good_families, families)
+    else:
+        write_families_file(args.preflight, families, os.path.join(args.work, "storage"))
     checker = [sys.executable, args.checker, "--spec", args.spec]
     failures = 0
 
@@ -192,12 +275,15 @@ def main():
             print("      " + "\n      ".join(said.splitlines()[:8]))
 
     check("untouched file", good, ["--status", "complete", "--sizes", SIZES], 0, r"OK \(0 problem\(s\)\)")
-    for name, plant, message in PLANTS:
-        path = os.path.join(args.work, name + ".h5")
-        shutil.copy(good, path)
-        with h5py.File(path, "r+") as f:
-            plant(f)
-        check(name, path, [], 1, message)
+    check("untouched families file", families, ["--status", "complete", "--min-cases", "7"], 0,
+          r"OK \(0 problem\(s\)\)")
+    for source, plants in ((good, PLANTS), (families, FAMILY_PLANTS)):
+        for name, plant, message in plants:
+            path = os.path.join(args.work, name + ".h5")
+            shutil.copy(source, path)
+            with h5py.File(path, "r+") as f:
+                plant(f)
+            check(name, path, [], 1, message)
 
     # h5dump, not h5py, must see the planted schema_version too (and not on the good file).
     h5dump_check = os.path.join(HERE, "h5dump_check.sh")
@@ -211,7 +297,7 @@ def main():
         else:
             failures += 1
             print(f"FAIL: {name}: exit {run.returncode}, expected {wanted_rc} and '{wanted}':\n{run.stdout}{run.stderr}")
-    total = len(PLANTS) + 3
+    total = len(PLANTS) + len(FAMILY_PLANTS) + 4
     print(f"{total - failures} passed, {failures} failed")
     return 1 if failures else 0
 
