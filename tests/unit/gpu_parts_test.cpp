@@ -62,6 +62,27 @@ TEST(KnownGpus, HopperSxmFiguresAgreeWithSmsTimesFlopPerClockTimesClock) {
   }
 }
 
+// The H100 PCIe card against its own clocks (whitepaper v1.04 Table 3): 114 SMs, tensor-core
+// figures at 1620 MHz, FP64 and FP32 at the 1755 MHz boost clock. The tolerance is tighter than
+// the SXM check's: the datasheet's rounded 51 (0.4% low) fails it, the whitepaper's 51.2 passes.
+TEST(KnownGpus, HopperPcieFiguresAgreeWith114SmsAtTheWhitepapersClocks) {
+  const gpu::DatasheetFigures* g = gpu::known_gpu("NVIDIA H100 PCIe");
+  ASSERT_NE(g, nullptr);
+  struct Expect {
+    Precision p;
+    double flop_per_clock, ghz;
+  };
+  for (const Expect& e :
+       {Expect{Precision::kFp64, 256, 1.755}, Expect{Precision::kFp32, 256, 1.755},
+        Expect{Precision::kTf32, 2048, 1.62}, Expect{Precision::kBf16, 4096, 1.62},
+        Expect{Precision::kFp16, 4096, 1.62}, Expect{Precision::kFp8, 8192, 1.62}}) {
+    const double computed = 114 * e.flop_per_clock * e.ghz * 1e9 / 1e12;
+    EXPECT_NEAR(gpu::dense_tflops(*g, e.p) / computed, 1.0, 0.002)
+        << "precision " << static_cast<int>(e.p);
+  }
+  EXPECT_NE(g->source.find("PB-11133-001_v02"), std::string::npos);
+}
+
 TEST(KnownGpus, NamesMatchWholeSoTheNvlAndPcieCardsAreNotTheSxmOnes) {
   const gpu::DatasheetFigures* nvl = gpu::known_gpu("NVIDIA H200 NVL");
   ASSERT_NE(nvl, nullptr);
