@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -140,6 +143,116 @@ TEST(ReferenceChoice, TheNicAndItsRateChooseAsTheGpuDoes) {
   EXPECT_EQ(choose_reference(all, run).reference->name, "h200-test");
   run.environment.erase("rdma_port_gbps");  // a file written before NICs were recorded
   EXPECT_EQ(choose_reference(all, run).reference->name, "h200-test");
+}
+
+// The shipped envelopes (configs/references): an 8-GPU node with exactly 8 RDMA ports, all at
+// 400 Gb/s, is judged against the 8x400g file of its GPU; a host with one more port (Azure's
+// 100 Gb/s accelerated-networking port, a DGX's storage NICs), one port at another rate, or no
+// NICs recorded falls back to the GPU's own envelope, which has no figure across nodes.
+std::vector<Reference> shipped_references() {
+  // An executable with no share/ beside it: the report falls back to the source tree's configs.
+  return read_references(default_references_dir("/nonexistent/bin/preflight-report"));
+}
+
+void on_ports(RunData& run, const std::vector<std::string>& rates) {
+  std::string ports;
+  double fastest = 0;
+  for (std::size_t i = 0; i < rates.size(); ++i) {
+    ports += fmt::format("{}mlx5_{}/1 {}", i ? ", " : "", i, rates[i]);
+    fastest = std::max(fastest, std::stod(rates[i]));
+  }
+  const auto ranks = static_cast<std::size_t>(run.world_size);
+  run.environment["rdma_ports"] = std::vector<std::string>(ranks, ports);
+  run.environment["rdma_port_count"] =
+      std::vector<std::string>(ranks, fmt::format("{}", rates.size()));
+  run.environment["rdma_port_gbps"] = std::vector<std::string>(ranks, fmt::format("{}", fastest));
+}
+
+TEST(ReferenceChoice, TheShippedNdrEnvelopesNeedEightPortsAllAt400) {
+  const auto all = shipped_references();
+  const std::string ndr = "400 Gb/sec (4X NDR)";
+  const auto chosen = [&](const std::string& gpu, const std::vector<std::string>& rates) {
+    auto run = run_on(gpu);
+    if (!rates.empty()) on_ports(run, rates);
+    const auto choice = choose_reference(all, run);
+    return choice.reference ? choice.reference->name : "none: " + choice.detail;
+  };
+  const std::vector<std::string> eight(8, ndr);
+  EXPECT_EQ(chosen("NVIDIA H100 80GB HBM3", eight), "h100-sxm-8x400g");
+  EXPECT_EQ(chosen("NVIDIA H200", eight), "h200-sxm-8x400g");
+  // Not the NVL card, whose name starts the same.
+  EXPECT_EQ(chosen("NVIDIA H200 NVL", eight).rfind("none", 0), 0u);
+  auto with_an0 = eight;
+  with_an0.push_back("100 Gb/sec (2X EDR)");
+  EXPECT_EQ(chosen("NVIDIA H200", with_an0), "h200-sxm");
+  auto one_slow = eight;
+  one_slow[5] = "200 Gb/sec (2X NDR)";
+  EXPECT_EQ(chosen("NVIDIA H100 80GB HBM3", one_slow), "h100-sxm");
+  EXPECT_EQ(chosen("NVIDIA H100 80GB HBM3", std::vector<std::string>(8, "200 Gb/sec (2X NDR)")),
+            "h100-sxm");
+  EXPECT_EQ(chosen("NVIDIA H100 80GB HBM3", std::vector<std::string>(4, ndr)), "h100-sxm");
+  EXPECT_EQ(chosen("NVIDIA H100 80GB HBM3", {}), "h100-sxm");  // written before NICs were recorded
+}
+
+// The 8x400g files copy every figure of their GPU's envelope: a figure changed in one and not
+// the other fails here, so the two never judge the same GPU differently.
+TEST(ReferenceFile, TheNdrEnvelopesCarryEveryFigureOfTheirGpus) {
+  const auto all = shipped_references();
+  const auto named = [&](const std::string& name) { return find_reference(all, name); };
+  for (const std::string gpu : {"h100-sxm", "h200-sxm"}) {
+    const auto base = named(gpu), ndr = named(gpu + "-8x400g");
+    const auto& with = ndr.figures.set->rules;
+    for (const auto& figure : base.figures.set->rules) {
+      const std::string name = figure.name.substr(figure.name.find(": ") + 2);
+      const auto copy = std::find_if(with.begin(), with.end(), [&](const Rule& r) {
+        return r.name == "reference " + ndr.name + ": " + name;
+      });
+      ASSERT_NE(copy, with.end()) << gpu << ": " << name;
+      EXPECT_EQ(copy->where, figure.where) << name;
+      EXPECT_EQ(copy->sizes, figure.sizes) << name;
+      EXPECT_EQ(copy->metric, figure.metric) << name;
+      EXPECT_EQ(copy->typical, figure.typical) << name;
+      EXPECT_EQ(copy->expect, figure.expect) << name;
+      EXPECT_EQ(copy->source, figure.source) << name;
+    }
+    EXPECT_EQ(with.size(), base.figures.set->rules.size() + 2) << gpu;
+  }
+}
+
+// An all-reduce across 8-GPU nodes at 1 GiB, and one GPU per node at 1 GiB, against the shipped
+// 8x400g figures: a fabric at half its rate fails both.
+TEST(ReferenceChoice, TheNdrFiguresJudgeAllReduceAcrossNodes) {
+  const auto all = shipped_references();
+  const auto judged = [&](const std::string& topology, double busbw) {
+    auto run = run_on("NVIDIA H100 80GB HBM3", busbw);
+    on_ports(run, std::vector<std::string>(8, "400 Gb/sec (4X NDR)"));
+    auto& c = run.cases[0];
+    c.params["topology"] = topology;
+    c.params["dtype"] = "bfloat16";
+    c.params["redop"] = "sum";
+    c.meaning.series = topology;
+    for (auto& [name, column] : c.stats)
+      if (name == "size_bytes") column.numbers = {1024.0 * 1024 * 1024};
+    const auto choice = choose_reference(all, run);
+    EXPECT_EQ(choice.reference->name, "h100-sxm-8x400g");
+    for (const auto& check : evaluate(choice.reference->figures, run, "r", {}, 0.01, false))
+      if (check.verdict != CheckVerdict::kNotMeasured)
+        return fmt::format("{}: {}", check.rule, static_cast<int>(check.verdict));
+    return std::string("nothing judged");
+  };
+  const auto pass = static_cast<int>(CheckVerdict::kPass);
+  const auto fail = static_cast<int>(CheckVerdict::kFail);
+  const std::string world =
+      "reference h100-sxm-8x400g: all-reduce bus bandwidth across nodes, every GPU of every node "
+      "(NCCL, 8 per node): ";
+  const std::string one_nic =
+      "reference h100-sxm-8x400g: all-reduce bus bandwidth across nodes, one GPU per node (NCCL, "
+      "one NIC each): ";
+  EXPECT_EQ(judged("world", 331), world + std::to_string(pass));
+  EXPECT_EQ(judged("world", 190), world + std::to_string(fail));  // 8 links at 200 Gb/s
+  EXPECT_EQ(judged("inter", 46), one_nic + std::to_string(pass));
+  EXPECT_EQ(judged("rail", 41), one_nic + std::to_string(pass));
+  EXPECT_EQ(judged("inter", 23), one_nic + std::to_string(fail));  // a port at 200 Gb/s
 }
 
 TEST(ReferenceChoice, AFigureJudgesTheRunAgainstItsFloor) {
