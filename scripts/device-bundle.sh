@@ -13,6 +13,8 @@
 #                           own C library is older (device-check.sh falls back to them)
 #   device-bundle/device-check.sh, configs/device/, scripts/device/ (torch.matmul, the table's
 #                           summaries), tests/nccl/  what the check runs
+#   device-bundle/share/preflight/references/  the reference envelopes, where preflight-report
+#                           looks beside itself (bin/../share/preflight/references)
 #
 # device-bundle.sh [--build DIR] [--out DIR] [--from-build]
 #   --build DIR    the build folder (default build/device, configured with
@@ -86,6 +88,7 @@ cp -r "$root/configs/device" "$out/configs/"
 mkdir -p "$out/scripts" && cp -r "$root/scripts/device" "$out/scripts/"
 cp -r "$root/tests/nccl" "$out/tests/"
 cp -r "$root/tests/mpi" "$out/tests/"
+mkdir -p "$out/share/preflight" && cp -r "$root/configs/references" "$out/share/preflight/"
 size_kib=$(du -sk "$out" | cut -f1)
 echo "device-bundle.sh: $out, $((size_kib / 1024)) MiB ($(find "$out" -type f | wc -l) files)"
 # A bundle from a normal build (--from-build, the CI test) carries OpenBLAS, which the

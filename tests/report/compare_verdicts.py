@@ -46,6 +46,11 @@ def figures(finding):
 
 expected = json.load(open(sys.argv[1]))
 actual = json.load(open(sys.argv[2]))
+# Where the shipped reference envelopes lie is the checkout's place, not a verdict.
+for verdict in (expected, actual):
+    for run in verdict.get("runs", []):
+        if isinstance(run.get("reference"), dict):
+            run["reference"].pop("path", None)
 for key in ("verdict", "exit_code", "counts", "checks", "regressions", "scaling", "fits", "runs"):
     same(key, expected.get(key), actual.get(key))
 ef, af = expected["findings"], actual["findings"]

@@ -930,8 +930,9 @@ def check_size(case, stats, row, here, requested):
 
 def check_bandwidth(case, stats, row, here):
     """count, algbw, busbw and their batched_ twins follow from size_bytes and the stored times
-    (themselves recomputed from the samples). SPEC allows NaN in one place only: the all-groups
-    row of a case whose groups differ in size, where they must be NaN; a case without a
+    (themselves recomputed from the samples). SPEC has them NaN in two places only: the
+    all-groups row of a case whose groups differ in size, and the rows of a group of one rank
+    (nothing crosses between ranks: the case measures launch and correctness); a case without a
     back-to-back phase has no batched_ twins at all."""
     size, t = int(stats["size_bytes"][row]), DTYPE_BYTES[text(case.attrs["dtype"])]
     if int(stats["count"][row]) * t != size:
@@ -951,17 +952,19 @@ def check_bandwidth(case, stats, row, here):
                 problem(f"{here}: {name} in a case without a back-to-back phase (SPEC: no batched_ twin)")
     for alg, bus, time_column in rates:
         algbw, busbw = float(stats[alg][row]), float(stats[bus][row])
-        if mixed:
+        if mixed or n == 1:
             if not (np.isnan(algbw) and np.isnan(busbw)):
-                problem(f"{here}: {alg} {algbw} and {bus} {busbw} in the all-groups row of groups of "
-                        f"{sizes} ranks: SPEC says NaN")
+                problem(f"{here}: {alg} {algbw} and {bus} {busbw} in the "
+                        f"{'all-groups row of groups of ' + str(sizes) if mixed else 'row of a group of 1'} "
+                        f"ranks: SPEC says NaN")
             continue
         numbers = True
         for name, value in ((alg, algbw), (bus, busbw)):
             if not np.isfinite(value):
                 numbers = False
                 problem(f"{here}: {name} is {value} where a value must exist (groups of {n} ranks; SPEC "
-                        f"allows NaN only in the all-groups row of groups of different sizes)")
+                        f"allows NaN only in the all-groups row of groups of different sizes and in "
+                        f"groups of one rank)")
         time = float(stats[time_column][row])
         if not numbers or not time > 0:  # a bad time is reported where it is recomputed
             continue

@@ -26,13 +26,14 @@ inline constexpr std::array kCommCaseAttributes = {
     Item{"layout", Type::kString, "", "the layout's label, e.g. `ladder 2 nodes`"},
     Item{"ladder_nodes", Type::kInt64, "nodes",
          "nodes in this ladder step; 0 for other topologies"},
-    Item{"measures", Type::kString, "",
-         "bandwidth; or, where every group has one rank, `launch and correctness: one rank per "
-         "group, nothing crosses between ranks` (its bandwidth columns are NaN)"},
+    Item{
+        "measures", Type::kString, "",
+        "bandwidth between ranks; or, where every group has one rank, `launch and correctness: one "
+        "rank per group, nothing crosses between ranks` (its bandwidth columns are NaN)"},
 };
 
 // The two values of the case attribute `measures`.
-inline constexpr std::string_view kCommMeasuresBandwidth = "bandwidth";
+inline constexpr std::string_view kCommMeasuresBandwidth = "bandwidth between ranks";
 inline constexpr std::string_view kCommMeasuresLaunch =
     "launch and correctness: one rank per group, nothing crosses between ranks";
 
