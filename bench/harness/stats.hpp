@@ -20,6 +20,9 @@ Summary summarize(std::span<const double> values);
 // The median (the mean of the middle two for an even count), NaN values left out; NaN for no
 // values. The one median of preflight: summarize() and every median preflight-report shows.
 double median(std::vector<double> values);
+// The same median of `values`, reordering them in place instead of copying: for callers that take
+// millions of medians of small slices (the report's per-rank medians).
+double median_in_place(std::span<double> values);
 
 // Linear interpolation between closest ranks (Hyndman & Fan type 7, as numpy's default).
 // `sorted` must be sorted ascending and non-empty; q in [0, 1].

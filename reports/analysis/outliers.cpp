@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 
+#include "analysis/leave_one_out.hpp"
 #include "harness/stats.hpp"
 
 namespace preflight::report {
@@ -155,31 +157,20 @@ struct LateEvidence {
   std::size_t sizes = 0, thin = 0;          // sizes compared; sizes of too few iterations
 };
 
-// The median of `sorted` without its member at `skip`: the (n - 1) others keep their order,
-// those after `skip` one place lower, so it is read off in O(1) (no copy of the others per
-// member: that made the lateness quadratic in a group's ranks, 13 minutes at 16,384 ranks).
-double median_without(const std::vector<double>& sorted, std::size_t skip) {
-  const std::size_t n = sorted.size() - 1;
-  const auto other = [&](std::size_t i) { return sorted[i < skip ? i : i + 1]; };
-  return n % 2 == 1 ? other(n / 2) : 0.5 * (other(n / 2 - 1) + other(n / 2));
-}
-
 void add_group_ratios(const CaseData& c, std::size_t point, LateEvidence& e) {
   const auto& times = c.rank_medians[point];
   std::map<std::int64_t, std::vector<std::size_t>> members;
   for (std::size_t r = 0; r < times.size() && r < e.ratios.size(); ++r)
     if (!std::isnan(times[r]) && group_of(c, r) >= 0) members[group_of(c, r)].push_back(r);
   bool compared = false;
-  for (auto& [group, ranks] : members) {
+  for (const auto& [group, ranks] : members) {
     if (ranks.size() < 2) continue;
-    std::sort(ranks.begin(), ranks.end(),
-              [&](std::size_t a, std::size_t b) { return times[a] < times[b]; });
-    std::vector<double> sorted;
-    for (std::size_t r : ranks) sorted.push_back(times[r]);
-    count_ordered_elements(sorted.size());
-    for (std::size_t i = 0; i < ranks.size(); ++i) {
-      const std::size_t r = ranks[i];
-      const double m = median_without(sorted, i);
+    std::vector<double> values;
+    values.reserve(ranks.size());
+    for (std::size_t r : ranks) values.push_back(times[r]);
+    const LeaveOneOutMedian others(std::move(values));
+    for (std::size_t r : ranks) {
+      const double m = others.without(times[r]);
       if (!(m > 0)) continue;
       e.ratios[r].push_back(times[r] / m);
       e.waits[r].push_back(m - times[r]);
@@ -255,12 +246,27 @@ std::vector<int> ranks_of(const std::vector<Outlier>& outliers) {
   return ranks;
 }
 
-}  // namespace
+// Everything the judgements read, computed once (lateness, then slowness without the groups of
+// the late ranks): both the outliers and what could not be judged come from it.
+struct Evidence {
+  LateEvidence lateness;
+  std::vector<Outlier> late;
+  SlownessEvidence slowness;
+};
 
-std::vector<Outlier> find_outliers(const RunData& run, const OutlierOptions& options) {
+Evidence gather_evidence(const RunData& run, const OutlierOptions& options) {
+  Evidence e;
+  e.lateness = lateness(run, options);
+  e.late = late_ranks(e.lateness, options);
+  e.slowness = slowness(run, options, ranks_of(e.late));
+  return e;
+}
+
+std::vector<Outlier> outliers_of(const RunData& run, const OutlierOptions& options,
+                                 const Evidence& all) {
   const auto ranks = static_cast<std::size_t>(run.world_size);
-  const auto late = late_ranks(lateness(run, options), options);
-  const auto evidence = slowness(run, options, ranks_of(late));
+  const auto& late = all.late;
+  const auto& evidence = all.slowness;
   const auto& rank_ratio = evidence.ratio;
   const auto& compared = evidence.compared;
   std::vector<double> present;
@@ -301,13 +307,11 @@ std::vector<Outlier> find_outliers(const RunData& run, const OutlierOptions& opt
   return out;
 }
 
-namespace {
-
 // Why late ranks could not be judged, or "" where they could (or no case declares peer_late).
-std::string lateness_not_judged(const RunData& run, const OutlierOptions& o) {
+std::string lateness_not_judged(const RunData& run, const OutlierOptions& o,
+                                const LateEvidence& e) {
   const bool declared = std::any_of(run.cases.begin(), run.cases.end(),
                                     [](const CaseData& c) { return c.meaning.peer_late; });
-  const auto e = lateness(run, o);
   if (!declared || e.sizes >= o.min_late_points) return "";
   std::string thin;
   if (e.thin > 0)
@@ -318,10 +322,9 @@ std::string lateness_not_judged(const RunData& run, const OutlierOptions& o) {
       e.sizes, e.sizes == 1 ? "" : "s", thin, o.min_late_points);
 }
 
-}  // namespace
-
-std::vector<std::string> outliers_not_judged(const RunData& run, const OutlierOptions& options) {
-  const auto e = slowness(run, options, ranks_of(late_ranks(lateness(run, options), options)));
+std::vector<std::string> not_judged_of(const RunData& run, const OutlierOptions& options,
+                                       const Evidence& all) {
+  const auto& e = all.slowness;
   std::vector<std::string> nodes;
   std::size_t ranks = 0;
   const auto node_column = run.environment.find("node");
@@ -354,8 +357,24 @@ std::vector<std::string> outliers_not_judged(const RunData& run, const OutlierOp
         nodes.size(), nodes.size() == 1 ? "" : "s"));
   if (ranks > 0 && ranks < 3)
     out.push_back(fmt::format("slow ranks: {} ranks compared; judging needs 3 or more", ranks));
-  if (const auto late = lateness_not_judged(run, options); !late.empty()) out.push_back(late);
+  if (const auto late = lateness_not_judged(run, options, all.lateness); !late.empty())
+    out.push_back(late);
   return out;
+}
+
+}  // namespace
+
+OutlierJudgement judge_outliers(const RunData& run, const OutlierOptions& options) {
+  const auto evidence = gather_evidence(run, options);
+  return {outliers_of(run, options, evidence), not_judged_of(run, options, evidence)};
+}
+
+std::vector<Outlier> find_outliers(const RunData& run, const OutlierOptions& options) {
+  return judge_outliers(run, options).outliers;
+}
+
+std::vector<std::string> outliers_not_judged(const RunData& run, const OutlierOptions& options) {
+  return judge_outliers(run, options).not_judged;
 }
 
 }  // namespace preflight::report

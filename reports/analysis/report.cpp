@@ -149,8 +149,9 @@ Report build_report(const ReportInputs& in) {
   r.regression_options = in.regression;
   const auto& runs = *in.runs;
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    r.runs.push_back({&runs[i], in.labels[i], find_outliers(runs[i], in.outliers),
-                      outliers_not_judged(runs[i], in.outliers), find_watch_findings(runs[i]),
+    auto judged = judge_outliers(runs[i], in.outliers);
+    r.runs.push_back({&runs[i], in.labels[i], std::move(judged.outliers),
+                      std::move(judged.not_judged), find_watch_findings(runs[i]),
                       watch_not_judged(runs[i])});
     auto environment = env_check_failures(runs[i], in.labels[i]);
     r.checks.insert(r.checks.end(), environment.begin(), environment.end());

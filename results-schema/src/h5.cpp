@@ -525,18 +525,24 @@ void write_matrix(hid_t group, std::string_view name, std::size_t rows, std::siz
 }
 
 Matrix read_matrix(hid_t group, std::string_view name) {
+  Matrix m;
+  read_matrix(group, name, m);
+  return m;
+}
+
+void read_matrix(hid_t group, std::string_view name, Matrix& m) {
   Handle set = open_dataset(group, name);
   Handle space(check_at(H5Dget_space(set.get()), "read the shape of", group, name), H5Sclose);
   hsize_t dims[2] = {0, 0};
   if (H5Sget_simple_extent_ndims(space.get()) != 2 ||
       H5Sget_simple_extent_dims(space.get(), dims, nullptr) != 2)
     throw Error("HDF5: " + child_path(group, name) + " is not a matrix");
-  Matrix m{static_cast<std::size_t>(dims[0]), static_cast<std::size_t>(dims[1]), {}};
+  m.rows = static_cast<std::size_t>(dims[0]);
+  m.cols = static_cast<std::size_t>(dims[1]);
   m.values.resize(m.rows * m.cols);
   if (!m.values.empty())
     check_at(H5Dread(set.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, m.values.data()),
              "read", group, name);
-  return m;
 }
 
 }  // namespace preflight::h5

@@ -109,5 +109,8 @@ struct Matrix {
   std::vector<double> values;  // row-major
 };
 Matrix read_matrix(hid_t group, std::string_view name);
+// The same into `out`, reusing its storage: a reader of many large matrices in turn (the report,
+// a matrix per case and size) then does not map fresh pages for each.
+void read_matrix(hid_t group, std::string_view name, Matrix& out);
 
 }  // namespace preflight::h5
