@@ -1,7 +1,7 @@
 // Isolation from a node x node matrix of pair figures (the fabric family's sweep), with no need
 // for a healthy majority:
 //   - a pair is slow against the best the fabric showed (a pair that reached a speed proves both
-//     its nodes and its path can), and against the reference envelope's floor where one applies;
+//     its nodes and its path can), and, where a reference envelope applies, below its floor too;
 //     only where even the pair's best iterations (time_p5) are that far off, in every pass, so
 //     that a busy machine's jitter names nobody;
 //   - a node slow with every partner is a node fault; a node that reached normal speed with any

@@ -6,7 +6,8 @@
 #   collective: TRIALS runs of collectives (allreduce, allgather, sendrecv on world and inter,
 #               8 B to 1 MiB) with nothing planted and TRIALS with node 2 (pf3) made slow by
 #               --test-slow-node; counts the runs whose slow-node analysis names nothing (clean)
-#               and exactly pf3 (planted).
+#               and exactly pf3 (planted). 40 iterations: back-to-back blocks of 8 operations, the
+#               fewest the slow-node analysis judges where ranks wait for each other.
 # Needs root. Always removes the emulated hosts, also on failure or Ctrl-C.
 #   scripts/bench/fabric-isolation-trials.sh [-n TRIALS] [-p fabric|collective|all] PREFLIGHT REPORT WORKDIR
 # Exit 0 when every trial was diagnosed right, 1 otherwise.
@@ -57,7 +58,7 @@ trial() {
     [[ $plant == slowed ]] && "$cluster" slow pf3 "$rate"
   else
     args=(comm --op allreduce,allgather,sendrecv --topology world,inter --sizes 8:1M:x8
-          --iters 20 --budget 0.1s)
+          --min-iters 40 --iters 40 --budget 2s)
     [[ $plant == slowed ]] && args+=(--test-slow-node 2)
   fi
   timeout 300 "$cluster" mpirun "$hosts" "$bin" "${args[@]}" -o "$out.h5" >"$out.log" 2>&1 9>&-
