@@ -16,7 +16,7 @@
 #   --deadline S    the most the whole run may take (default 220: under 4 minutes with start-up)
 # Only preflight, preflight-report and mpirun see the bundle's libraries (LD_LIBRARY_PATH is set
 # for them alone, or they run through the bundle's loader where this machine's C library is
-# older): python3 and torch keep this machine's. NCCL and cuBLAS are this machine's: the first
+# older): python3 and torch keep this machine's. NCCL, cuBLAS and nvJPEG are this machine's: the first
 # found of $PREFLIGHT_NCCL_LIB, ldconfig, PyTorch's nvidia-nccl / nvidia-cublas wheels,
 # /usr/local/cuda.
 #
@@ -61,7 +61,8 @@ find_lib() {  # NAME PYTHON-PACKAGE
 }
 nccl_dir=$(find_lib libnccl.so.2 nvidia.nccl)
 cublas_dir=$(find_lib libcublasLt.so.13 nvidia.cublas)  # opened by preflight when a GEMM needs it
-library_path="$bundle/lib${nccl_dir:+:$nccl_dir}${cublas_dir:+:$cublas_dir}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+nvjpeg_dir=$(find_lib libnvjpeg.so.13 nvidia.nvjpeg)    # opened by the dataloader's GPU decoder
+library_path="$bundle/lib${nccl_dir:+:$nccl_dir}${cublas_dir:+:$cublas_dir}${nvjpeg_dir:+:$nvjpeg_dir}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # The environment of the bundle's programs alone (not exported: python3 must not see it).
 with_bundle=(env "LD_LIBRARY_PATH=$library_path" "OPAL_PREFIX=$bundle"
   "PMIX_MCA_mca_base_component_path=$bundle/lib/x86_64-linux-gnu/pmix2/lib/pmix"
@@ -118,7 +119,8 @@ done
 read -r timing_s planned < <("${summarize[@]}" estimate "${dry_logs[@]}")
 echo "device-check.sh: estimated run time: about ${timing_s} s of timing in the ${planned} of ${#configs[@]} configs preflight could plan here (configs/device/*.yaml; each size point's budget twice, set-up not counted), plus torch.matmul and 3 short checks; deadline ${deadline_s} s"
 
-env_line=$("${with_bundle[@]}" OMPI_MCA_ess_singleton_isolated=1 "${preflight[@]}" env 2>&1 | sed -n 2p)
+env_table=$("${with_bundle[@]}" OMPI_MCA_ess_singleton_isolated=1 "${preflight[@]}" env 2>&1)
+env_line=$(sed -n 2p <<<"$env_table")
 if [[ $env_line == *" none ("* && ${PREFLIGHT_DEVICE_CHECK_WITHOUT_GPU:-0} == 1 ]]; then
   echo "device-check.sh: no GPU, going on (PREFLIGHT_DEVICE_CHECK_WITHOUT_GPU=1: a test of the table's machinery; nothing runs on a GPU)"
 elif [[ $env_line == *" none ("* ]]; then
@@ -133,7 +135,8 @@ fi
 started_all=$SECONDS
 failed=0
 echo
-echo "preflight device check · $(date -u +%Y-%m-%dT%H:%MZ) · $gpus GPU(s) · $env_line"
+echo "preflight device check · $(date -u +%Y-%m-%dT%H:%MZ) · $gpus GPU(s)"
+head -2 <<<"$env_table"  # preflight env: its column names, then rank 0's machine
 printf '%-28s %-7s %6s  %-52s %s\n' check exit time summary result
 row() { printf '%-28s %-7s %5ss  %-52s %s\n' "$@"; }
 # The time a check may still take: its own limit, or what is left of the deadline.

@@ -5,7 +5,8 @@
 
 namespace preflight::telemetry {
 
-std::vector<double> interval_rates(const std::vector<double>& done_at_s,
+std::vector<double> interval_rates(const std::vector<double>& started_at_s,
+                                   const std::vector<double>& done_at_s,
                                    const std::vector<double>& ops_done, double work_per_op,
                                    double interval_s) {
   std::vector<double> rows;
@@ -15,9 +16,21 @@ std::vector<double> interval_rates(const std::vector<double>& done_at_s,
   rows.assign(std::max<std::size_t>(count, 1), 0);
   double before = 0;
   for (std::size_t i = 0; i < done_at_s.size(); ++i) {
-    const auto row = std::min(rows.size() - 1, static_cast<std::size_t>(done_at_s[i] / interval_s));
-    rows[row] += (ops_done[i] - before) * work_per_op;
+    const double work = (ops_done[i] - before) * work_per_op;
     before = ops_done[i];
+    const double from = std::min(started_at_s[i], done_at_s[i]), to = done_at_s[i];
+    if (!(to > from)) {  // no measurable span: all of it where it completed
+      rows[std::min(rows.size() - 1, static_cast<std::size_t>(to / interval_s))] += work;
+      continue;
+    }
+    // Spread evenly over the span: a batch of operations queued back to back ran through it.
+    const auto first = static_cast<std::size_t>(from / interval_s);
+    const auto last = std::min(rows.size() - 1, static_cast<std::size_t>(to / interval_s));
+    for (std::size_t r = first; r <= last; ++r) {
+      const double lo = std::max(from, static_cast<double>(r) * interval_s);
+      const double hi = std::min(to, static_cast<double>(r + 1) * interval_s);
+      if (hi > lo) rows[r] += work * (hi - lo) / (to - from);
+    }
   }
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const double length = std::min(interval_s, end - static_cast<double>(r) * interval_s);
@@ -30,15 +43,20 @@ ObservedOperation::ObservedOperation(std::unique_ptr<Operation> inner, const Tel
                                      double work_per_op, double interval_s)
     : inner_(std::move(inner)), sampler_(plan), work_per_op_(work_per_op), interval_s_(interval_s) {
   // Room for a long sustained run without reallocating inside a timed region.
+  started_at_s_.reserve(1 << 16);
   done_at_s_.reserve(1 << 16);
   ops_done_.reserve(1 << 16);
 }
 
 void ObservedOperation::launch() {
+  const auto now = Clock::now();
   if (!started_) [[unlikely]] {
-    first_ = Clock::now();
+    first_ = now;
     started_ = true;
   }
+  // The first launch since the last wait starts the span the next wait's operations ran in.
+  if (launched_ == (ops_done_.empty() ? 0 : ops_done_.back()))
+    started_at_s_.push_back(std::chrono::duration<double>(now - first_).count());
   inner_->launch();
   launched_ += 1;
 }
@@ -51,7 +69,7 @@ void ObservedOperation::wait() {
 
 std::vector<std::vector<double>> ObservedOperation::series() {
   std::vector<std::vector<double>> out;
-  out.push_back(interval_rates(done_at_s_, ops_done_, work_per_op_, interval_s_));
+  out.push_back(interval_rates(started_at_s_, done_at_s_, ops_done_, work_per_op_, interval_s_));
   for (auto& s : sampler_.finish()) out.push_back(std::move(s));
   return out;
 }

@@ -12,9 +12,14 @@
 
 namespace preflight::telemetry {
 
-// Work completed per interval: rows of work / interval_s, from the first launch on; the last,
-// partial interval is divided by its own length.
-std::vector<double> interval_rates(const std::vector<double>& done_at_s,
+// Work done per interval: rows of work / interval_s, from the first launch on; the last, partial
+// interval is divided by its own length. Wait i completed ops_done[i] - ops_done[i - 1]
+// operations, launched from started_at_s[i] on: their work is spread evenly over
+// [started_at_s[i], done_at_s[i]], since a block of operations queued back to back and waited
+// for once ran through that whole span (counted where it completed, a 10 s block of 1 s rows
+// read as nine rows of 0 and one of ten times the device's peak).
+std::vector<double> interval_rates(const std::vector<double>& started_at_s,
+                                   const std::vector<double>& done_at_s,
                                    const std::vector<double>& ops_done, double work_per_op,
                                    double interval_s);
 
@@ -46,7 +51,7 @@ class ObservedOperation final : public Operation {
   Clock::time_point first_{};
   bool started_ = false;
   double launched_ = 0;
-  std::vector<double> done_at_s_, ops_done_;
+  std::vector<double> started_at_s_, done_at_s_, ops_done_;
 };
 
 }  // namespace preflight::telemetry

@@ -23,25 +23,27 @@ LINK_REFERENCE_GBS = 55.0
 
 
 def tables(log_path):
-    """{case name: (header, [rows])} of the console's tables: a '[case ...] NAME · ...' line, a
-    '#' header of column names (and a '#' line of units), then rows of as many tokens."""
-    out, name, header = {}, None, None
+    """[(case name, header, [rows])] of the console's tables in the order they ran: a
+    '[case ...] NAME · ...' line, a '#' header of column names (and a '#' line of units), then
+    rows of as many tokens. Two benchmarks can print the same case name (gemm and gemm-sustained
+    both run 'cublaslt bfloat16 square'): each keeps its own entry."""
+    out, header = [], None
     for line in open(log_path, errors="replace"):
         m = re.match(r"\[case [^\]]*\] (.*?) · ", line)
         if m:
-            name, header = m.group(1), None
-            out[name] = (None, [])
+            header = None
+            out.append((m.group(1), None, []))
             continue
         tokens = line.split()
-        if name is None or not tokens:
+        if not out or not tokens:
             continue
         if line.startswith("#"):
             if header is None and len(tokens) > 1:
                 header = tokens[1:]
-                out[name] = (header, [])
+                out[-1] = (out[-1][0], header, [])
             continue
         if header and len(tokens) == len(header):
-            out[name][1].append(tokens)
+            out[-1][2].append(tokens)
     return out
 
 
@@ -55,7 +57,7 @@ def number(text):
 def figure(log_path, case_pattern, size_column, size, column):
     """The first `column` of the row whose `size_column` is `size`, in the first case whose name
     matches; NaN when there is none."""
-    for name, (header, rows) in tables(log_path).items():
+    for name, header, rows in tables(log_path):
         if not header or not re.search(case_pattern, name) or column not in header:
             continue
         for row in rows:
@@ -79,7 +81,7 @@ def row(name, log_path, json_path, gpus):
     except Exception as e:  # noqa: BLE001 - a summary, not a judge
         status = f"unread ({e})"
     best = 0.0
-    for header, rows in tables(log_path).values():
+    for _, header, rows in tables(log_path):
         for column in ("busbw", "batched_busbw"):
             if header and column in header:
                 for r in rows:

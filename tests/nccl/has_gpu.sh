@@ -7,7 +7,8 @@ set -uo pipefail
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 output=$(mpirun -np 1 "$1" env 2>&1)
 rc=$?
-line=$(sed -n 2p <<<"$output")
+# Rank 0's row (the first below the column names): mpirun may print lines of its own before.
+line=$(awk 'seen && /^ *0 / {print; exit} /^ *rank +host/ {seen = 1}' <<<"$output")
 if [[ $rc -eq 0 && $line == *" none ("* ]]; then
   echo "no GPU: ${line#* none (}" | sed 's/)$//'
   exit 1
@@ -15,5 +16,5 @@ fi
 if [[ $rc -eq 0 && $line =~ \ bus\ .*\(CUDA\ driver ]]; then
   exit 0
 fi
-echo "cannot tell whether a GPU is here: '$1 env' exited $rc: $(tail -2 <<<"$output" | tr '\n' ' ')"
+echo "cannot tell whether a GPU is here: '$1 env' exited $rc: $(head -4 <<<"$output" | tr '\n' '|')"
 exit 2

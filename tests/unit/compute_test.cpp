@@ -148,13 +148,32 @@ TEST(CpuPeak, UnknownClockIsNoPeak) {
   EXPECT_TRUE(std::isnan(matmul::cpu_peak(DType::kFloat32, in).tflops));
 }
 
-TEST(Telemetry, IntervalRatesCountWorkWhereItCompleted) {
-  // 4 operations of 2 units done at 0.5, 1.0, 1.5 and 2.5 s, intervals of 1 s.
-  const auto rows = telemetry::interval_rates({0.5, 1.0, 1.5, 2.5}, {1, 2, 3, 4}, 2.0, 1.0);
+TEST(Telemetry, IntervalRatesCountEachOperationOverItsOwnSpan) {
+  // 4 operations of 2 units, one by one: [0, 0.5], [0.5, 1.0], [1.0, 1.5], [2.0, 2.5]; 1 s rows.
+  const auto rows =
+      telemetry::interval_rates({0, 0.5, 1.0, 2.0}, {0.5, 1.0, 1.5, 2.5}, {1, 2, 3, 4}, 2.0, 1.0);
   ASSERT_EQ(rows.size(), 3U);
-  EXPECT_DOUBLE_EQ(rows[0], 2.0);        // the first, in [0, 1)
-  EXPECT_DOUBLE_EQ(rows[1], 4.0);        // two, in [1, 2)
+  EXPECT_DOUBLE_EQ(rows[0], 4.0);        // two in [0, 1)
+  EXPECT_DOUBLE_EQ(rows[1], 2.0);        // one in [1, 2): the device idled half of it
   EXPECT_DOUBLE_EQ(rows[2], 2.0 / 0.5);  // one in the last half interval, over its length
+}
+
+// The device check on an H200 (2026-12-04) read 0, 0 and 10,260 TFLOP/s for the last rows of a
+// 10 s back-to-back block: every operation of the block counted in the row it was waited in.
+TEST(Telemetry, IntervalRatesSpreadABlockWaitedForOnceOverItsSpan) {
+  // One by one at 1 unit per 0.1 s for 1 s, then 100 operations queued at 1 s, waited for at 11 s.
+  std::vector<double> starts, done, ops;
+  for (int i = 0; i < 10; ++i) {
+    starts.push_back(0.1 * i);
+    done.push_back(0.1 * (i + 1));
+    ops.push_back(i + 1);
+  }
+  starts.push_back(1.0);
+  done.push_back(11.0);
+  ops.push_back(110);
+  const auto rows = telemetry::interval_rates(starts, done, ops, 1.0, 1.0);
+  ASSERT_EQ(rows.size(), 11U);
+  for (double r : rows) EXPECT_NEAR(r, 10.0, 1e-9);  // the rate it ran at, never a pile-up
 }
 
 TEST(Telemetry, NvmlAbsentIsNotAvailableAndReadsNothing) {
