@@ -33,6 +33,7 @@ void plan_gemms(const StepRun& r, StepPlan& plan, std::vector<std::unique_ptr<Op
     if (made) {
       matmul::GemmPoint p;
       p.shape = {g.m, g.n, g.k};
+      p.dtype = r.gemm_dtype;
       p.rank = r.rank;
       p.point = it->second;
       p.samples = 16;
@@ -120,7 +121,7 @@ std::vector<Param> StepCase::params() const {
   v[s::kStepMfu] = w.mfu;
   v[s::kStepCommBackend] = std::string(run_.comm->name());
   v[s::kStepGemmLibrary] = fmt::format("{}: {}", run_.gemm->name(), run_.gemm->library());
-  v[s::kStepDtype] = std::string("float32");
+  v[s::kStepDtype] = std::string(matmul::kDTypeNames.name(run_.gemm_dtype));
   v[s::kStepThreads] = std::int64_t{run_.threads};
   v[s::kStepLayout] = groups_->layout().label;
   const bool fed = run_.data.images != nullptr;

@@ -20,6 +20,7 @@ struct StepRun {
   std::shared_ptr<comm::CommBackend> comm;
   int threads = 1;
   int rank = 0;
+  matmul::DType gemm_dtype = matmul::DType::kFloat32;
   DataFeedSpec data;  // data.images null: no data feed
   std::string data_dir, data_cache;
 };

@@ -135,6 +135,12 @@ const OptionTable<StepConfig>& step_options() {
                    .help = "GEMM backend of the layers",
                    .default_value = "openblas"},
                   &C::gemm_backend, {"openblas", "cublaslt"}),
+      opt::one_of({.key = "gemm_dtype",
+                   .flags = "--step-gemm-dtype",
+                   .help = "Element type of the layers' GEMMs; auto: bfloat16 on a GPU (mixed "
+                           "precision, as training runs there), float32 on a CPU",
+                   .default_value = "auto"},
+                  &C::gemm_dtype, {"auto", "float32", "bfloat16", "float16"}),
       opt::integer({.key = "threads",
                     .flags = "--step-threads",
                     .help = "BLAS threads per rank; 0: the host's CPUs shared among its ranks",
@@ -204,6 +210,11 @@ std::vector<std::string> apply_overrides(const StepConfig& c, ModelShape& m) {
 }
 
 }  // namespace
+
+matmul::DType resolve_gemm_dtype(const std::string& configured, bool on_gpu) {
+  if (configured == "auto") return on_gpu ? matmul::DType::kBfloat16 : matmul::DType::kFloat32;
+  return matmul::kDTypeNames.parse(configured).value_or(matmul::DType::kFloat32);
+}
 
 Workload resolve_workload(const StepConfig& c, const ConfigNode& entry, int ranks_per_node,
                           int run_nodes) {

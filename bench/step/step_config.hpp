@@ -8,6 +8,7 @@
 
 #include "harness/config_node.hpp"
 #include "harness/options.hpp"
+#include "matmul/dtype.hpp"
 #include "step/workload.hpp"
 
 namespace preflight::step {
@@ -31,6 +32,7 @@ struct StepConfig {
   double mfu = 1;
   std::string comm_backend = "mpi";
   std::string gemm_backend = "openblas";
+  std::string gemm_dtype = "auto";  // auto: bfloat16 on a GPU, float32 on a CPU
   int threads = 0;
   std::vector<int> nodes;  // node counts to run the step on; empty: 1, 2, 4, ... of the run's
   // The data feed (image workloads): the dataloader pipeline over data_dir; "" for none.
@@ -42,6 +44,11 @@ struct StepConfig {
 };
 
 const OptionTable<StepConfig>& step_options();
+
+// The layers' GEMM element type: the configured one, or for auto bfloat16 where the GEMMs run on
+// a GPU (a training step's mixed precision; float32 there runs on the CUDA cores, at a
+// fourteenth of the tensor cores' rate on an H200) and float32 on a CPU.
+matmul::DType resolve_gemm_dtype(const std::string& configured, bool on_gpu);
 
 // The workload the config describes on a run of `ranks_per_node` ranks a node: the preset's
 // shape with every key given replacing its value. Throws UsageError at the key at fault.

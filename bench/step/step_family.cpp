@@ -75,6 +75,7 @@ class StepFamily final : public Family {
     run.gemm = gemm_backend(ctx);
     run.comm = comm_backend(ctx);
     run.rank = ctx.rank;
+    run.gemm_dtype = gemm_dtype(*run.gemm);
     run.threads = run.gemm->on_gpu() ? 1 : telemetry::chosen_threads(ctx, config_.threads);
     if (!config_.data_dir.empty()) plan_feed(ctx, w, run);
     std::vector<std::unique_ptr<Case>> cases;
@@ -145,6 +146,15 @@ class StepFamily final : public Family {
       throw UsageError(fmt::format("step: gemm_backend {}: {}; use openblas on a CPU",
                                    config_.gemm_backend, why));
     return b;
+  }
+
+  matmul::DType gemm_dtype(const matmul::GemmBackend& b) const {
+    const auto dtype = resolve_gemm_dtype(config_.gemm_dtype, b.on_gpu());
+    if (!b.supports(dtype))
+      throw UsageError(fmt::format("step: gemm_dtype {}: gemm_backend {} has no {} GEMM; use {}",
+                                   config_.gemm_dtype, b.name(), matmul::kDTypeNames.name(dtype),
+                                   b.on_gpu() ? "bfloat16" : "float32 (or auto) on a CPU"));
+    return dtype;
   }
 
   std::shared_ptr<comm::CommBackend> comm_backend(const RankContext& ctx) const {

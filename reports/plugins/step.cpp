@@ -37,10 +37,12 @@ double column_at(const CaseView& v, std::size_t column) {
   return std::isnan(own) ? v.number(name, v.row(0)) : own;
 }
 
-std::vector<MeasuredStep> measured_steps(const RunData& run) {
+// The measured steps of the projected workload (a file can hold several: each is its own step).
+std::vector<MeasuredStep> measured_steps(const RunData& run, const std::string& workload) {
   std::vector<MeasuredStep> out;
   for (const auto& c : run.cases) {
-    if (c.family != "step" || c.status != "ok" || c.stats.empty()) continue;
+    if (c.family != "step" || c.status != "ok" || c.stats.empty() || workload_key(c) != workload)
+      continue;
     const CaseView v(c);
     out.push_back(
         {column_at(v, s::kStepNodes), column_at(v, s::kStepStepSeconds),
@@ -264,7 +266,7 @@ void step_findings(const RunReport& r, std::vector<Finding>& out) {
   f.run_label = r.label;
   f.title = "projected step: " + verdict_sentence(in, target);
   f.evidence = target.how;
-  for (const auto& m : measured_steps(*r.run)) {
+  for (const auto& m : measured_steps(*r.run, inputs->workload)) {
     const auto p = sp::project(in, int(m.nodes));
     f.evidence.push_back(fmt::format(
         "at {:g} nodes: projected {} s ({}), measured {} s (compute {} s, exposed gradient {} "
@@ -283,11 +285,17 @@ void step_section(const RunReport& r, std::vector<Section>& out) {
   const auto inputs = step_inputs(*r.run, r.label);
   if (!inputs) return;
   const auto& in = inputs->inputs;
-  const auto measured = measured_steps(*r.run);
+  const auto measured = measured_steps(*r.run, inputs->workload);
   Section sec;
   sec.id = "step-projection";
   sec.title = "Step time: projected from the measured figures, beside the measured step";
   sec.lines = inputs->assumptions;
+  for (const auto& c : r.run->cases)
+    if (c.family == "step" && c.status == "ok" && workload_key(c) != inputs->workload)
+      sec.lines.push_back(
+          fmt::format("not projected: case {} ({}), another workload: the "
+                      "projection is of the file's first step workload",
+                      c.group_name, c.name));
   if (!inputs->problem.empty()) {
     sec.lines.push_back("not projected: " + inputs->problem);
     out.push_back(std::move(sec));

@@ -68,13 +68,14 @@ std::string gemm_backend_of(const CaseView& v) {
   return lib.substr(0, lib.find(':'));
 }
 
+// The matmul cases of the step's backend and GEMM element type (the step's dtype attribute).
 std::vector<sp::RatePoint> matmul_rates(const RunData& run, const std::string& backend,
-                                        bool on_cpu) {
+                                        const std::string& dtype, bool on_cpu) {
   std::vector<sp::RatePoint> out;
   for (const auto& c : run.cases) {
     const CaseView v(c);
     if (c.family != "matmul" || c.status != "ok" || c.backend != backend ||
-        v.param("dtype") != "float32")
+        v.param("dtype") != dtype)
       continue;
     const auto& col = s::kMatmulStatsColumns;
     auto at = [&](std::size_t column, std::size_t p) {
@@ -227,6 +228,14 @@ std::string source_of(const RunData& run, const CaseData& c) {
   return fmt::format("case {} ({}) in {}", c.group_name, c.name, run.path);
 }
 
+std::string workload_key(const CaseData& step) {
+  const CaseView v(step);
+  std::string key;
+  for (std::size_t i = 0; i < s::kStepCaseAttributes.size(); ++i)
+    if (i != s::kStepLayout) key += v.param(std::string(s::kStepCaseAttributes[i].name)) + '\x1f';
+  return key;
+}
+
 std::optional<StepInputs> step_inputs(const RunData& run, const std::string& label) {
   const CaseData* step = nullptr;
   for (const auto& c : run.cases)
@@ -234,6 +243,7 @@ std::optional<StepInputs> step_inputs(const RunData& run, const std::string& lab
   if (step == nullptr) return std::nullopt;
   const CaseView v(*step);
   StepInputs out;
+  out.workload = workload_key(*step);
   auto& in = out.inputs;
   in.workload = workload_of(v);
   out.assumptions.push_back(workload_line(in.workload) + " (from " + source_of(run, *step) + ")");
@@ -245,9 +255,13 @@ std::optional<StepInputs> step_inputs(const RunData& run, const std::string& lab
         "overlap: off in the projection: the step's comm backend, mpi, blocks in each "
         "collective, so no bucket ran beside the GEMMs (nccl overlaps)");
   }
-  in.rates = matmul_rates(run, gemm_backend_of(v), attr(v, s::kStepGemmDevice) == s::kStepOnCpu);
+  // Files written before the step recorded its GEMMs' type ran them in float32.
+  const auto dtype =
+      attr(v, s::kStepDtype).empty() ? std::string("float32") : attr(v, s::kStepDtype);
+  in.rates =
+      matmul_rates(run, gemm_backend_of(v), dtype, attr(v, s::kStepGemmDevice) == s::kStepOnCpu);
   if (in.rates.empty())
-    out.problem = fmt::format("no float32 matmul case on {} in {}: add a matmul benchmark",
+    out.problem = fmt::format("no {} matmul case on {} in {}: add a matmul benchmark", dtype,
                               gemm_backend_of(v), run.path);
   const bool sharded = in.workload.sync != step::GradientSync::kAllReduce;
   for (const auto* name : sharded ? std::vector<const char*>{"reducescatter", "allgather"}

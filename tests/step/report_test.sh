@@ -76,6 +76,17 @@ sec = next(s for s in json.load(open(sys.argv[1]))['sections'] if s['id'] == 'st
 rows = [dict(zip(sec['header'], r)) for r in sec['rows'] if r[0] in ('1', '2')]
 sys.exit(0 if len(rows) == 2 and all(r['projected bottleneck'] == r['measured bottleneck'] == 'communication' for r in rows) else 1)" "$work/comm.json"
 
+# The step's GEMMs are float32 on a CPU (auto), recorded as its dtype; bfloat16 on OpenBLAS is
+# bad input naming the key (exit 2).
+expect "the step on a CPU records float32 GEMMs" /usr/bin/python3 -c "
+import sys, h5py
+f = h5py.File(sys.argv[1])
+dtypes = {c.attrs['dtype'] for c in f['cases'].values() if c.attrs['family'] == b'step'}
+sys.exit(0 if dtypes == {b'float32'} else 1)" "$work/run.h5"
+mpirun -np 1 "$bin" step --step-gemm-dtype bfloat16 --min-iters 1 -n 1 -o "$work/bf16.h5" >"$work/bf16.log" 2>&1
+expect "bfloat16 GEMMs on openblas: exit 2 naming gemm_dtype" \
+  test $? -eq 2 -a "$(grep -c "gemm_dtype bfloat16: gemm_backend openblas has no bfloat16 GEMM" "$work/bf16.log")" -ge 1
+
 # Without matmul figures nothing is projected, and the report says why.
 mpirun -np 4 "$bin" step --ranks-per-node 2 --model custom --layers 2 --hidden 64 \
     --ffn-hidden 128 --heads 4 --vocab 256 --seq-len 32 --global-batch 8 -w 1 --min-iters 3 \

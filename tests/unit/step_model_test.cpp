@@ -4,6 +4,7 @@
 
 #include "step/model.hpp"
 #include "step/presets.hpp"
+#include "step/step_config.hpp"
 #include "step/workload.hpp"
 #include "step_tiny_model.hpp"
 
@@ -129,3 +130,14 @@ TEST(StepModel, GradientBytesAndBuckets) {
 
 }  // namespace
 }  // namespace preflight::step
+
+// The device check on an H200 (2026-12-04) ran two llama2-7b layers' step at 43 TFLOP/s: its
+// GEMMs were float32, which a GPU runs on its CUDA cores; training runs them in bfloat16.
+TEST(StepGemmDtype, AutoIsBfloat16OnAGpuAndFloat32OnACpu) {
+  EXPECT_EQ(preflight::step::resolve_gemm_dtype("auto", true), preflight::matmul::DType::kBfloat16);
+  EXPECT_EQ(preflight::step::resolve_gemm_dtype("auto", false), preflight::matmul::DType::kFloat32);
+  EXPECT_EQ(preflight::step::resolve_gemm_dtype("float16", true),
+            preflight::matmul::DType::kFloat16);
+  EXPECT_EQ(preflight::step::resolve_gemm_dtype("float32", true),
+            preflight::matmul::DType::kFloat32);
+}
