@@ -194,11 +194,16 @@ std::vector<double> rank_medians(const h5::Matrix& values, const std::vector<dou
   std::vector<double> block(kBlock * rows);
   for (std::size_t first = 0; first < cols && rows > 0; first += kBlock) {
     const std::size_t width = std::min(kBlock, cols - first);
-    for (std::size_t i = 0; i < rows; ++i)
-      for (std::size_t k = 0; k < width; ++k) {
-        const std::size_t at = i * cols + first + k;
-        block[k * rows + i] = values.values[at] / (divisor ? (*divisor)[at] : 1.0);
+    // Two loops, so that the common case (no work counter) divides nothing.
+    for (std::size_t i = 0; i < rows; ++i) {
+      const double* row = values.values.data() + i * cols + first;
+      if (divisor == nullptr) {
+        for (std::size_t k = 0; k < width; ++k) block[k * rows + i] = row[k];
+      } else {
+        const double* by = divisor->data() + i * cols + first;
+        for (std::size_t k = 0; k < width; ++k) block[k * rows + i] = row[k] / by[k];
       }
+    }
     for (std::size_t k = 0; k < width; ++k)
       if (groups[first + k] >= 0)
         medians[first + k] = median_in_place(std::span<double>(block.data() + k * rows, rows));

@@ -39,6 +39,33 @@ TEST(Median, SelectionGivesTheSortedMedianBitForBit) {
   }
 }
 
+// Ties, runs of equal values and sorted or reversed input: the selection's partition must keep
+// every copy of the pivot on the right side of it.
+TEST(Median, SelectionIsExactOnTiesAndOrderedInput) {
+  std::mt19937_64 rng(11);
+  std::uniform_int_distribution<int> few(0, 3);
+  for (std::size_t n = 17; n <= 200; n += 7) {
+    for (int shape = 0; shape < 4; ++shape) {
+      std::vector<double> v(n);
+      for (std::size_t i = 0; i < n; ++i)
+        v[i] = shape == 0   ? few(rng)
+               : shape == 1 ? static_cast<double>(i)
+               : shape == 2 ? static_cast<double>(n - i)
+                            : 1.0;
+      auto sorted = v;
+      std::sort(sorted.begin(), sorted.end());
+      EXPECT_EQ(median(v), quantile_sorted(sorted, 0.5)) << n << " values, shape " << shape;
+    }
+  }
+}
+
+// Many equal values among many (a job's ranks all at one timer tick): still linear, and exact.
+TEST(Median, SelectionOfManyEqualValues) {
+  std::vector<double> v(1 << 20, 2.0);
+  for (std::size_t i = 0; i < v.size(); i += 3) v[i] = 1.0;
+  EXPECT_EQ(median(v), 2.0);
+}
+
 TEST(Median, CountsTheElementsItOrdersWhereCountingIsBuiltIn) {
   if (!work_counted()) GTEST_SKIP() << "built without PREFLIGHT_COUNT_WORK (the ci preset has it)";
   const auto before = ordered_elements_counted();
