@@ -120,7 +120,9 @@ read -r timing_s planned < <("${summarize[@]}" estimate "${dry_logs[@]}")
 echo "device-check.sh: estimated run time: about ${timing_s} s of timing in the ${planned} of ${#configs[@]} configs preflight could plan here (configs/device/*.yaml; each size point's budget twice, set-up not counted), plus torch.matmul and 3 short checks; deadline ${deadline_s} s"
 
 env_table=$("${with_bundle[@]}" OMPI_MCA_ess_singleton_isolated=1 "${preflight[@]}" env 2>&1)
-env_line=$(sed -n 2p <<<"$env_table")
+# Rank 0's row: the first below the column names (a warning may come first; tests/nccl/has_gpu.sh).
+env_header=$(grep -m1 -E '^ *rank +host' <<<"$env_table")
+env_line=$(awk 'seen && /^ *0 / {print; exit} /^ *rank +host/ {seen = 1}' <<<"$env_table")
 if [[ $env_line == *" none ("* && ${PREFLIGHT_DEVICE_CHECK_WITHOUT_GPU:-0} == 1 ]]; then
   echo "device-check.sh: no GPU, going on (PREFLIGHT_DEVICE_CHECK_WITHOUT_GPU=1: a test of the table's machinery; nothing runs on a GPU)"
 elif [[ $env_line == *" none ("* ]]; then
@@ -136,7 +138,7 @@ started_all=$SECONDS
 failed=0
 echo
 echo "preflight device check · $(date -u +%Y-%m-%dT%H:%MZ) · $gpus GPU(s)"
-head -2 <<<"$env_table"  # preflight env: its column names, then rank 0's machine
+printf '%s\n%s\n' "$env_header" "$env_line"  # preflight env: its column names, rank 0's machine
 printf '%-28s %-7s %6s  %-52s %s\n' check exit time summary result
 row() { printf '%-28s %-7s %5ss  %-52s %s\n' "$@"; }
 # The time a check may still take: its own limit, or what is left of the deadline.

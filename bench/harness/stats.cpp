@@ -89,10 +89,24 @@ void insertion_sort(std::span<double> values, std::size_t lo, std::size_t hi) {
 // is swapped, the store index moves by the comparison's result): on the values of one rank's
 // iterations the comparisons are unpredictable, and std::nth_element's mispredicted branches
 // took a third of the report's time at 65,536 ranks. Afterwards values[k] is the k-th smallest,
-// every value before it no larger and every value after it no smaller. No NaNs.
+// every value before it no larger and every value after it no smaller. No NaNs. A median of three
+// can be a poor pivot pass after pass (organ-pipe input: 1, 2, ..., P, P, ..., 2, 1): once the
+// passes have touched 4n elements the rest is left to std::nth_element (introselect, bounded), so
+// the cost stays linear. Each pass counts the elements it touches (count_ordered_elements).
 void select_in_place(std::span<double> values, std::size_t k) {
   std::size_t lo = 0, hi = values.size();  // the k-th lies in [lo, hi)
+  const std::size_t budget = 4 * values.size();
+  std::size_t touched = 0;
   while (hi - lo > 16) {
+    if (touched > budget) {
+      count_ordered_elements(hi - lo);
+      std::nth_element(values.begin() + static_cast<std::ptrdiff_t>(lo),
+                       values.begin() + static_cast<std::ptrdiff_t>(k),
+                       values.begin() + static_cast<std::ptrdiff_t>(hi));
+      return;
+    }
+    touched += hi - lo;
+    count_ordered_elements(hi - lo);
     // Median of three as the pivot, moved to the end of the range.
     const std::size_t mid = lo + (hi - lo) / 2, last = hi - 1;
     if (values[mid] < values[lo]) std::swap(values[mid], values[lo]);

@@ -53,6 +53,12 @@ class StepFamily final : public Family {
                  "a data feed for a transformer");
     if (!c.data_dir.empty())
       c.data_dir = std::filesystem::absolute(c.data_dir).lexically_normal().string();
+    // OpenBLAS has float32 and float64 GEMMs only: said before anything runs, dry runs too.
+    if (c.gemm_backend == "openblas" && c.gemm_dtype != "auto" && c.gemm_dtype != "float32")
+      entry.fail("gemm_dtype",
+                 "auto or float32 with gemm_backend openblas (bfloat16 and float16 "
+                 "need cublaslt, on a GPU)",
+                 c.gemm_dtype);
     config_ = c;
   }
   nlohmann::json config() const override { return step_options().json(config_); }

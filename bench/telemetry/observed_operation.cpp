@@ -18,14 +18,16 @@ std::vector<double> interval_rates(const std::vector<double>& started_at_s,
   for (std::size_t i = 0; i < done_at_s.size(); ++i) {
     const double work = (ops_done[i] - before) * work_per_op;
     before = ops_done[i];
-    const double from = std::min(started_at_s[i], done_at_s[i]), to = done_at_s[i];
+    // A wait with no launch before it has no start: its span is empty.
+    const double start = i < started_at_s.size() ? started_at_s[i] : done_at_s[i];
+    const double from = std::min(start, done_at_s[i]), to = done_at_s[i];
     if (!(to > from)) {  // no measurable span: all of it where it completed
       rows[std::min(rows.size() - 1, static_cast<std::size_t>(to / interval_s))] += work;
       continue;
     }
     // Spread evenly over the span: a batch of operations queued back to back ran through it.
-    const auto first = static_cast<std::size_t>(from / interval_s);
     const auto last = std::min(rows.size() - 1, static_cast<std::size_t>(to / interval_s));
+    const auto first = std::min(last, static_cast<std::size_t>(from / interval_s));
     for (std::size_t r = first; r <= last; ++r) {
       const double lo = std::max(from, static_cast<double>(r) * interval_s);
       const double hi = std::min(to, static_cast<double>(r + 1) * interval_s);
@@ -62,6 +64,10 @@ void ObservedOperation::launch() {
 }
 
 void ObservedOperation::wait() {
+  // A wait with nothing launched since the last one still gets its start, so that starts and
+  // waits pair one to one.
+  if (launched_ == (ops_done_.empty() ? 0 : ops_done_.back()))
+    started_at_s_.push_back(std::chrono::duration<double>(Clock::now() - first_).count());
   inner_->wait();
   done_at_s_.push_back(std::chrono::duration<double>(Clock::now() - first_).count());
   ops_done_.push_back(launched_);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "analysis/case_view.hpp"
 #include "analysis/report.hpp"
@@ -290,12 +291,20 @@ void step_section(const RunReport& r, std::vector<Section>& out) {
   sec.id = "step-projection";
   sec.title = "Step time: projected from the measured figures, beside the measured step";
   sec.lines = inputs->assumptions;
-  for (const auto& c : r.run->cases)
-    if (c.family == "step" && c.status == "ok" && workload_key(c) != inputs->workload)
-      sec.lines.push_back(
-          fmt::format("not projected: case {} ({}), another workload: the "
-                      "projection is of the file's first step workload",
-                      c.group_name, c.name));
+  // One line per other workload, with its cases (each node count and repetition is a case).
+  std::map<std::string, std::vector<std::string>> others;
+  std::vector<std::string> order;
+  for (const auto& c : r.run->cases) {
+    if (c.family != "step" || c.status != "ok" || workload_key(c) == inputs->workload) continue;
+    auto& cases = others[workload_key(c)];
+    if (cases.empty()) order.push_back(workload_key(c));
+    cases.push_back(fmt::format("case {} ({})", c.group_name, c.name));
+  }
+  for (const auto& key : order)
+    sec.lines.push_back(
+        fmt::format("not projected: {}, another workload: the projection is of "
+                    "the file's first step workload",
+                    fmt::join(others[key], ", ")));
   if (!inputs->problem.empty()) {
     sec.lines.push_back("not projected: " + inputs->problem);
     out.push_back(std::move(sec));

@@ -30,7 +30,7 @@ hosts=() placement=""
 for ((h = 1; h <= host_count; h++)); do hosts+=("pf$h"); placement+="${placement:+,}pf$h:1"; done
 # One user of the emulated hosts at a time (another run's `down` would remove them mid-trial).
 exec 9>/tmp/preflight-emulated-cluster.lock
-flock -n 9 || { echo "regression-power: another run holds the emulated hosts (/tmp/preflight-emulated-cluster.lock)" >&2; exit 2; }
+flock -w 900 9 || { echo "regression-power: another run held the emulated hosts for 15 minutes (/tmp/preflight-emulated-cluster.lock)" >&2; exit 1; }
 if ip netns list 2>/dev/null | grep -q '^pf[0-9]'; then
   echo "regression-power: emulated hosts (pf*) are up already, another test may be using them;" \
     "wait for it, or remove them with scripts/emulated-cluster.sh down" >&2

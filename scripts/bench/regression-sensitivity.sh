@@ -15,6 +15,9 @@ lowered=$((rate * 8 / 10))
 cluster=$root/scripts/emulated-cluster.sh
 work=${KEEP:-$(mktemp -d)}
 mkdir -p "$work"
+# One user of the emulated hosts at a time (another run's `down` would remove them mid-trial).
+exec 9>/tmp/preflight-emulated-cluster.lock
+flock -w 900 9 || { echo "regression-sensitivity: another run held the emulated hosts for 15 minutes (/tmp/preflight-emulated-cluster.lock)" >&2; exit 1; }
 cleanup() { "$cluster" down >/dev/null 2>&1 || true; [[ -n ${KEEP:-} ]] || rm -rf "$work"; }
 trap cleanup EXIT
 "$cluster" down >/dev/null 2>&1 || true

@@ -255,6 +255,8 @@ def run_checker(checker, argv):
                 runpy.run_path(checker, run_name="__main__")
                 rc = 0
             except SystemExit as e:
+                if isinstance(e.code, str):  # what a process would print on its way out
+                    print(e.code, file=sys.stderr)
                 rc = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
             except Exception:  # a crash is a failed check, as a process's traceback would be
                 traceback.print_exc()

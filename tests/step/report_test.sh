@@ -86,8 +86,10 @@ f = h5py.File(sys.argv[1])
 dtypes = {c.attrs['dtype'] for c in f['cases'].values() if c.attrs['family'] == b'step'}
 sys.exit(0 if dtypes == {b'float32'} else 1)" "$work/run.h5"
 mpirun -np 1 "$bin" step --step-gemm-dtype bfloat16 --min-iters 1 -n 1 -o "$work/bf16.h5" >"$work/bf16.log" 2>&1
-expect "bfloat16 GEMMs on openblas: exit 2 naming gemm_dtype" \
-  test $? -eq 2 -a "$(grep -c "gemm_dtype bfloat16: gemm_backend openblas has no bfloat16 GEMM" "$work/bf16.log")" -ge 1
+expect "bfloat16 GEMMs on openblas: exit 2 naming the flag" \
+  test $? -eq 2 -a "$(grep -c -- "--step-gemm-dtype: expected auto or float32" "$work/bf16.log")" -ge 1
+"$bin" step --step-gemm-dtype bfloat16 --dry-run >"$work/bf16-dry.log" 2>&1
+expect "... refused by a dry run too (exit 2)" test $? -eq 2
 
 # Without matmul figures nothing is projected, and the report says why.
 mpirun -np 4 "$bin" step --ranks-per-node 2 --model custom --layers 2 --hidden 64 \

@@ -176,6 +176,15 @@ TEST(Telemetry, IntervalRatesSpreadABlockWaitedForOnceOverItsSpan) {
   for (double r : rows) EXPECT_NEAR(r, 10.0, 1e-9);  // the rate it ran at, never a pile-up
 }
 
+// A wait with no start of its own (nothing launched since the last wait) reads as an empty span
+// where it completed, never past the end of the starts.
+TEST(Telemetry, IntervalRatesOfAWaitWithoutAStart) {
+  const auto rows = telemetry::interval_rates({0.0}, {0.5, 1.5}, {1, 3}, 1.0, 1.0);
+  ASSERT_EQ(rows.size(), 2U);
+  EXPECT_DOUBLE_EQ(rows[0], 1.0);        // the first operation, over [0, 0.5]
+  EXPECT_DOUBLE_EQ(rows[1], 2.0 / 0.5);  // two more, counted where they completed
+}
+
 TEST(Telemetry, NvmlAbsentIsNotAvailableAndReadsNothing) {
   const gpu::Nvml nvml("libnvidia-ml-absent-for-test.so.1");
   EXPECT_FALSE(nvml.available());
