@@ -49,20 +49,12 @@ case $out/ in "$bundle"/*) echo "device-check.sh: --out $out is inside the bundl
 mkdir -p "$out" || { echo "device-check.sh: cannot make --out $out" >&2; exit 2; }
 cd "$out" || exit 2  # configs' relative paths (the data set) land here too
 
-# This machine's NCCL and cuBLAS: preflight links the CUDA runtime in, not these.
-find_lib() {  # NAME PYTHON-PACKAGE
-  local name=$1 package=$2 dir
-  for dir in ${PREFLIGHT_NCCL_LIB:-} \
-             "$(ldconfig -p 2>/dev/null | awk -v n="$name" '$1 == n {print $NF; exit}' | xargs -r dirname)" \
-             "$(python3 -c "import $package as p; print(list(p.__path__)[0] + '/lib')" 2>/dev/null)" \
-             /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
-    [[ -n $dir && -e $dir/$name ]] && { echo "$dir"; return; }
-  done
-}
-nccl_dir=$(find_lib libnccl.so.2 nvidia.nccl)
-cublas_dir=$(find_lib libcublasLt.so.13 nvidia.cublas)  # opened by preflight when a GEMM needs it
-nvjpeg_dir=$(find_lib libnvjpeg.so.13 nvidia.nvjpeg)    # opened by the dataloader's GPU decoder
-library_path="$bundle/lib${nccl_dir:+:$nccl_dir}${cublas_dir:+:$cublas_dir}${nvjpeg_dir:+:$nvjpeg_dir}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# This machine's NCCL, cuBLAS and nvJPEG on the bundle's programs' library path
+# (scripts/device/bundle-env.sh, in the bundle or beside this script).
+bundle_env=$bundle/scripts/device/bundle-env.sh
+[[ -f $bundle_env ]] || bundle_env=$here/device/bundle-env.sh
+# shellcheck source=device/bundle-env.sh
+source "$bundle_env"
 # The environment of the bundle's programs alone (not exported: python3 must not see it).
 with_bundle=(env "LD_LIBRARY_PATH=$library_path" "OPAL_PREFIX=$bundle"
   "PMIX_MCA_mca_base_component_path=$bundle/lib/x86_64-linux-gnu/pmix2/lib/pmix"

@@ -21,14 +21,8 @@ while [[ $# -gt 0 ]]; do
 done
 bundle=$(cd "$bundle" 2>/dev/null && pwd) || { echo "gpu-tests.sh: no bundle; make it with scripts/device-bundle.sh" >&2; exit 2; }
 mkdir -p "$work/bin" || exit 2
-lib_dir() {  # the directory the loader finds NAME in, or nothing
-  ldconfig -p 2>/dev/null | awk -v n="$1" '$1 == n {print $NF; exit}' | xargs -r dirname
-}
-library_path=$bundle/lib
-for name in libnccl.so.2 libcublasLt.so.13 libnvjpeg.so.13; do
-  dir=$(lib_dir "$name")
-  [[ -n $dir ]] && library_path+=:$dir
-done
+# shellcheck source=bundle-env.sh
+source "$(dirname "$0")/bundle-env.sh"  # $library_path, as device-check.sh gives its programs
 for program in preflight mpirun; do
   cat >"$work/bin/$program" <<EOF
 #!/usr/bin/env bash
