@@ -369,12 +369,4 @@ OutlierJudgement judge_outliers(const RunData& run, const OutlierOptions& option
   return {outliers_of(run, options, evidence), not_judged_of(run, options, evidence)};
 }
 
-std::vector<Outlier> find_outliers(const RunData& run, const OutlierOptions& options) {
-  return judge_outliers(run, options).outliers;
-}
-
-std::vector<std::string> outliers_not_judged(const RunData& run, const OutlierOptions& options) {
-  return judge_outliers(run, options).not_judged;
-}
-
 }  // namespace preflight::report

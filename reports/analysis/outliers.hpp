@@ -62,18 +62,13 @@ struct Outlier {
   std::size_t sizes = 0;  // sizes it was compared over
 };
 
-// Needs at least 3 ranks (3 nodes for nodes) to judge; fewer gives no outliers. Late ranks
-// first: the ranks of a late rank's group wait for it, so its group is left out of the
-// slowness comparison at every size where it ran.
-std::vector<Outlier> find_outliers(const RunData& run, const OutlierOptions& options = {});
-
-// What find_outliers could not judge in `run`, and why, one line each ("slow nodes: 2 nodes ran
-// cases that compare peers, judging needs 3"): silence there is not health. Empty: all judged.
-std::vector<std::string> outliers_not_judged(const RunData& run,
-                                             const OutlierOptions& options = {});
-
-// Both at once, from one pass over the evidence (what the report uses: at 65,536 ranks each
-// pass over every rank's times at every size costs seconds).
+// The slow and late nodes and ranks of `run` (outliers) and what could not be judged, and why,
+// one line each ("slow nodes: 2 nodes ran cases that compare peers, judging needs 3"): silence
+// there is not health; empty: all judged. Needs at least 3 ranks (3 nodes for nodes) to judge;
+// fewer gives no outliers. Late ranks first: the ranks of a late rank's group wait for it, so its
+// group is left out of the slowness comparison at every size where it ran. Both from one pass
+// over the evidence (at 65,536 ranks each pass over every rank's times at every size costs
+// seconds).
 struct OutlierJudgement {
   std::vector<Outlier> outliers;
   std::vector<std::string> not_judged;

@@ -9,8 +9,7 @@
 namespace {
 
 using preflight::report::CaseData;
-using preflight::report::find_outliers;
-using preflight::report::outliers_not_judged;
+using preflight::report::judge_outliers;
 using preflight::report::RunData;
 
 // 4 one-rank nodes, one case that declares peer_slow, 3 sizes of the given per-rank times.
@@ -37,11 +36,11 @@ RunData run(const std::vector<double>& per_iteration, const std::vector<double>&
 const std::vector<double> kRoles = {2.1, 0.15, 0.7, 1.3};
 
 TEST(Outliers, RoleInOneCollectiveIsNotSlowness) {
-  EXPECT_TRUE(find_outliers(run(kRoles, {1.0, 1.01, 0.99, 1.0})).empty());
+  EXPECT_TRUE(judge_outliers(run(kRoles, {1.0, 1.01, 0.99, 1.0})).outliers.empty());
 }
 
 TEST(Outliers, SlowNodeNamedFromBackToBackTimes) {
-  const auto out = find_outliers(run(kRoles, {1.0, 1.01, 1.3, 0.99}));
+  const auto out = judge_outliers(run(kRoles, {1.0, 1.01, 1.3, 0.99})).outliers;
   ASSERT_FALSE(out.empty());
   EXPECT_EQ(out.front().kind, "node");
   EXPECT_EQ(out.front().name, "h2");
@@ -53,14 +52,14 @@ TEST(Outliers, WithoutBackToBackTimesPerIterationOnesAreCompared) {
   auto r = run({1.0, 1.0, 1.3, 1.0}, {});
   for (auto& c : r.cases)
     for (auto& b : c.rank_batched_medians) b.clear();
-  const auto out = find_outliers(r);
+  const auto out = judge_outliers(r).outliers;
   ASSERT_FALSE(out.empty());
   EXPECT_EQ(out.front().name, "h2");
 }
 
 TEST(Outliers, RatioBelowTheStatedThresholdNamesNoOne) {
   // 1.12x the others: below the 1.15 docs/report.md states, however tight the peers.
-  EXPECT_TRUE(find_outliers(run(kRoles, {1.0, 1.0, 1.12, 1.0})).empty());
+  EXPECT_TRUE(judge_outliers(run(kRoles, {1.0, 1.0, 1.12, 1.0})).outliers.empty());
 }
 
 // Tiny comm runs as `comm --topology world,intra --ranks-per-node 2 --iters 5` writes them: 4
@@ -104,14 +103,14 @@ TEST(Outliers, PlantedLateRankNamedAndTheRankThatWaitedForItIsNotSlow) {
     t.add(kWorld, {wait, kOp, wait, wait}, {waited_per_op, kOp, waited_per_op, waited_per_op});
     t.add(kIntra, {wait, kOp, kOp, kOp}, {waited_per_op, kOp, kOp, kOp});
   }
-  const auto out = find_outliers(t.run);
+  const auto out = judge_outliers(t.run).outliers;
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out.front().kind, "late rank");
   EXPECT_EQ(out.front().name, "rank 1");
   EXPECT_EQ(out.front().sizes, 8u);
   EXPECT_LT(out.front().ratio, 0.1);
   // The sizes where every other rank waited for it say nothing of anyone's speed: not judged.
-  const auto why = outliers_not_judged(t.run);
+  const auto why = judge_outliers(t.run).not_judged;
   const std::string expected =
       "slow nodes and ranks: 8 of 8 sizes left out, their ranks waited for a late rank";
   EXPECT_NE(std::find(why.begin(), why.end(), expected), why.end());
@@ -126,8 +125,8 @@ TEST(Outliers, TinyRunsBlocksOfOneOperationAreNotJudgedForSlowness) {
     t.add(kWorld, roles, roles, 2, 5, 1);
     t.add(kIntra, roles, roles, 2, 5, 1);
   }
-  EXPECT_TRUE(find_outliers(t.run).empty());
-  const auto why = outliers_not_judged(t.run);
+  EXPECT_TRUE(judge_outliers(t.run).outliers.empty());
+  const auto why = judge_outliers(t.run).not_judged;
   ASSERT_FALSE(why.empty());
   EXPECT_NE(why.front().find("8 of 8 sizes left out, their back-to-back blocks of 1 operation"),
             std::string::npos)
@@ -143,7 +142,7 @@ TEST(Outliers, RankDescheduledAtSomeSizesIsNotLate) {
     t.add(kWorld, {wait, wait, wait, kOp}, {kOp, kOp, kOp, kOp});
     t.add(kIntra, {kOp, kOp, kOp, kOp}, {kOp, kOp, kOp, kOp});
   }
-  EXPECT_TRUE(find_outliers(t.run).empty());
+  EXPECT_TRUE(judge_outliers(t.run).outliers.empty());
 }
 
 // The barrier releases its ranks in an order: the last one released spends 0.3 us in an 8-byte
@@ -154,11 +153,11 @@ TEST(Outliers, BarrierReleaseOrderIsNotLateness) {
     t.add(kWorld, {12e-6, 6e-6, 6.7e-6, 0.3e-6}, {kOp, kOp, kOp, kOp});
     t.add(kIntra, {6.6e-6, 6e-6, 6.8e-6, 0.2e-6}, {kOp, kOp, kOp, kOp});
   }
-  EXPECT_TRUE(find_outliers(t.run).empty());
+  EXPECT_TRUE(judge_outliers(t.run).outliers.empty());
   // The peers' wait is what keeps it unnamed: with no floor on it, rank 3 would be "late".
   preflight::report::OutlierOptions no_floor;
   no_floor.min_late_wait_s = 0;
-  const auto out = find_outliers(t.run, no_floor);
+  const auto out = judge_outliers(t.run, no_floor).outliers;
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out.front().name, "rank 3");
 }
@@ -168,8 +167,8 @@ TEST(Outliers, TooFewSizesOrIterationsForLatenessAreNotJudged) {
   const double wait = kOp + kLate;
   t.add(kWorld, {wait, kOp, wait, wait}, {kOp, kOp, kOp, kOp}, 2);
   t.add(kIntra, {wait, kOp, kOp, kOp}, {kOp, kOp, kOp, kOp}, 2, 2);
-  EXPECT_TRUE(find_outliers(t.run).empty());
-  const auto why = outliers_not_judged(t.run);
+  EXPECT_TRUE(judge_outliers(t.run).outliers.empty());
+  const auto why = judge_outliers(t.run).not_judged;
   const std::string expected =
       "late ranks: 2 sizes compared ranks with their group peers (2 sizes of fewer than 3 "
       "iterations left out); judging needs 4 or more";
