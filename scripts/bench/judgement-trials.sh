@@ -36,13 +36,9 @@ py=/usr/bin/python3
 rate=${RATE:-200mbit}
 mkdir -p "$work"
 work=$(realpath "$work")
-# One user of the emulated hosts at a time (another run's `down` would remove them mid-trial).
-exec 9>/tmp/preflight-emulated-cluster.lock
-flock -w 900 9 || { echo "another run holds the emulated hosts (/tmp/preflight-emulated-cluster.lock)"; exit 1; }
-"$cluster" down >/dev/null 2>&1
-trap '"$cluster" down >/dev/null 2>&1' EXIT
-trap 'exit 130' INT TERM
-"$cluster" up 5 || { echo "cannot make the emulated hosts"; exit 1; }
+# shellcheck source=emulated-hosts.sh
+source "$here/emulated-hosts.sh"
+hold_emulated_hosts judgement-trials 5
 hosts=pf1:1,pf2:1,pf3:1,pf4:1
 
 # named FILE.json: what the verdict names, sorted: host:H, link:A-B, fabric, node:H (outliers);
