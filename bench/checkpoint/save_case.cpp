@@ -27,7 +27,6 @@ namespace preflight::checkpoint {
 namespace {
 
 using storage::Clock;
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr std::size_t kVerifyChunk = 1 << 20;
 constexpr std::size_t kBytes = schema::kCheckpointBytes, kHandoff = schema::kCheckpointHandoff,
                       kDurable = schema::kCheckpointDurable,

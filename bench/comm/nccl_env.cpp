@@ -83,8 +83,8 @@ constexpr std::array kVariables = {
 constexpr std::array<std::string_view, 7> kAlgorithms = {
     "ring", "tree", "collnetdirect", "collnetchain", "nvls", "nvlstree", "pat"};
 constexpr std::array<std::string_view, 3> kProtocols = {"ll", "ll128", "simple"};
-constexpr std::array<std::string_view, 5> kCollectives = {"allreduce", "broadcast", "reduce",
-                                                          "allgather", "reducescatter"};
+constexpr std::array<std::string_view, 5> kNcclCollectiveNames = {
+    "allreduce", "broadcast", "reduce", "allgather", "reducescatter"};
 constexpr std::array<std::string_view, 6> kLevels = {"loc", "nvl", "pix", "pxb", "phb", "sys"};
 constexpr std::array<std::string_view, 5> kDebugLevels = {"version", "warn", "info", "trace",
                                                           "abort"};
@@ -140,7 +140,7 @@ bool selection(const std::array<std::string_view, N>& names, std::string_view va
   const auto parts = split(value, ';');
   return std::all_of(parts.begin(), parts.end(), [&](std::string_view part) {
     const auto colon = part.find(':');
-    return colon != std::string_view::npos && one_of(kCollectives, part.substr(0, colon)) &&
+    return colon != std::string_view::npos && one_of(kNcclCollectiveNames, part.substr(0, colon)) &&
            name_list(names, part.substr(colon + 1));
   });
 }

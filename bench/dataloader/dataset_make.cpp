@@ -20,7 +20,7 @@ namespace preflight::dataloader {
 namespace {
 
 namespace fs = std::filesystem;
-constexpr std::size_t kTarBlock = 512;
+constexpr std::size_t kTarBlockBytes = 512;
 
 using MakeOptions = SyntheticSpec;
 
@@ -57,7 +57,7 @@ void write_file(const fs::path& path, const std::vector<unsigned char>& bytes) {
 
 // One ustar member: header, data, padding to the block.
 void tar_member(std::ofstream& f, const std::string& name, const std::vector<unsigned char>& data) {
-  char h[kTarBlock] = {};
+  char h[kTarBlockBytes] = {};
   std::snprintf(h, 100, "%s", name.c_str());
   std::snprintf(h + 100, 8, "%07o", 0644);
   std::snprintf(h + 108, 8, "%07o", 0);
@@ -71,10 +71,10 @@ void tar_member(std::ofstream& f, const std::string& name, const std::vector<uns
   unsigned sum = 0;
   for (unsigned char c : h) sum += c;
   std::snprintf(h + 148, 8, "%06o", sum);
-  f.write(h, kTarBlock);
+  f.write(h, kTarBlockBytes);
   f.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
-  const std::size_t pad = (kTarBlock - data.size() % kTarBlock) % kTarBlock;
-  static const char zeros[kTarBlock] = {};
+  const std::size_t pad = (kTarBlockBytes - data.size() % kTarBlockBytes) % kTarBlockBytes;
+  static const char zeros[kTarBlockBytes] = {};
   f.write(zeros, static_cast<std::streamsize>(pad));
 }
 
@@ -139,7 +139,7 @@ double write_set(const SyntheticSpec& o) {
       const std::string label = std::to_string((first + i) % 1000);
       tar_member(f, key + ".cls", std::vector<unsigned char>(label.begin(), label.end()));
     }
-    static const char end[2 * kTarBlock] = {};
+    static const char end[2 * kTarBlockBytes] = {};
     f.write(end, sizeof end);
     if (!f) throw UsageError(fmt::format("dataset make: cannot write {}", path.string()));
   }

@@ -27,7 +27,6 @@ namespace preflight::dataloader {
 namespace {
 
 namespace s = schema;
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr std::size_t kNamedBadImages = 10;
 
 class LoaderOperation final : public Operation {

@@ -1,4 +1,5 @@
 #include "harness/host_load.hpp"
+#include "harness/stats.hpp"
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -14,8 +15,6 @@
 
 namespace preflight {
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // What a rank sends rank 0 at the end of a window; doubles only, so it travels as MPI_DOUBLE.
 struct WindowReport {

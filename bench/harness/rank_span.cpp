@@ -8,11 +8,6 @@
 #include "harness/stats.hpp"
 
 namespace preflight {
-namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-}  // namespace
 
 IterationSpan span_of(const double* starts, const double* seconds,
                       const std::vector<int>& members) {

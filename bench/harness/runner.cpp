@@ -15,13 +15,13 @@
 #include "harness/exit_codes.hpp"
 #include "harness/host_load.hpp"
 #include "harness/rank_span.hpp"
+#include "harness/stats.hpp"
 #include "preflight/schema/layout.hpp"
 
 namespace preflight {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr int kPrecisionChunk = 10;  // iterations between collective precision checks
 constexpr int kClockRounds = 10;     // ping-pongs per rank that measure its clock's offset
 

@@ -3,10 +3,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
 namespace preflight {
+
+// A figure that was not measured (a rank that took no part, a size a case did not run).
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 struct Summary {
   std::size_t count = 0;

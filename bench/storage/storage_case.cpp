@@ -18,6 +18,7 @@
 
 #include "harness/rank_span.hpp"
 #include "harness/sizes.hpp"
+#include "harness/stats.hpp"
 #include "preflight/schema/storage.hpp"
 #include "storage/engine.hpp"
 #include "storage/pattern.hpp"
@@ -25,7 +26,6 @@
 namespace preflight::storage {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kWarnResident = 0.05;  // cached after eviction: worth a warning
 
 // The counters' order is the schema's (storage.hpp checks it against the names).

@@ -26,14 +26,13 @@ namespace preflight::report {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-[[noreturn]] void bad(const std::string& path, const YAML::Node& node, const std::string& what) {
+[[noreturn]] void bad_rules(const std::string& path, const YAML::Node& node,
+                            const std::string& what) {
   fail_at<RulesError>(path, node, what);
 }
 
 std::string scalar(const std::string& path, const YAML::Node& node, const std::string& key) {
-  if (!node.IsScalar()) bad(path, node, fmt::format("'{}' must be a single value", key));
+  if (!node.IsScalar()) bad_rules(path, node, fmt::format("'{}' must be a single value", key));
   return node.as<std::string>();
 }
 
@@ -43,8 +42,8 @@ double number(const std::string& path, const YAML::Node& node, const std::string
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
   if (text.empty() || *end != '\0' || !std::isfinite(v))
-    bad(path, node,
-        fmt::format("'{}' must be a number such as {}, found '{}'", key, example, text));
+    bad_rules(path, node,
+              fmt::format("'{}' must be a number such as {}, found '{}'", key, example, text));
   return v;
 }
 
@@ -56,17 +55,18 @@ double tolerance(const std::string& path, const YAML::Node& node) {
   char* end = nullptr;
   double v = std::strtod(text.c_str(), &end);
   if (text.empty() || *end != '\0' || !(v >= 0))
-    bad(path, node,
-        fmt::format("'tolerance' must be a share such as 10% or 0.1, found '{}'",
-                    node.as<std::string>()));
+    bad_rules(path, node,
+              fmt::format("'tolerance' must be a share such as 10% or 0.1, found '{}'",
+                          node.as<std::string>()));
   // A bare number is a fraction: 10 would be 1000%, which is never meant; say how to write it.
   if (!percent && v >= 1)
-    bad(path, node,
+    bad_rules(
+        path, node,
         fmt::format("'tolerance: {}' is a fraction of the expected value ({:g}%); write {}% for "
                     "that many percent, or a fraction below 1 such as 0.1",
                     text, v * 100, text));
   if (percent) v /= 100;
-  if (v >= 1) bad(path, node, "'tolerance' must be below 100%");
+  if (v >= 1) bad_rules(path, node, "'tolerance' must be below 100%");
   return v;
 }
 
@@ -77,8 +77,8 @@ void check_keys(const std::string& path, const YAML::Node& map,
     if (!allowed.count(key)) {
       std::string list;
       for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-      bad(path, kv.first,
-          fmt::format("unknown key '{}' in {}; the keys are: {}", key, where, list));
+      bad_rules(path, kv.first,
+                fmt::format("unknown key '{}' in {}; the keys are: {}", key, where, list));
     }
   }
 }
@@ -88,12 +88,13 @@ void check_keys(const std::string& path, const YAML::Node& map,
 void read_selection(const std::string& path, const YAML::Node& node, const std::string& context,
                     Rule& r) {
   if (!node["metric"])
-    bad(path, node,
-        fmt::format("{} needs 'metric', e.g. time_median or a family's metric", context));
+    bad_rules(path, node,
+              fmt::format("{} needs 'metric', e.g. time_median or a family's metric", context));
   r.metric = scalar(path, node["metric"], "metric");
   if (const auto w = node["where"]) {
     if (!w.IsMap())
-      bad(path, w, "'where' must map case attributes to values, e.g. {collective: allreduce}");
+      bad_rules(path, w,
+                "'where' must map case attributes to values, e.g. {collective: allreduce}");
     for (const auto& kv : w) {
       auto& values = r.where[kv.first.as<std::string>()];
       if (kv.second.IsSequence())
@@ -108,7 +109,7 @@ void read_selection(const std::string& path, const YAML::Node& node, const std::
       try {
         r.sizes.insert(static_cast<double>(parse_size(scalar(path, v, field), field)));
       } catch (const UsageError& e) {
-        bad(path, v, e.what());
+        bad_rules(path, v, e.what());
       }
     };
     if (s.IsSequence())
@@ -119,12 +120,12 @@ void read_selection(const std::string& path, const YAML::Node& node, const std::
   if (const auto b = node["band"]) {
     r.band = scalar(path, b, "band");
     if (r.band != "small" && r.band != "medium" && r.band != "large")
-      bad(path, b, fmt::format("'band' must be small, medium or large, found '{}'", r.band));
+      bad_rules(path, b, fmt::format("'band' must be small, medium or large, found '{}'", r.band));
   }
   if (const auto b = node["better"]) {
     r.better = scalar(path, b, "better");
     if (r.better != "higher" && r.better != "lower")
-      bad(path, b, fmt::format("'better' must be higher or lower, found '{}'", r.better));
+      bad_rules(path, b, fmt::format("'better' must be higher or lower, found '{}'", r.better));
   }
 }
 
@@ -132,7 +133,7 @@ namespace {
 
 Rule read_rule(const std::string& path, const YAML::Node& node, const Rule& defaults,
                std::size_t index) {
-  if (!node.IsMap()) bad(path, node, fmt::format("rules[{}] must be a mapping", index));
+  if (!node.IsMap()) bad_rules(path, node, fmt::format("rules[{}] must be a mapping", index));
   check_keys(path, node,
              {"name", "where", "sizes", "band", "metric", "expect", "baseline", "tolerance",
               "better", "min_samples"},
@@ -145,14 +146,14 @@ Rule read_rule(const std::string& path, const YAML::Node& node, const Rule& defa
   const bool expect = static_cast<bool>(node["expect"]),
              baseline = static_cast<bool>(node["baseline"]);
   if (expect == baseline)
-    bad(path, node,
-        fmt::format("rules[{}] ('{}') needs exactly one of 'expect: VALUE' (absolute) or "
-                    "'baseline: true' (relative to --baseline)",
-                    index, r.name));
+    bad_rules(path, node,
+              fmt::format("rules[{}] ('{}') needs exactly one of 'expect: VALUE' (absolute) or "
+                          "'baseline: true' (relative to --baseline)",
+                          index, r.name));
   if (expect) r.expect = number(path, node["expect"], "expect", "150");
   if (baseline) {
     const auto text = scalar(path, node["baseline"], "baseline");
-    if (text != "true") bad(path, node["baseline"], "'baseline' must be true (or left out)");
+    if (text != "true") bad_rules(path, node["baseline"], "'baseline' must be true (or left out)");
     r.from_baseline = true;
   }
   return r;
@@ -506,7 +507,7 @@ Rules parse_rules(const std::string& path, const YAML::Node& root) {
   Rule defaults;
   defaults.tolerance = 0.1;
   if (const auto d = root["defaults"]) {
-    if (!d.IsMap()) bad(path, d, "'defaults' must be a mapping");
+    if (!d.IsMap()) bad_rules(path, d, "'defaults' must be a mapping");
     check_keys(path, d, {"tolerance", "min_samples"}, "defaults");
     if (d["tolerance"]) defaults.tolerance = tolerance(path, d["tolerance"]);
     if (d["min_samples"])
@@ -516,7 +517,7 @@ Rules parse_rules(const std::string& path, const YAML::Node& root) {
   std::size_t index = 0;
   for (const auto& node : root["rules"])
     set->rules.push_back(read_rule(path, node, defaults, index++));
-  if (set->rules.empty()) bad(path, root["rules"], "'rules' is empty: add at least one rule");
+  if (set->rules.empty()) bad_rules(path, root["rules"], "'rules' is empty: add at least one rule");
   Rules rules{path, {}, set};
   for (const auto& r : set->rules) rules.names.push_back(r.name);
   return rules;

@@ -13,9 +13,7 @@
 #include "preflight/schema/layout.hpp"
 
 namespace preflight::report {
-namespace {
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-}  // namespace
+namespace {}  // namespace
 
 bool core_column(const std::string& name) {
   for (const auto& item : schema::kStatsColumns)

@@ -11,13 +11,13 @@
 #include "analysis/case_view.hpp"
 #include "analysis/replicates.hpp"
 #include "analysis/yaml_input.hpp"
+#include "harness/stats.hpp"
 
 namespace preflight::report {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-[[noreturn]] void bad(const std::string& path, const YAML::Node& node, const std::string& what) {
+[[noreturn]] void bad_catalogue(const std::string& path, const YAML::Node& node,
+                                const std::string& what) {
   fail_at<CatalogueError>(path, node, what);
 }
 
@@ -64,17 +64,19 @@ namespace {
 
 Catalogue parse_catalogue(const std::string& path, const YAML::Node& root) {
   if (!root.IsMap() || !root["instances"] || !root["instances"].IsSequence())
-    bad(path, root, "expected a mapping with a list 'instances:' (see configs/instances.yaml)");
+    bad_catalogue(path, root,
+                  "expected a mapping with a list 'instances:' (see configs/instances.yaml)");
   Catalogue cat;
   cat.path = path;
   if (root["currency"]) cat.currency = root["currency"].as<std::string>();
   for (const auto& node : root["instances"]) {
     if (!node.IsMap() || !node["name"] || !node["price_per_hour"])
-      bad(path, node, "each instance needs 'name' and 'price_per_hour'");
+      bad_catalogue(path, node, "each instance needs 'name' and 'price_per_hour'");
     for (const auto& kv : node) {
       const auto key = kv.first.as<std::string>();
       if (key != "name" && key != "price_per_hour" && key != "note")
-        bad(path, kv.first,
+        bad_catalogue(
+            path, kv.first,
             fmt::format("unknown key '{}' in an instance; the keys are name, price_per_hour, note",
                         key));
     }
@@ -84,12 +86,12 @@ Catalogue parse_catalogue(const std::string& path, const YAML::Node& root) {
     char* end = nullptr;
     i.price_per_hour = std::strtod(text.c_str(), &end);
     if (text.empty() || *end != '\0' || !(i.price_per_hour > 0) || !std::isfinite(i.price_per_hour))
-      bad(path, node["price_per_hour"],
-          fmt::format("price_per_hour of '{}' must be a positive number, found '{}'", i.name,
-                      text));
+      bad_catalogue(path, node["price_per_hour"],
+                    fmt::format("price_per_hour of '{}' must be a positive number, found '{}'",
+                                i.name, text));
     if (node["note"]) i.note = node["note"].as<std::string>();
     if (!cat.instances.emplace(i.name, i).second)
-      bad(path, node["name"], fmt::format("instance '{}' is listed twice", i.name));
+      bad_catalogue(path, node["name"], fmt::format("instance '{}' is listed twice", i.name));
   }
   return cat;
 }

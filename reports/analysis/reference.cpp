@@ -23,7 +23,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-[[noreturn]] void bad(const std::string& path, const YAML::Node& node, const std::string& what) {
+[[noreturn]] void bad_reference(const std::string& path, const YAML::Node& node,
+                                const std::string& what) {
   fail_at<ReferenceError>(path, node, what);
 }
 
@@ -43,14 +44,15 @@ void check_keys(const std::string& path, const YAML::Node& map,
   for (const auto& kv : map) {
     const auto key = kv.first.as<std::string>();
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
-      bad(path, kv.first,
-          fmt::format("unknown key '{}' in {}{}; the keys are: {}", key, where, hint(key, allowed),
-                      fmt::join(allowed, ", ")));
+      bad_reference(path, kv.first,
+                    fmt::format("unknown key '{}' in {}{}; the keys are: {}", key, where,
+                                hint(key, allowed), fmt::join(allowed, ", ")));
   }
 }
 
 std::string scalar(const std::string& path, const YAML::Node& node, const std::string& key) {
-  if (!node || !node.IsScalar()) bad(path, node, fmt::format("'{}' must be a single value", key));
+  if (!node || !node.IsScalar())
+    bad_reference(path, node, fmt::format("'{}' must be a single value", key));
   return node.as<std::string>();
 }
 
@@ -59,31 +61,32 @@ double number(const std::string& path, const YAML::Node& node, const std::string
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
   if (text.empty() || *end != '\0' || !std::isfinite(v))
-    bad(path, node, fmt::format("'{}' must be a number, found '{}'", key, text));
+    bad_reference(path, node, fmt::format("'{}' must be a number, found '{}'", key, text));
   return v;
 }
 
 std::map<std::string, std::vector<std::string>> read_match(const std::string& path,
                                                            const YAML::Node& node) {
   if (!node.IsMap())
-    bad(path, node, "'match' must map environment columns to patterns, e.g. {gpu_model: H200}");
+    bad_reference(path, node,
+                  "'match' must map environment columns to patterns, e.g. {gpu_model: H200}");
   const auto columns = strings(schema::declared_environment_columns());
   std::map<std::string, std::vector<std::string>> out;
   for (const auto& kv : node) {
     const auto column = kv.first.as<std::string>();
     if (std::find(columns.begin(), columns.end(), column) == columns.end())
-      bad(path, kv.first,
-          fmt::format("match: '{}' is not an environment column{}; the columns are: {}", column,
-                      hint(column, columns), fmt::join(columns, ", ")));
+      bad_reference(path, kv.first,
+                    fmt::format("match: '{}' is not an environment column{}; the columns are: {}",
+                                column, hint(column, columns), fmt::join(columns, ", ")));
     auto& patterns = out[column];
     const auto add = [&](const YAML::Node& p) {
       patterns.push_back(p.IsNull() ? "" : scalar(path, p, "match." + column));
       try {
         std::regex(patterns.back(), std::regex::ECMAScript);
       } catch (const std::regex_error& e) {
-        bad(path, p,
-            fmt::format("match.{}: '{}' is not a regular expression ({})", column, patterns.back(),
-                        e.what()));
+        bad_reference(path, p,
+                      fmt::format("match.{}: '{}' is not a regular expression ({})", column,
+                                  patterns.back(), e.what()));
       }
     };
     if (kv.second.IsSequence())
@@ -114,14 +117,14 @@ void check_where(const std::string& path, const YAML::Node& node, const Rule& r,
   for (const auto name : schema::declared_case_attributes()) known.emplace_back(name);
   for (const auto& [key, values] : r.where)
     if (std::find(known.begin(), known.end(), key) == known.end())
-      bad(path, node["where"],
-          fmt::format("{}: 'where: {{{}: ...}}' names no case attribute{}", context, key,
-                      hint(key, known)));
+      bad_reference(path, node["where"],
+                    fmt::format("{}: 'where: {{{}: ...}}' names no case attribute{}", context, key,
+                                hint(key, known)));
 }
 
 Rule read_figure(const std::string& path, const YAML::Node& node, std::size_t index) {
   const auto context = fmt::format("figures[{}]", index);
-  if (!node.IsMap()) bad(path, node, context + " must be a mapping");
+  if (!node.IsMap()) bad_reference(path, node, context + " must be a mapping");
   check_keys(path, node,
              {"name", "where", "sizes", "band", "metric", "better", "unit", "typical", "floor",
               "source", "min_samples"},
@@ -138,54 +141,60 @@ Rule read_figure(const std::string& path, const YAML::Node& node, std::size_t in
   for (const auto& c : schema::declared_stats_columns()) metrics.emplace_back(c.name);
   const auto units = declared_units(r.metric);
   if (units.empty())
-    bad(path, node["metric"],
-        fmt::format("{}: unknown figure: no family declares the metric '{}'{}", context, r.metric,
-                    hint(r.metric, metrics)));
+    bad_reference(path, node["metric"],
+                  fmt::format("{}: unknown figure: no family declares the metric '{}'{}", context,
+                              r.metric, hint(r.metric, metrics)));
   const auto unit = node["unit"] ? scalar(path, node["unit"], "unit") : std::string();
   if (!units.count(unit))
-    bad(path, node["unit"] ? node["unit"] : node,
-        fmt::format("{}: unit '{}' is not the unit of {} ({}){}", context, unit, r.metric,
-                    fmt::join(units, " or "), hint(unit, strings(units))));
+    bad_reference(path, node["unit"] ? node["unit"] : node,
+                  fmt::format("{}: unit '{}' is not the unit of {} ({}){}", context, unit, r.metric,
+                              fmt::join(units, " or "), hint(unit, strings(units))));
   r.unit = unit;
   if (!node["typical"] || !node["floor"])
-    bad(path, node, fmt::format("{} ('{}') needs 'typical' and 'floor'", context, r.name));
+    bad_reference(path, node,
+                  fmt::format("{} ('{}') needs 'typical' and 'floor'", context, r.name));
   r.typical = number(path, node["typical"], "typical");
   r.expect = number(path, node["floor"], "floor");
   r.source = node["source"] ? scalar(path, node["source"], "source") : "";
   if (r.source.find_first_not_of(" \t\n") == std::string::npos)
-    bad(path, node,
+    bad_reference(
+        path, node,
         fmt::format("{} ('{}') needs 'source': the vendor specification or public measurement "
                     "both figures come from, with its date",
                     context, r.name));
   if (node["min_samples"]) r.min_samples = number(path, node["min_samples"], "min_samples");
   const auto direction = declared_direction(r.metric);
   if (r.better.empty() && direction == schema::Direction::kNone)
-    bad(path, node,
+    bad_reference(
+        path, node,
         fmt::format("{}: {} has no declared direction: say 'better: higher' or 'better: lower'",
                     context, r.metric));
   const bool higher =
       r.better.empty() ? direction == schema::Direction::kHigher : r.better == "higher";
   if (higher ? r.expect > r.typical : r.expect < r.typical)
-    bad(path, node["floor"],
-        fmt::format("{}: floor {} is on the good side of typical {} ({} is better {})", context,
-                    r.expect, r.typical, r.metric, higher ? "higher" : "lower"));
+    bad_reference(path, node["floor"],
+                  fmt::format("{}: floor {} is on the good side of typical {} ({} is better {})",
+                              context, r.expect, r.typical, r.metric, higher ? "higher" : "lower"));
   r.tolerance = 0;
   return r;
 }
 
 Reference parse_reference(const std::string& path, const YAML::Node& root) {
-  if (!root.IsMap()) bad(path, root, "a reference envelope is a mapping (docs/references.md)");
+  if (!root.IsMap())
+    bad_reference(path, root, "a reference envelope is a mapping (docs/references.md)");
   check_keys(path, root, {"reference", "title", "match", "made_from", "figures"}, "the envelope");
   Reference ref;
   ref.path = path;
   ref.name = scalar(path, root["reference"], "reference");
   ref.title = root["title"] ? scalar(path, root["title"], "title") : ref.name;
-  if (!root["match"]) bad(path, root, "'match' is missing: which environments is this for?");
+  if (!root["match"])
+    bad_reference(path, root, "'match' is missing: which environments is this for?");
   ref.match = read_match(path, root["match"]);
   if (root["made_from"]) ref.made_from = scalar(path, root["made_from"], "made_from");
   const auto figures = root["figures"];
   if (!figures || !figures.IsSequence() || figures.size() == 0)
-    bad(path, figures ? figures : root, "'figures' must be a list of at least one figure");
+    bad_reference(path, figures ? figures : root,
+                  "'figures' must be a list of at least one figure");
   auto set = std::make_shared<RuleSet>();
   for (std::size_t i = 0; i < figures.size(); ++i) {
     auto r = read_figure(path, figures[i], i);

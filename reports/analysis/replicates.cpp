@@ -8,11 +8,10 @@
 #include <numeric>
 
 #include "analysis/variance_prior.hpp"
+#include "harness/stats.hpp"
 
 namespace preflight::report {
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // The continued fraction of the regularised incomplete beta function, evaluated with the
 // modified Lentz method; converges fast for x < (a + 1) / (a + b + 2).

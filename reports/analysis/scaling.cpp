@@ -14,8 +14,6 @@
 namespace preflight::report {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
 // Size-banded cases by band; the others by each x, each its own series.
 std::string band_label(const CaseView& v, std::size_t point) {
   const double x = v.size_at(point);

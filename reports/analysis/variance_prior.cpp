@@ -1,4 +1,5 @@
 #include "analysis/variance_prior.hpp"
+#include "harness/stats.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +8,6 @@
 namespace preflight::report {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 // Where the asymptotic series are used: their first omitted terms are below 1e-14 there.
 constexpr double kAsymptotic = 20;

@@ -14,9 +14,7 @@
 #include "harness/stats.hpp"
 
 namespace preflight::report::plugins {
-namespace {
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-}  // namespace
+namespace {}  // namespace
 
 namespace {
 

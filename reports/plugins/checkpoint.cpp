@@ -9,6 +9,7 @@
 #include <string>
 
 #include "analysis/report.hpp"
+#include "harness/stats.hpp"
 #include "plugins/checkpoint_interval.hpp"
 #include "plugins/plugins.hpp"
 #include "preflight/schema/checkpoint.hpp"
@@ -16,7 +17,6 @@
 namespace preflight::report::plugins {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr int kChartPoints = 41;     // per series, log-spaced
 constexpr double kChartSpread = 32;  // from tau* / 32 to tau* x 32
 constexpr double kHour = 3600;
@@ -24,7 +24,7 @@ constexpr double kHour = 3600;
 std::string g(double x) {
   return std::isnan(x) ? std::string("n/a") : fmt::format("{:.4g}", x);
 }
-std::string pct(double f) {
+std::string percent(double f) {
   return std::isnan(f) ? std::string("n/a") : fmt::format("{:.3g}%", f * 100);
 }
 std::string duration(double s) {
@@ -137,17 +137,19 @@ void checkpoint_interval_section(const RunReport& r, std::vector<Section>& out) 
         "tau* = sqrt(2 x {} s x {} s) = {} s; f(tau*) = {} s/{} s + {} s/(2 x {} s) + {} s/{} s "
         "= {} + {} + {} = {}",
         g(save_s), g(mtbf), g(tau), g(save_s), g(tau), g(tau), g(mtbf), g(restore.seconds), g(mtbf),
-        pct(at_opt.saving), pct(at_opt.recompute), pct(at_opt.restore), pct(at_opt.total()));
+        percent(at_opt.saving), percent(at_opt.recompute), percent(at_opt.restore),
+        percent(at_opt.total()));
     if (has_plan)
-      arithmetic += fmt::format(
-          "; f({} s) = {} s/{} s + {} s/(2 x {} s) + {} s/{} s = {} + {} + {} = {}", g(planned),
-          g(save_s), g(planned), g(planned), g(mtbf), g(restore.seconds), g(mtbf),
-          pct(at_plan.saving), pct(at_plan.recompute), pct(at_plan.restore), pct(at_plan.total()));
+      arithmetic +=
+          fmt::format("; f({} s) = {} s/{} s + {} s/(2 x {} s) + {} s/{} s = {} + {} + {} = {}",
+                      g(planned), g(save_s), g(planned), g(planned), g(mtbf), g(restore.seconds),
+                      g(mtbf), percent(at_plan.saving), percent(at_plan.recompute),
+                      percent(at_plan.restore), percent(at_plan.total()));
     s.rows.push_back({c.name, v.point_label(p), written, g(save_s),
                       g(v.number("save_bw", v.row(p))),
                       g(restore.seconds) + " (" + restore.from + ")", duration(mtbf), duration(tau),
-                      pct(at_opt.total()), has_plan ? duration(planned) : "none given",
-                      has_plan ? pct(at_plan.total()) : "n/a", arithmetic});
+                      percent(at_opt.total()), has_plan ? duration(planned) : "none given",
+                      has_plan ? percent(at_plan.total()) : "n/a", arithmetic});
     chart.series.push_back(lost_curve(c.name, save_s, restore.seconds, mtbf, tau));
   }
   if (s.rows.empty()) return;

@@ -1,4 +1,5 @@
 #include "plugins/checkpoint_interval.hpp"
+#include "harness/stats.hpp"
 
 #include <cmath>
 #include <limits>
@@ -6,7 +7,6 @@
 namespace preflight::report::plugins {
 namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 }  // namespace
 
 double job_mtbf_s(double node_mtbf_s, double nodes) {

@@ -30,7 +30,7 @@ bool feeds_rule(const CaseData& c) {
   return false;
 }
 
-std::string pct(double f) {
+std::string whole_percent(double f) {
   return std::isnan(f) ? std::string("n/a") : fmt::format("{:.0f}%", f * 100);
 }
 
@@ -59,8 +59,8 @@ std::string stage_times(const CaseView& v, std::size_t point) {
 std::string feeds_accelerator(const CaseView& v, std::size_t point, const Selection&) {
   const double au = at(v, s::kDataloaderAu, point);
   if (std::isnan(au) || at(v, s::kDataloaderAuMet, point) == 1) return {};
-  return fmt::format("AU {} below the target {}: images/s not valid (as MLPerf Storage)", pct(au),
-                     pct(v.number_param("au_target")));
+  return fmt::format("AU {} below the target {}: images/s not valid (as MLPerf Storage)",
+                     whole_percent(au), whole_percent(v.number_param("au_target")));
 }
 
 void feeds_accelerator_findings(const RunReport& r, std::vector<Finding>& out) {
@@ -78,10 +78,10 @@ void feeds_accelerator_findings(const RunReport& r, std::vector<Finding>& out) {
     std::vector<std::string> evidence{
         fmt::format("best of {} worker counts: {} workers per rank, AU {} (target {}), {:.4g} "
                     "images/s",
-                    v.points(), at(v, s::kDataloaderWorkers, best), pct(au), pct(target),
-                    at(v, s::kDataloaderImagesPerS, best)),
+                    v.points(), at(v, s::kDataloaderWorkers, best), whole_percent(au),
+                    whole_percent(target), at(v, s::kDataloaderImagesPerS, best)),
         fmt::format("stage times per pass (worker seconds, median rank): {}; {} is {} of them",
-                    stage_times(v, best), stage, pct(share)),
+                    stage_times(v, best), stage, whole_percent(share)),
         fmt::format("workers per GPU needed at the measured cost: {:g} (if workers scale "
                     "linearly; cores per GPU bound it)",
                     at(v, s::kDataloaderWorkersNeeded, best)),
@@ -90,8 +90,8 @@ void feeds_accelerator_findings(const RunReport& r, std::vector<Finding>& out) {
     out.push_back(
         {Stage::kDataIn, r.label,
          fmt::format("{}: {} limits the accelerator utilisation to {} (target {}) in case {} {}",
-                     schema::label_of(schema::Stage::kDataIn), stage, pct(au), pct(target),
-                     c.group_name, c.name),
+                     schema::label_of(schema::Stage::kDataIn), stage, whole_percent(au),
+                     whole_percent(target), c.group_name, c.name),
          evidence,
          io ? "Reads limit it: check the storage family's figures for this directory (cold "
               "reads), use shards instead of small files, more readers or io_uring."
@@ -139,8 +139,8 @@ void dataloader_section(const RunReport& r, std::vector<Section>& out) {
           fmt::format("{} {}", c.group_name, c.name),
           fmt::format("{:g}", at(v, s::kDataloaderWorkers, p)),
           fmt::format("{:.4g}", at(v, s::kDataloaderImagesPerS, p)),
-          pct(at(v, s::kDataloaderAu, p)),
-          pct(v.number_param("au_target")),
+          whole_percent(at(v, s::kDataloaderAu, p)),
+          whole_percent(v.number_param("au_target")),
           valid_rate(at(v, s::kDataloaderValidImagesPerS, p)),
           fmt::format("{:.3g}", at(v, s::kDataloaderReadColumn, p)),
           fmt::format("{:.3g}", at(v, s::kDataloaderDecodeColumn, p)),

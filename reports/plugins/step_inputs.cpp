@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "analysis/case_view.hpp"
+#include "harness/stats.hpp"
 #include "plugins/alpha_beta.hpp"
 #include "preflight/schema/checkpoint.hpp"
 #include "preflight/schema/dataloader.hpp"
@@ -18,7 +19,6 @@ namespace {
 
 namespace s = schema;
 namespace sp = step_projection;
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // The shortest GEMM priced by its span on CPUs (see matmul_rates).
 constexpr double kSpanAtLeastS = 1e-3;
 

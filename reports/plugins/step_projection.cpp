@@ -9,12 +9,11 @@
 #include <stdexcept>
 
 #include "comm/collective_traits.hpp"
+#include "harness/stats.hpp"
 #include "step/model.hpp"
 
 namespace preflight::report::plugins::step_projection {
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Linear in log(x) between (x0, y0) and (x1, y1).
 double log_interpolate(double x, double x0, double y0, double x1, double y1) {

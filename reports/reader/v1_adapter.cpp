@@ -145,13 +145,13 @@ std::string subject(const CaseData& c) {
 
 // The harness's own columns: their declaration is the one in schema::kStatsColumns, the table
 // the v2 writer writes them from; nullptr for a family's column.
-const s::Column* core_column(const std::string& name) {
+const s::Column* declared_core_column(const std::string& name) {
   for (const auto& item : s::kStatsColumns)
     if (item.name == name) return &item;
   return nullptr;
 }
 
-void declare_core(const s::Column& declared, Column& column) {
+void declare_core_column(const s::Column& declared, Column& column) {
   column.direction = declared.direction;
   column.kind = declared.kind;
   column.per_iteration = declared.per_iteration;
@@ -187,8 +187,8 @@ void declare_v1(CaseData& c, std::int64_t node_count) {
   m.series = param(c, "topology");
   if (m.series.empty()) m.series = number_param(c, "ladder_nodes") > 0 ? "ladder" : "ranks";
   for (auto& [name, column] : c.stats) {
-    if (const auto* declared = core_column(name)) {
-      declare_core(*declared, column);
+    if (const auto* declared = declared_core_column(name)) {
+      declare_core_column(*declared, column);
       continue;
     }
     declare_other(column);

@@ -29,7 +29,7 @@ std::size_t utf8_length(const std::string& s, std::size_t i) {
   return n;
 }
 
-std::string number(double v) {
+std::string sample_value(double v) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
   return fmt::format("{:.17g}", v);
@@ -54,7 +54,7 @@ class Family {
       for (const auto& [k, v] : labels)
         text += fmt::format("{}{}=\"{}\"", text.empty() ? "" : ",", k, prometheus_label_value(v));
       out += fmt::format("{}{}{}{} {}\n", name_, text.empty() ? "" : "{", text,
-                         text.empty() ? "" : "}", number(value));
+                         text.empty() ? "" : "}", sample_value(value));
     }
   }
 

@@ -7,7 +7,7 @@ namespace preflight::report {
 namespace {
 
 // Numbers to 6 significant digits: what the figures can tell, and what a reader can check.
-std::string number(double v) {
+std::string yaml_number(double v) {
   return fmt::format("{:.6g}", v);
 }
 
@@ -31,8 +31,8 @@ void emit_figure(YAML::Emitter& out, const Rule& r) {
   out << YAML::Key << "metric" << YAML::Value << r.metric;
   if (!r.better.empty()) out << YAML::Key << "better" << YAML::Value << r.better;
   out << YAML::Key << "unit" << YAML::Value << r.unit;
-  out << YAML::Key << "typical" << YAML::Value << number(r.typical);
-  out << YAML::Key << "floor" << YAML::Value << number(r.expect);
+  out << YAML::Key << "typical" << YAML::Value << yaml_number(r.typical);
+  out << YAML::Key << "floor" << YAML::Value << yaml_number(r.expect);
   out << YAML::Key << "source" << YAML::Value << r.source;
   out << YAML::EndMap;
 }

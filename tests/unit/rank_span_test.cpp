@@ -9,11 +9,10 @@
 
 #include "harness/clock_sync.hpp"
 #include "harness/rank_span.hpp"
+#include "harness/stats.hpp"
 
 namespace preflight {
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Rank 1 leaves the barrier 0.5 s after rank 0; both read for 1 s: the span is 1.5 s, not the
 // slowest rank's own 1 s, and the release spread is 0.5 s. Rank 2 idled (NaN) and takes no part.
