@@ -48,6 +48,7 @@ Exit 0 when every block ran and matched, 1 when one did not (each named with fil
 why), 2 on bad usage.
 """
 import argparse
+import concurrent.futures
 import glob
 import json
 import os
@@ -448,8 +449,9 @@ RUNNERS = {"shell": run_shell_block, "console": run_console_block, "output": run
            "file": run_file_block, "options": run_options_block}
 
 
-def check_file(workspace, path, display):
-    """Runs one markdown file's blocks; returns (ran, skipped, failures)."""
+def check_file(workspace, path, display, log):
+    """Runs one markdown file's blocks, a line for each appended to log; returns (ran, skipped,
+    failures)."""
     blocks = parse_markdown(path, display)
     cwd = workspace.copy_for(display)
     ran, skipped, failures = 0, [], []
@@ -461,7 +463,7 @@ def check_file(workspace, path, display):
         try:
             if kind == "skip":
                 skipped.append((block.where, block.value("skip").strip("() ")))
-                print(f"  skip {block.where} ({block.value('skip').strip('() ')})")
+                log.append(f"  skip {block.where} ({block.value('skip').strip('() ')})")
                 continue
             if kind is None:
                 raise DocsError(f"a '{block.info or 'plain'}' block the check cannot run: give it a "
@@ -482,10 +484,10 @@ def check_file(workspace, path, display):
                     run_checked(workspace, block, command, cwd, expect=False)
                 summary = RUNNERS[kind](workspace, block, cwd)
             ran += 1
-            print(f"  ok   {block.where} {block.info or 'plain'}: {summary} ({time.monotonic() - started:.1f} s)")
+            log.append(f"  ok   {block.where} {block.info or 'plain'}: {summary} ({time.monotonic() - started:.1f} s)")
         except DocsError as error:
             failures.append(block.where)
-            print(f"  FAIL {block.where} {block.info or 'plain'}: {error}")
+            log.append(f"  FAIL {block.where} {block.info or 'plain'}: {error}")
     return ran, skipped, failures
 
 
@@ -499,6 +501,7 @@ def main():
     parser.add_argument("--python", default="/usr/bin/python3", help="runs the python blocks")
     parser.add_argument("--results-command", default=RESULTS_COMMAND,
                         help="writes results.h5 for the examples ('' for none)")
+    parser.add_argument("--jobs", type=int, default=2, help="markdown files checked at a time")
     parser.add_argument("files", nargs="*", help="markdown files (default: README.md docs/*.md)")
     args = parser.parse_args()
     for name in ("preflight", "report"):
@@ -509,19 +512,26 @@ def main():
         glob.glob(os.path.join(args.root, "docs", "*.md")))
     started = time.monotonic()
     total_ran, total_skipped, total_failures = 0, [], []
+    def one_file(path):
+        display = os.path.relpath(path, args.root) if not args.files else path
+        log = [f"{display}:"]
+        try:
+            ran, skipped, failures = check_file(workspace, path, display, log)
+        except DocsError as error:
+            ran, skipped, failures = 0, [], [display]
+            log.append(f"  FAIL {error}")
+        return ran, skipped, failures, log
+
     try:
         workspace = Workspace(args)
-        for path in files:
-            display = os.path.relpath(path, args.root) if not args.files else path
-            print(f"{display}:")
-            try:
-                ran, skipped, failures = check_file(workspace, path, display)
-            except DocsError as error:
-                ran, skipped, failures = 0, [], [display]
-                print(f"  FAIL {error}")
-            total_ran += ran
-            total_skipped += skipped
-            total_failures += failures
+        # Files run side by side (each in its own copy of the workspace): most blocks are one
+        # short process, and one at a time left a core idle. Their lines print in file order.
+        with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            for ran, skipped, failures, log in pool.map(one_file, files):
+                print("\n".join(log), flush=True)
+                total_ran += ran
+                total_skipped += skipped
+                total_failures += failures
     except DocsError as error:
         print(f"docs check: FAIL {error}")
         return 1
