@@ -86,16 +86,16 @@ std::int64_t int_declaration(hid_t object, std::string_view name, const std::str
 
 // How a dataset declares its meaning: v2 stats columns carry declarations (read strictly),
 // v1 stats columns a `better` attribute (the v1 adapter reads it), other datasets neither.
-enum class Declared { kNone, kV1, kV2 };
+enum class DeclaredSince { kNone, kV1, kV2 };
 
 // `where` names file and case for a v2 declaration that is missing or unknown.
-Column read_column(hid_t group, const std::string& name, Declared declared,
+Column read_column(hid_t group, const std::string& name, DeclaredSince declared,
                    const std::string& where) {
   Column c;
   h5::Handle set = h5::open_dataset(group, name);
   if (h5::has_attribute(set.get(), s::kUnitAttribute))
     c.unit = h5::string_attribute(set.get(), s::kUnitAttribute);
-  if (declared == Declared::kV2) {
+  if (declared == DeclaredSince::kV2) {
     const auto at = where + " column '" + name + "'";
     c.direction = enum_attribute(set.get(), s::kDirectionAttribute, s::kDirectionNames, at);
     c.kind = enum_attribute(set.get(), s::kKindAttribute, s::kKindNames, at);
@@ -103,7 +103,7 @@ Column read_column(hid_t group, const std::string& name, Declared declared,
     c.per_iteration =
         enum_attribute(set.get(), s::kPerIterationAttribute, s::kPerIterationNames, at);
     c.per_iteration_source = string_declaration(set.get(), s::kPerIterationSourceAttribute, at);
-  } else if (declared == Declared::kV1 &&
+  } else if (declared == DeclaredSince::kV1 &&
              h5::has_attribute(set.get(), std::string(kV1BetterAttribute))) {
     c.better = h5::string_attribute(set.get(), std::string(kV1BetterAttribute));
   }
@@ -340,9 +340,9 @@ CaseData read_case(hid_t cases, const std::string& group_name, const RunData& ru
     if (!h5::exists(stats.get(), item.name))
       throw ReadError(missing(path, fmt::format("column '{}' of {}'s stats", item.name, where)));
   for (const auto& name : h5::child_names(stats.get()))
-    c.stats[name] = read_column(stats.get(), name,
-                                run.schema_version == kSchemaV2 ? Declared::kV2 : Declared::kV1,
-                                declared_where);
+    c.stats[name] = read_column(
+        stats.get(), name,
+        run.schema_version == kSchemaV2 ? DeclaredSince::kV2 : DeclaredSince::kV1, declared_where);
   declare();
   read_iteration_times(g.get(), c, path);
   read_batch_ops(c);
@@ -398,7 +398,7 @@ void read_env_checks(hid_t f, const std::string& path, RunData& run) {
     if (!h5::exists(group.get(), item.name))
       throw ReadError(missing(path, fmt::format("column '{}' of /env_checks", item.name)));
     columns[std::string(item.name)] =
-        read_column(group.get(), std::string(item.name), Declared::kNone, path).strings;
+        read_column(group.get(), std::string(item.name), DeclaredSince::kNone, path).strings;
   }
   const std::size_t n = columns["check"].size();
   for (const auto& [name, values] : columns)
@@ -477,7 +477,7 @@ RunData read_run(const std::string& path) {
     for (const auto& item : columns) {
       if (!h5::exists(env.get(), item.name))
         throw ReadError(missing(path, fmt::format("column '{}' of /environment", item.name)));
-      const Column c = read_column(env.get(), std::string(item.name), Declared::kNone, path);
+      const Column c = read_column(env.get(), std::string(item.name), DeclaredSince::kNone, path);
       auto& out = run.environment[std::string(item.name)];
       if (!c.strings.empty()) out = c.strings;
       for (double v : c.numbers)

@@ -31,7 +31,7 @@ class MpiEnvironment : public ::testing::Environment {
 };
 [[maybe_unused]] const auto* const kMpi = ::testing::AddGlobalTestEnvironment(new MpiEnvironment);
 
-RankContext self_context() {
+RankContext lone_rank_context() {
   int started = 0;
   MPI_Initialized(&started);
   if (!started) MPI_Init(nullptr, nullptr);
@@ -45,7 +45,7 @@ RankContext self_context() {
   return ctx;
 }
 
-TimingOptions fixed_timing(int warmup, int iterations, int blocks) {
+TimingOptions fixed_iteration_timing(int warmup, int iterations, int blocks) {
   TimingOptions t;
   t.warmup = warmup;
   t.min_iterations = iterations;
@@ -119,10 +119,11 @@ std::string repeat(const std::string& s, int n) {
 }
 
 TEST(AsyncOperation, BackToBackLaunchesNAndWaitsOnce) {
-  const RankContext ctx = self_context();
+  const RankContext ctx = lone_rank_context();
   std::string log;
   FakeCase c([&] { return std::make_unique<LoggingOperation>(log, 0); });
-  const PointResult p = run_point(c, 0, ctx, fixed_timing(3, 12, 2), RunControls{}, 0, nullptr);
+  const PointResult p =
+      run_point(c, 0, ctx, fixed_iteration_timing(3, 12, 2), RunControls{}, 0, nullptr);
   ASSERT_EQ(p.iterations, 12);
   ASSERT_EQ(p.batch_blocks, 2);
   ASSERT_EQ(p.batch_ops, 6);
@@ -132,11 +133,12 @@ TEST(AsyncOperation, BackToBackLaunchesNAndWaitsOnce) {
 }
 
 TEST(AsyncOperation, DeviceTimerReplacesHostClock) {
-  const RankContext ctx = self_context();
+  const RankContext ctx = lone_rank_context();
   std::string log;
   // 250 s a launch as the device saw it: no host clock could have measured that here.
   FakeCase c([&] { return std::make_unique<LoggingOperation>(log, 250.0); });
-  const PointResult p = run_point(c, 0, ctx, fixed_timing(2, 5, 2), RunControls{}, 0, nullptr);
+  const PointResult p =
+      run_point(c, 0, ctx, fixed_iteration_timing(2, 5, 2), RunControls{}, 0, nullptr);
   ASSERT_EQ(p.samples.size(), 5u);
   for (double s : p.samples) EXPECT_DOUBLE_EQ(s, 250.0);
   ASSERT_EQ(p.batched.size(), 2u);
@@ -198,10 +200,11 @@ class ThreadedOperation final : public AsyncOperation {
 };
 
 TEST(AsyncOperation, HostClockIncludesTheWaitAndTheCheckSeesTheResult) {
-  const RankContext ctx = self_context();
+  const RankContext ctx = lone_rank_context();
   constexpr auto kWork = std::chrono::milliseconds(2);
   FakeCase c([&] { return std::make_unique<ThreadedOperation>(kWork); });
-  const PointResult p = run_point(c, 0, ctx, fixed_timing(1, 4, 1), RunControls{}, 0, nullptr);
+  const PointResult p =
+      run_point(c, 0, ctx, fixed_iteration_timing(1, 4, 1), RunControls{}, 0, nullptr);
   ASSERT_EQ(p.wrong_per_rank.size(), 1u);
   EXPECT_EQ(p.wrong_per_rank[0], 0u);              // the check waited for the work before counting
   for (double s : p.samples) EXPECT_GE(s, 0.002);  // each timed iteration waited for its work
@@ -223,10 +226,11 @@ class CountingOperation final : public Operation {
 };
 
 TEST(AsyncOperation, SynchronousOperationRunsOncePerLaunch) {
-  const RankContext ctx = self_context();
+  const RankContext ctx = lone_rank_context();
   int runs = 0;
   FakeCase c([&] { return std::make_unique<CountingOperation>(runs); });
-  const PointResult p = run_point(c, 0, ctx, fixed_timing(3, 10, 2), RunControls{}, 0, nullptr);
+  const PointResult p =
+      run_point(c, 0, ctx, fixed_iteration_timing(3, 10, 2), RunControls{}, 0, nullptr);
   EXPECT_EQ(runs, 1 + 3 + 10 + 2 * p.batch_ops);
   for (double s : p.samples) EXPECT_FALSE(std::isnan(s));
 }
