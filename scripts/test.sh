@@ -8,9 +8,7 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/check-format.sh
 cmake --preset ci
-# One compiler a core, not Ninja's default of cores + 2: on CI's 2 cores four unity batches at
-# once only took turns (a clean build: about 200 s at -j2, 215 to 230 s at Ninja's default).
-cmake --build --preset ci -j "$(nproc)"
+cmake --build --preset ci
 rc=0
 ctest --preset ci || rc=$?
 /usr/bin/python3 tests/skipped_tests.py build/ci/ctest-junit.xml
