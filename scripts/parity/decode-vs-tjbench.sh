@@ -110,6 +110,9 @@ bare_run() {  # cycle|repeat THREADS -> images/s of the bare TurboJPEG loop
 
 echo "# decode-vs-tjbench.sh, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown), IMAGES=$images REPS=$reps PASSES=$passes"
 echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+# On the 2-core VM a run that starts above a load of 1 moved every row by 5 to 10 %, on both
+# sides and not by the same amount (docs/dataloader.md): say so beside the figures.
+awk '$1 > 1 {print "# WARNING: the machine was busy (1-minute load " $1 " > 1): these figures are not comparable; rerun when it is quiet"}' /proc/loadavg
 # Each side of a pair runs next to the other, in the same order every repetition.
 declare -a pd bc p1 full tok1 b1 tok2 b2 tj br pil
 for r in $(seq "$reps"); do
