@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cpu/image.hpp"
+#include "dataloader/image_set.hpp"
 #include "dataloader/synthetic.hpp"
 #include "harness/usage_error.hpp"
 
@@ -20,7 +21,6 @@ namespace preflight::dataloader {
 namespace {
 
 namespace fs = std::filesystem;
-constexpr std::size_t kTarBlockBytes = 512;
 
 using MakeOptions = SyntheticSpec;
 

@@ -19,7 +19,7 @@ namespace preflight::dataloader {
 namespace {
 
 namespace fs = std::filesystem;
-constexpr std::size_t kHeadBytes = 64 * 1024, kTailBytes = 64, kTarBlock = 512;
+constexpr std::size_t kHeadBytes = 64 * 1024, kTailBytes = 64;
 
 std::string lower_extension(const fs::path& p) {
   std::string e = p.extension().string();
@@ -58,7 +58,7 @@ std::uint64_t octal(const char* field, std::size_t n) {
 
 bool header_checksum_ok(const unsigned char* h) {
   std::uint64_t sum = 0;
-  for (std::size_t i = 0; i < kTarBlock; ++i) sum += (i >= 148 && i < 156) ? ' ' : h[i];
+  for (std::size_t i = 0; i < kTarBlockBytes; ++i) sum += (i >= 148 && i < 156) ? ' ' : h[i];
   return octal(reinterpret_cast<const char*>(h) + 148, 8) == sum;
 }
 
@@ -69,16 +69,18 @@ void index_shard(const std::string& path, std::uint32_t file, std::vector<ImageR
     throw UsageError(
         fmt::format("dataloader: shard {} cannot be opened: {}", path, std::strerror(errno)));
   const auto size = static_cast<std::uint64_t>(lseek(fd, 0, SEEK_END));
-  unsigned char h[kTarBlock];
+  unsigned char h[kTarBlockBytes];
   std::uint64_t at = 0;
   std::string problem;
   const std::string shard = fs::path(path).filename().string();
-  while (at + kTarBlock <= size) {
-    if (pread(fd, h, kTarBlock, static_cast<off_t>(at)) != static_cast<ssize_t>(kTarBlock)) {
+  while (at + kTarBlockBytes <= size) {
+    if (pread(fd, h, kTarBlockBytes, static_cast<off_t>(at)) !=
+        static_cast<ssize_t>(kTarBlockBytes)) {
       problem = fmt::format("cannot read the header at offset {}: {}", at, std::strerror(errno));
       break;
     }
-    if (std::all_of(h, h + kTarBlock, [](unsigned char c) { return c == 0; })) break;  // the end
+    if (std::all_of(h, h + kTarBlockBytes, [](unsigned char c) { return c == 0; }))
+      break;  // the end
     if (!header_checksum_ok(h)) {
       problem = fmt::format("no valid tar header at offset {}", at);
       break;
@@ -90,13 +92,13 @@ void index_shard(const std::string& path, std::uint32_t file, std::vector<ImageR
                              strnlen(reinterpret_cast<const char*>(h) + 345, 155));
     if (!prefix.empty()) name = prefix + "/" + name;
     const char type = static_cast<char>(h[156]);
-    if (bytes == UINT64_MAX || at + kTarBlock + bytes > size) {
+    if (bytes == UINT64_MAX || at + kTarBlockBytes + bytes > size) {
       problem = fmt::format("member {} runs past the end of the shard", name);
       break;
     }
     if ((type == '0' || type == '\0') && is_image_name(name))
-      out.push_back({file, at + kTarBlock, bytes, shard + ":" + name});
-    at += kTarBlock + (bytes + kTarBlock - 1) / kTarBlock * kTarBlock;
+      out.push_back({file, at + kTarBlockBytes, bytes, shard + ":" + name});
+    at += kTarBlockBytes + (bytes + kTarBlockBytes - 1) / kTarBlockBytes * kTarBlockBytes;
   }
   close(fd);
   if (!problem.empty())

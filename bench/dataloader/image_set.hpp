@@ -3,6 +3,7 @@
 // before the run (a header that does not parse, a file cut short) and left out, by name.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -12,6 +13,10 @@
 namespace preflight::dataloader {
 
 enum class DataLayout { kFiles, kShards };
+
+// A tar (ustar) block: a member's header, and the unit its data is padded to. The shards
+// `dataset make` writes and the reader walks.
+inline constexpr std::size_t kTarBlockBytes = 512;
 
 // One image: its bytes are [offset, offset + size) of files[file].
 struct ImageRef {

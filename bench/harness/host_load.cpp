@@ -1,5 +1,4 @@
 #include "harness/host_load.hpp"
-#include "harness/stats.hpp"
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -12,6 +11,8 @@
 #include <limits>
 #include <string>
 #include <vector>
+
+#include "harness/stats.hpp"
 
 namespace preflight {
 namespace {

@@ -512,18 +512,19 @@ def main():
         glob.glob(os.path.join(args.root, "docs", "*.md")))
     started = time.monotonic()
     total_ran, total_skipped, total_failures = 0, [], []
-    def one_file(path):
-        display = os.path.relpath(path, args.root) if not args.files else path
-        log = [f"{display}:"]
-        try:
-            ran, skipped, failures = check_file(workspace, path, display, log)
-        except DocsError as error:
-            ran, skipped, failures = 0, [], [display]
-            log.append(f"  FAIL {error}")
-        return ran, skipped, failures, log
-
     try:
         workspace = Workspace(args)
+
+        def one_file(path):
+            display = os.path.relpath(path, args.root) if not args.files else path
+            log = [f"{display}:"]
+            try:
+                ran, skipped, failures = check_file(workspace, path, display, log)
+            except DocsError as error:
+                ran, skipped, failures = 0, [], [display]
+                log.append(f"  FAIL {error}")
+            return ran, skipped, failures, log
+
         # Files run side by side (each in its own copy of the workspace): most blocks are one
         # short process, and one at a time left a core idle. Their lines print in file order.
         with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
