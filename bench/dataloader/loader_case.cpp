@@ -18,6 +18,7 @@
 
 #include "dataloader/dataset_make.hpp"
 #include "dataloader/image_cache.hpp"
+#include "harness/idle_wait.hpp"
 #include "harness/stats.hpp"
 #include "harness/usage_error.hpp"
 #include "preflight/schema/dataloader.hpp"
@@ -250,7 +251,7 @@ void LoaderCase::start() {
       std::fprintf(stderr, "preflight: %s\n", e.what());
       made = 0;
     }
-  MPI_Bcast(&made, 1, MPI_INT, 0, ctx_.world);
+  idle_bcast(&made, 1, MPI_INT, 0, ctx_.world);  // the other ranks leave rank 0 the cores
   if (made == 0)
     throw UsageError(
         fmt::format("dataloader: synthetic_images: the set could not be made in {}", make.dir));

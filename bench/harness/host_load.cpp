@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/idle_wait.hpp"
 #include "harness/stats.hpp"
 
 namespace preflight {
@@ -117,7 +118,7 @@ HostLoadMeter::HostLoadMeter(const RankContext& ctx, const KernelGroups& groups)
 
 HostLoad HostLoadMeter::finish(const RankContext& ctx) const {
   if (!groups_.measured()) return {};
-  MPI_Barrier(ctx.world);
+  idle_barrier(ctx.world);  // rank 0 may still be writing the case's last point
   WindowReport mine;
   mine.own_user_s = own_user_seconds() - own_before_;
   if (groups_.reads_stat)

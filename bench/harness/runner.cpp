@@ -14,6 +14,7 @@
 #include "harness/clock_sync.hpp"
 #include "harness/exit_codes.hpp"
 #include "harness/host_load.hpp"
+#include "harness/idle_wait.hpp"
 #include "harness/rank_span.hpp"
 #include "harness/stats.hpp"
 #include "preflight/schema/layout.hpp"
@@ -137,7 +138,7 @@ std::uint64_t check_result(Operation* op, const RankContext& ctx, const RunContr
                            Watchdog* w) {
   if (op != nullptr) op->fill();
   set_phase(w, Phase::kBarrier);
-  MPI_Barrier(ctx.world);
+  idle_barrier(ctx.world);  // after the last point's results, which rank 0 alone writes
   set_phase(w, Phase::kOperation);
   if (op == nullptr) return 0;
   op->launch();
@@ -421,7 +422,7 @@ RankClocks clocks_for(const std::vector<PlannedCase>& plan, const RankContext& c
 // Rank 0 decides whether the run's time budget allows another case; every rank follows.
 bool within_budget(const RunControls& controls, Clock::time_point start, const RankContext& ctx) {
   int go = controls.time_budget_s <= 0 || seconds(start, Clock::now()) < controls.time_budget_s;
-  MPI_Bcast(&go, 1, MPI_INT, 0, ctx.world);
+  idle_bcast(&go, 1, MPI_INT, 0, ctx.world);  // rank 0 may still be writing the last case
   return go != 0;
 }
 
@@ -560,7 +561,7 @@ int run_campaign(std::vector<PlannedCase>& plan, const RankContext& ctx,
     const HostLoad load = host_load.finish(ctx);
     // Rank 0 alone knows the wrong counts of all ranks; every rank must return the same code.
     std::uint64_t wrong = progress.record.wrong_elements;
-    MPI_Bcast(&wrong, 1, MPI_UINT64_T, 0, ctx.world);
+    idle_bcast(&wrong, 1, MPI_UINT64_T, 0, ctx.world);
     if (watchdog != nullptr) watchdog->disarm();
     any_failed = any_failed || wrong > 0;
     ++done;

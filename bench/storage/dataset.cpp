@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "harness/idle_wait.hpp"
 #include "harness/sizes.hpp"
 #include "harness/usage_error.hpp"
 #include "storage/engine.hpp"
@@ -30,7 +31,7 @@ constexpr std::size_t kWriteChunk = 1 << 20;
 // Rank 0's message (empty: fine) on every rank; a non-empty one becomes a UsageError.
 void agree(std::string message, const RankContext& ctx) {
   int length = ctx.is_root() ? static_cast<int>(message.size()) : 0;
-  MPI_Bcast(&length, 1, MPI_INT, 0, ctx.world);
+  idle_bcast(&length, 1, MPI_INT, 0, ctx.world);  // rank 0 may be writing or checking files
   message.resize(static_cast<std::size_t>(length));
   MPI_Bcast(message.data(), length, MPI_CHAR, 0, ctx.world);
   if (length > 0) throw UsageError(message);
@@ -513,7 +514,7 @@ void Dataset::prepare() {
   if (!failed.empty()) {
     // Half a data set must never be trusted: remove all of it (the marker last), so a later
     // run writes it again; were removal to fail, the marker still says incomplete.
-    MPI_Barrier(ctx_.world);
+    idle_barrier(ctx_.world);
     remove_files(ctx_.is_root());
     prepared_ = false;
     throw UsageError(fmt::format(
@@ -521,7 +522,7 @@ void Dataset::prepare() {
         "removed, a later run writes it again",
         set_dir(), failed));
   }
-  MPI_Barrier(ctx_.world);
+  idle_barrier(ctx_.world);  // every rank's part written
   if (ctx_.is_root() && (write_ranks || write_shared)) {
     m["state"] = "complete";
     error = write_marker(marker(), m);
