@@ -18,7 +18,7 @@ run() {  # run OUT [slow rank]: 6 repetitions, so that a regression is judged ag
   local out=$1 slow=${2:--1}
   cat >"$out.yaml" <<YAML
 campaign: {name: pace-test, ranks_per_node: 1, repetitions: 6}
-timing: {warmup: 2, min_iters: 20, max_iters: 40, budget: 0.1s, batch_blocks: 2}
+timing: {warmup: 2, min_iters: 10, max_iters: 20, budget: 0.1s, batch_blocks: 2}
 benchmarks:
   - {name: pace, family: pace, units: [2000, 8000], scaling: aggregate, slow_rank: $slow}
 YAML
