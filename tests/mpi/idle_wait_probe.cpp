@@ -57,8 +57,8 @@ int main(int argc, char** argv) {
                 barrier_ok ? "ok:  " : "FAIL:", rank, idle_barrier_s, kWorkS, kMostCpuS);
     std::printf("%s rank %d: idle_bcast took %.3f s of CPU, value %d (sent 42)\n",
                 bcast_ok && value_ok ? "ok:  " : "FAIL:", rank, idle_bcast_s, value);
-    std::printf("      rank %d: MPI_Barrier took %.3f s of CPU over the same wait (contrast)\n", rank,
-                blocking_s);
+    std::printf("      rank %d: MPI_Barrier took %.3f s of CPU over the same wait (contrast)\n",
+                rank, blocking_s);
     failures = (barrier_ok ? 0 : 1) + (bcast_ok ? 0 : 1) + (value_ok ? 0 : 1);
   }
   int total = 0;
