@@ -14,7 +14,7 @@ namespace k = preflight::kernels;
 
 // Smooth gradients, edges and grain: not flat (too cheap to decode), not noise (too dear).
 k::Rgb8 test_image() {
-  k::Rgb8 img{500, 375, std::vector<unsigned char>(500 * 375 * 3)};
+  k::Rgb8 img{500, 375, k::Pixels(500 * 375 * 3)};
   std::uint32_t state = 12345;
   for (int y = 0; y < img.height; ++y)
     for (int x = 0; x < img.width; ++x)

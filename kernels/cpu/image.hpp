@@ -6,16 +6,43 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace preflight::kernels {
+
+// An allocator whose resize leaves new elements uninitialised: every decoder writes each pixel
+// of the image it sizes the buffer for, and std::vector's resize first zero-filled each image's
+// growth over the one before (1.5 % of a one-worker pipeline's CPU in perf, 4 December 2026).
+template <typename T>
+struct UninitializedAllocator : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = UninitializedAllocator<U>;
+  };
+  UninitializedAllocator() = default;
+  template <typename U>
+  UninitializedAllocator(const UninitializedAllocator<U>&) {}  // NOLINT: rebinding is implicit
+  template <typename U>
+  void construct(U* p) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
+using Pixels = std::vector<unsigned char, UninitializedAllocator<unsigned char>>;
 
 // An 8-bit RGB image, rows packed (stride width * 3).
 struct Rgb8 {
   int width = 0;
   int height = 0;
-  std::vector<unsigned char> pixels;
+  Pixels pixels;
 };
 
 enum class ImageFormat { kJpeg, kPng, kUnknown };

@@ -16,7 +16,7 @@ namespace {
 namespace k = kernels;
 
 k::Rgb8 gradient(int w, int h) {
-  k::Rgb8 img{w, h, std::vector<unsigned char>(static_cast<std::size_t>(w * h * 3))};
+  k::Rgb8 img{w, h, k::Pixels(static_cast<std::size_t>(w * h * 3))};
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x)
       for (int c = 0; c < 3; ++c)
