@@ -22,7 +22,12 @@
 # the figures are indicative only.
 #   scripts/parity/decode-vs-tjbench.sh [BUILD_DIR]
 #   env: IMAGES (64), REPS (3), PASSES (10: bare_decode's passes over the set), DIR (default a
-#        fresh one in /var/tmp)
+#        fresh one in /var/tmp), CPU (0: the core every one-thread figure runs on, both sides),
+#        CPUS (0,1: the cores of the two-thread figures, both sides)
+# Every figure runs under taskset on the same cores for both sides: on a VM whose cores are not
+# alike (the development VM's second vCPU runs a busy loop 1.8 times slower than its first), a
+# figure otherwise depends on which core the scheduler picked, which moved one-thread rows by
+# 10 % between two runs of the same code minutes apart (5 December, 00:33 and 00:37 UTC).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -34,6 +39,7 @@ command -v tjbench >/dev/null || { echo "decode-vs-tjbench: tjbench is not insta
 $py -c "import PIL, numpy" 2>/dev/null || { echo "decode-vs-tjbench: python3-pil and python3-numpy are needed" >&2; exit 2; }
 source "$root/scripts/mpi-env.sh"
 images=${IMAGES:-64} reps=${REPS:-3} passes=${PASSES:-10}
+pin_one=(taskset -c "${CPU:-0}") pin_two=(taskset -c "${CPUS:-0,1}")
 work=$(mktemp -d "${DIR:-/var/tmp}/decode-vs-tjbench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 "$preflight" dataset make --images "$images" --seed 3 "$work/set" >/dev/null
@@ -43,7 +49,9 @@ median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (
 # preflight's pipeline over the set: one pass of all images per iteration, warm, no compute.
 preflight_run() {  # workers crop element_type -> "images_per_s decode_images_per_s"
   local out=$work/p$RANDOM.h5
-  mpirun -np 1 --bind-to none "$preflight" dataloader --data-dir "$work/set" --workers "$1" \
+  local pin=("${pin_one[@]}")
+  [[ $1 -gt 1 ]] && pin=("${pin_two[@]}")
+  "${pin[@]}" mpirun -np 1 --bind-to none "$preflight" dataloader --data-dir "$work/set" --workers "$1" \
     --batch-size 8 --crop "$2" --element-type "$3" --cache warm --warmup 1 --min-iters 5 --iters 5 \
     -o "$out" >/dev/null
   $py - "$out" <<'PY'
@@ -60,14 +68,14 @@ tjbench_run() {  # -> images/s over the set, one thread
   for img in "$work"/set/*.jpg; do
     local dims mpix
     dims=$($py -c "from PIL import Image; import sys; w, h = Image.open(sys.argv[1]).size; print(w * h)" "$img")
-    mpix=$(tjbench "$img" -rgb -quiet -benchtime 0.3 -warmup 0.1 2>/dev/null |
+    mpix=$("${pin_one[@]}" tjbench "$img" -rgb -quiet -benchtime 0.3 -warmup 0.1 2>/dev/null |
            awk '$1 == "RGB" && NF >= 9 {print $NF; exit}')
     total=$(awk -v t="$total" -v p="$dims" -v r="$mpix" 'BEGIN {print t + p / (r * 1e6)}')
   done
   awk -v n="$images" -v t="$total" 'BEGIN {print n / t}'
 }
 pil_run() {  # -> images/s of decode + random-resized crop + flip + normalise, one process
-  $py - "$work/set" <<'PY'
+  "${pin_one[@]}" $py - "$work/set" <<'PY'
 import glob, math, random, sys, time
 import numpy as np
 from PIL import Image
@@ -105,11 +113,13 @@ PY
 }
 
 bare_run() {  # cycle|repeat THREADS -> images/s of the bare TurboJPEG loop
-  "$work/bare_decode" "$1" "$passes" "$2" "$work"/set/*.jpg
+  local pin=("${pin_one[@]}")
+  [[ $2 -gt 1 ]] && pin=("${pin_two[@]}")
+  "${pin[@]}" "$work/bare_decode" "$1" "$passes" "$2" "$work"/set/*.jpg
 }
 
 echo "# decode-vs-tjbench.sh, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown), IMAGES=$images REPS=$reps PASSES=$passes"
-echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg); one thread on CPU ${CPU:-0}, two on CPUs ${CPUS:-0,1}, both sides"
 # On the 2-core VM a run that starts above a load of 1 moved every row by 5 to 10 %, on both
 # sides and not by the same amount (docs/dataloader.md): say so beside the figures.
 awk '$1 > 1 {print "# WARNING: the machine was busy (1-minute load " $1 " > 1): these figures are not comparable; rerun when it is quiet"}' /proc/loadavg
