@@ -77,7 +77,7 @@ inline constexpr std::array kDataloaderCounters = {
            Direction::kNone, Kind::kTime},
     Column{"stall_s", Type::kFloat64, "s", "time the rank's accelerator waited for a batch",
            Direction::kLower, Kind::kTime},
-    Column{"batch_p50_s", Type::kFloat64, "s", "median time one worker took to build a batch",
+    Column{"batch_p50_s", Type::kFloat64, "s", "median time from a batch's start to its last image",
            Direction::kLower, Kind::kTime},
     Column{"batch_p95_s", Type::kFloat64, "s", "95th percentile of the same", Direction::kLower,
            Kind::kTime},
