@@ -16,7 +16,7 @@ namespace preflight::kernels {
 
 // An allocator whose resize leaves new elements uninitialised: every decoder writes each pixel
 // of the image it sizes the buffer for, and std::vector's resize first zero-filled each image's
-// growth over the one before (1.5 % of a one-worker pipeline's CPU in perf, 4 December 2026).
+// growth over the one before (1.5 % of a one-worker pipeline's CPU in perf, 5 December 2026).
 template <typename T>
 struct UninitializedAllocator : std::allocator<T> {
   template <typename U>
