@@ -7,12 +7,11 @@
 #include <cstddef>
 #include <string_view>
 
+#include "preflight/schema/family_names.hpp"
 #include "preflight/schema/layout.hpp"
 #include "preflight/schema/meaning.hpp"
 
 namespace preflight::schema {
-
-inline constexpr std::string_view kFabricFamily = "fabric";
 
 // Case attribute names the plug-in reads.
 inline constexpr std::string_view kFabricTestAttribute = "pair_test";
