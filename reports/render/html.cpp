@@ -12,11 +12,12 @@
 #include <tuple>
 
 #include "analysis/case_view.hpp"
+#include "analysis/format.hpp"
 #include "analysis/per_device.hpp"
+#include "analysis/report_text.hpp"
+#include "analysis/verdict_reasons.hpp"
 #include "preflight/schema/layout.hpp"
 #include "render/charts.hpp"
-#include "render/text_format.hpp"
-#include "render/verdict_reasons.hpp"
 
 namespace preflight::report {
 namespace {

@@ -7,9 +7,11 @@
 #include <map>
 
 #include "analysis/case_view.hpp"
+#include "analysis/format.hpp"
+#include "analysis/report_text.hpp"
+#include "analysis/verdict_reasons.hpp"
 #include "preflight/schema/layout.hpp"
 #include "render/text_format.hpp"
-#include "render/verdict_reasons.hpp"
 
 namespace preflight::report {
 namespace {
