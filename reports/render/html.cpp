@@ -9,11 +9,9 @@
 #include <map>
 #include <set>
 #include <string_view>
-#include <tuple>
 
-#include "analysis/case_view.hpp"
+#include "analysis/chart_plan.hpp"
 #include "analysis/format.hpp"
-#include "analysis/per_device.hpp"
 #include "analysis/report_text.hpp"
 #include "analysis/verdict_reasons.hpp"
 #include "preflight/schema/layout.hpp"
@@ -155,16 +153,18 @@ class Writer {
   Writer(const Report& report, const HtmlOptions& options) : report_(report), options_(options) {}
 
   std::string render() {
-    const auto scaling_plans = scaling_charts();
-    const auto size_plans = size_charts(static_cast<int>(scaling_plans.size()));
+    const auto scaling_plans = scaling_charts(report_);
+    const auto size_plans = size_charts(report_);
+    const int scaling_count = static_cast<int>(scaling_plans.size());
     head();
-    verdict_and_runs(first_screen_chart(scaling_plans, size_plans));
+    verdict_and_runs(first_screen_chart(report_, scaling_plans, size_plans), scaling_plans,
+                     size_plans);
     bottlenecks();
     checks();
     scaling(scaling_plans);
-    bandwidth_vs_size(size_plans);
+    bandwidth_vs_size(size_plans, scaling_count);
     fits();
-    const int numbered = sections(static_cast<int>(scaling_plans.size() + size_plans.size()));
+    const int numbered = sections(scaling_count + static_cast<int>(size_plans.size()));
     outliers();
     per_device(numbered);
     regressions();
@@ -180,23 +180,16 @@ class Writer {
 
   void add(std::string_view s) { out_ += s; }
 
-  // A chart the page draws, with its heading and what goes with it, planned before any is drawn
-  // so that the first screen can show the most important one.
-  struct PageChart {
-    std::string run_label;  // the run it belongs to (sub-headings when there are several runs)
-    std::string heading;    // escaped HTML
-    Chart spec;
-    std::string caption;                       // HTML
-    std::vector<const ScalingSeries*> series;  // a scaling chart's series: its table, its stage
-    bool by_ranks = false;
-    std::string unit;
-    int number = 0;  // its place among the sections' charts: its ids and its anchor
-    std::string anchor() const { return fmt::format("chart-{}", number); }
-  };
+  // A planned chart's heading (the page escapes what the analyses wrote).
+  static std::string heading(const PlannedChart& plan) {
+    return e(plan.heading) +
+           (plan.heading_run.empty() ? std::string() : " &middot; " + e(plan.heading_run));
+  }
 
   // A section's chart: numbered, so that its SVG ids and its anchor are its own.
-  void chart(const PageChart& plan) {
-    figure(plan.spec, fmt::format("c{}", plan.number), plan.anchor(), plan.caption, "chart");
+  void chart(const PlannedChart& plan, int number) {
+    figure(plan.chart, fmt::format("c{}", number), fmt::format("chart-{}", number), e(plan.caption),
+           "chart");
   }
 
   // The figure: the SVG, and beside it the legend where the SVG has none (too many series for
@@ -273,7 +266,8 @@ class Writer {
 
   // The first screen: the verdict with the count of each reason, the reasons one line each
   // (fail, then inconclusive; the first few, the rest folded), then the most important chart.
-  void verdict_and_runs(const std::pair<const PageChart*, std::string>& first_chart) {
+  void verdict_and_runs(const FirstChart& first, const std::vector<PlannedChart>& scaling,
+                        const std::vector<PlannedChart>& sizes) {
     const auto reasons = verdict_reasons(report_);
     const int code = report_.exit_code();  // the one verdict every renderer shows
     const Headline h = code == 1   ? Headline::kFail
@@ -287,12 +281,15 @@ class Writer {
                     e(verdict_headline(report_, reasons)), report_.findings.size(),
                     report_.findings.size() == 1 ? "" : "s"));
     reason_list(reasons);
-    if (first_chart.first) {
-      const PageChart& plan = *first_chart.first;
-      add(fmt::format("<h3 id=\"first-chart-heading\">{}</h3>\n", plan.heading));
-      figure(plan.spec, "first", "first-chart",
-             fmt::format("{}; with its section <a href=\"#{}\">below</a>.", first_chart.second,
-                         plan.anchor()),
+    if (first.from != FirstChart::From::kNone) {
+      const bool of_scaling = first.from == FirstChart::From::kScaling;
+      const PlannedChart& plan = (of_scaling ? scaling : sizes)[first.index];
+      // Its number in its section: the scaling charts come first, then those against size.
+      const auto number = first.index + 1 + (of_scaling ? 0 : scaling.size());
+      add(fmt::format("<h3 id=\"first-chart-heading\">{}</h3>\n", heading(plan)));
+      figure(plan.chart, "first", "first-chart",
+             fmt::format("{}; with its section <a href=\"#chart-{}\">below</a>.", e(first.why),
+                         number),
              "chart first-screen");
     }
     add("<p class=\"muted\">FAIL when a check failed or a size got slower than the baseline; "
@@ -402,45 +399,6 @@ class Writer {
       add("</ul></details></li>\n");
     }
     add("</ul>\n");
-  }
-
-  // The first screen's chart, by this rule (docs/report.md): the scaling chart of the
-  // first-ranked trustworthy finding that has one (a chart of the finding's run whose series
-  // are of the finding's stage, the one of its size band first), else the first scaling chart,
-  // else the first bandwidth-vs-size chart. With the sentence that says why.
-  std::pair<const PageChart*, std::string> first_screen_chart(
-      const std::vector<PageChart>& scaling, const std::vector<PageChart>& sizes) const {
-    const auto of_finding = [](const PageChart& plan, const Finding& f) {
-      return std::any_of(plan.series.begin(), plan.series.end(), [&](const ScalingSeries* s) {
-        return s->run_label == f.run_label && stage_of(s->stage) == f.stage;
-      });
-    };
-    const auto in_band = [](const PageChart& plan, const Finding& f) {
-      const auto& band = plan.series.front()->band;
-      return !band.empty() && f.title.find(band_text(band)) != std::string::npos;
-    };
-    for (std::size_t rank = 0; rank < report_.findings.size(); ++rank) {
-      const Finding& f = report_.findings[rank];
-      if (!f.trustworthy) continue;
-      const PageChart* match = nullptr;
-      for (const auto& plan : scaling) {
-        if (!of_finding(plan, f)) continue;
-        if (!match) match = &plan;
-        if (in_band(plan, f)) {
-          match = &plan;
-          break;
-        }
-      }
-      if (match)
-        return {match, fmt::format("The chart of finding {} (the first-ranked trustworthy finding "
-                                   "with a chart): {}",
-                                   rank + 1, e(f.title))};
-    }
-    if (!scaling.empty())
-      return {&scaling.front(), "The first scaling chart (no trustworthy finding has a chart)"};
-    if (!sizes.empty())
-      return {&sizes.front(), "The first chart against size (these runs have no scaling chart)"};
-    return {nullptr, {}};
   }
 
   static std::string hosts(const RunData& run) {
@@ -622,61 +580,7 @@ class Writer {
     add("</table></div>\n");
   }
 
-  // Scaling: per run, per family and metric (and size band, and for aggregates which of their
-  // curves), the metric against the scales, one line per subject and series.
-  std::vector<PageChart> scaling_charts() const {
-    using Key = std::tuple<std::string, std::string, std::string, std::string, std::string>;
-    std::vector<Key> order;
-    std::map<Key, std::vector<const ScalingSeries*>> groups;
-    for (const auto& s : report_.scaling) {
-      const Key key{s.run_label, s.family, s.metric + "\n" + s.unit, s.band,
-                    s.aggregate ? "ranks" : "nodes"};
-      if (!groups.count(key)) order.push_back(key);
-      groups[key].push_back(&s);
-    }
-    // Keep the series' order; aggregates get their own heading.
-    std::vector<PageChart> plans;
-    for (const auto& key : order) {
-      const auto& [run, family, metric_unit, band, x_kind] = key;
-      PageChart plan;
-      plan.run_label = run;
-      plan.series = groups.at(key);
-      const std::string metric = metric_unit.substr(0, metric_unit.find('\n'));
-      plan.unit = metric_unit.substr(metric_unit.find('\n') + 1);
-      plan.by_ranks = x_kind == "ranks";
-      Chart& c = plan.spec;
-      if (plan.by_ranks) {
-        std::string name = family;
-        if (!name.empty()) name[0] = static_cast<char>(std::toupper(name[0]));
-        c.title = fmt::format("{} scaling: aggregate {} vs {}", name, metric, x_kind);
-      } else {
-        c.title = fmt::format("{} {} vs nodes", family, metric);
-      }
-      if (!band.empty()) c.title += ", " + band_text(band);
-      if (report_.runs.size() > 1) c.title += " \u00b7 " + run;
-      c.x_label = plan.by_ranks ? "ranks" : "nodes";
-      c.y_label = plan.unit.empty() ? metric : fmt::format("{} ({})", metric, plan.unit);
-      bool log_x = true;
-      for (const auto* s : plan.series) {
-        ChartSeries line;
-        line.label = s->subject;
-        if (!s->topology.empty()) line.label += " [" + s->topology + "]";
-        for (const auto& p : s->points) {
-          line.x.push_back(plan.by_ranks ? p.ranks : p.nodes);
-          line.y.push_back(p.value);
-          log_x = log_x && (plan.by_ranks ? p.ranks : p.nodes) > 0;
-        }
-        c.series.push_back(std::move(line));
-      }
-      c.log_x = log_x;
-      plan.heading = e(c.title);
-      plan.number = static_cast<int>(plans.size()) + 1;
-      plans.push_back(std::move(plan));
-    }
-    return plans;
-  }
-
-  void scaling(const std::vector<PageChart>& plans) {
+  void scaling(const std::vector<PlannedChart>& plans) {
     if (report_.scaling.empty()) return;
     add("<h2 id=\"scaling\">Scaling</h2>\n");
     add("<p class=\"muted\">Each case's headline figure against the number of nodes (aggregate "
@@ -686,22 +590,25 @@ class Writer {
         "flat). Aggregate figures: efficiency is the value per rank against the "
         "fewest ranks' (ideal: linear in ranks; it falls where a shared resource "
         "saturates).</p>\n");
-    charts_by_run(plans, [&](const PageChart& plan) {
-      efficiency_table(plan.series, plan.by_ranks, plan.unit);
+    charts_by_run(plans, 0, [&](const PlannedChart& plan) {
+      std::vector<const ScalingSeries*> series;
+      for (std::size_t i : plan.scaling) series.push_back(&report_.scaling[i]);
+      efficiency_table(series, plan.by_ranks, plan.unit);
     });
   }
 
   // Each chart under its heading, with the run's name before its first chart when the report
-  // has several runs; `after` adds what follows a chart.
+  // has several runs, numbered after `numbered_before`; `after` adds what follows a chart.
   template <typename After>
-  void charts_by_run(const std::vector<PageChart>& plans, After after) {
+  void charts_by_run(const std::vector<PlannedChart>& plans, int numbered_before, After after) {
     std::string last_run;
+    int number = numbered_before;
     for (const auto& plan : plans) {
       if (plan.run_label != last_run && report_.runs.size() > 1)
         add(fmt::format("<h3>{}</h3>\n", e(plan.run_label)));
       last_run = plan.run_label;
-      add(fmt::format("<h3>{}</h3>\n", plan.heading));
-      chart(plan);
+      add(fmt::format("<h3>{}</h3>\n", heading(plan)));
+      chart(plan, ++number);
       after(plan);
     }
   }
@@ -736,95 +643,11 @@ class Writer {
     add("</table></div>\n");
   }
 
-  // Per run, per group of size-banded cases that differ only in where they ran (the same
-  // declared subject), the headline figure against the size, one line per case. Numbered after
-  // the scaling charts, which the page draws first.
-  std::vector<PageChart> size_charts(int numbered_before) const {
-    std::vector<PageChart> plans;
-    for (const auto& r : report_.runs) {
-      if (!r.run) continue;
-      std::vector<std::string> order;
-      std::map<std::string, std::vector<const CaseData*>> groups;
-      std::map<std::string, std::string> metric_of;
-      for (const auto& c : r.run->cases) {
-        if (c.meaning.bands != schema::Bands::kSizeBands || !c.stats.count(c.meaning.x_axis))
-          continue;
-        const std::string metric = CaseView(c).primary_metric();
-        if (metric.empty()) continue;
-        const std::string key = c.family + " " + metric + " " +
-                                (c.meaning.subject.empty() ? c.name : c.meaning.subject);
-        if (!groups.count(key)) order.push_back(key);
-        groups[key].push_back(&c);
-        metric_of[key] = metric;
-      }
-      for (const auto& key : order) {
-        const auto& cases = groups.at(key);
-        const std::string& metric = metric_of.at(key);
-        PageChart plan;
-        plan.run_label = r.label;
-        Chart& chart_spec = plan.spec;
-        chart_spec.title = key;
-        chart_spec.x_label = "size";
-        chart_spec.log_x = chart_spec.log_y = chart_spec.x_bytes = true;
-        const std::string& unit = cases.front()->stats.at(metric).unit;
-        chart_spec.y_label = unit.empty() ? metric : metric + " (" + unit + ")";
-        for (const CaseData* c : cases) {
-          ChartSeries line;
-          line.label = legend(*c, cases);
-          const auto& sizes = c->stats.at(c->meaning.x_axis).numbers;
-          const auto& values = c->stats.at(metric).numbers;
-          const auto group = c->stats.find("group");
-          for (std::size_t i = 0; i < std::min(sizes.size(), values.size()); ++i) {
-            if (group != c->stats.end() && i < group->second.numbers.size() &&
-                group->second.numbers[i] != -1)
-              continue;
-            line.x.push_back(sizes[i]);
-            line.y.push_back(values[i]);
-          }
-          chart_spec.series.push_back(std::move(line));
-        }
-        plan.heading =
-            e(key) + (report_.runs.size() > 1 ? " &middot; " + e(r.label) : std::string());
-        plan.caption = fmt::format(
-            "{} of the per-iteration median time, all groups together; log-log.", e(metric));
-        plan.number = numbered_before + static_cast<int>(plans.size()) + 1;
-        plans.push_back(std::move(plan));
-      }
-    }
-    return plans;
-  }
-
-  void bandwidth_vs_size(const std::vector<PageChart>& plans) {
+  // Numbered after the scaling charts, which the page draws first.
+  void bandwidth_vs_size(const std::vector<PlannedChart>& plans, int numbered_before) {
     add("<h2 id=\"bandwidth\">Bandwidth vs size</h2>\n");
     if (plans.empty()) add("<p>none: no case has sizes</p>\n");
-    charts_by_run(plans, [](const PageChart&) {});
-  }
-
-  // The case's name less its declared subject: where it ran (its layout), with its series.
-  static std::string where_ran(const CaseData& c) {
-    const auto& subject = c.meaning.subject;
-    std::string label = c.name;
-    if (!subject.empty() && label.size() > subject.size() && label.rfind(subject, 0) == 0)
-      label = label.substr(subject.size() + 1);
-    return label;
-  }
-
-  static std::string legend(const CaseData& c, const std::vector<const CaseData*>& group) {
-    std::string label = where_ran(c);
-    const auto& series = c.meaning.series;
-    if (!series.empty() && label.find(series) == std::string::npos) label = series + ": " + label;
-    const auto same = std::count_if(group.begin(), group.end(), [&](const CaseData* o) {
-      return where_ran(*o) == where_ran(c);
-    });
-    if (same > 1) {
-      for (const char* p : {"benchmark", "variant", "repetition"}) {
-        const auto it = c.params.find(p);
-        if (it != c.params.end() && !it->second.empty())
-          label += fmt::format(" {}={}", p, it->second);
-      }
-      label += " #" + c.group_name;
-    }
-    return label;
+    charts_by_run(plans, numbered_before, [](const PlannedChart&) {});
   }
 
   void fits() {
@@ -927,50 +750,20 @@ class Writer {
     if (report_.runs.empty()) add("<p>none</p>\n");
   }
 
-  // Each rank's rate beside its peers' median, one chart per case that compares peers
-  // (analysis/per_device.hpp): the slow device is the point below the line.
-  // Numbered after the charts before it (`numbered_before`); no section when no case qualifies.
+  // Each rank's rate beside its peers' median (analysis/chart_plan.hpp), the first kMaxCharts
+  // of them, numbered after the charts before it (`numbered_before`); no section when no case
+  // compares peers.
   void per_device(int numbered_before) {
     constexpr std::size_t kMaxCharts = 24;
-    std::vector<std::pair<const RunReport*, PerDeviceRates>> all;
-    for (const auto& r : report_.runs)
-      if (r.run)
-        for (auto& d : per_device_rates(*r.run)) all.emplace_back(&r, std::move(d));
-    if (all.empty()) return;
+    const auto plans = per_device_charts(report_);
+    if (plans.empty()) return;
     add("<h2 id=\"per-device\">Per device</h2>\n");
-    std::size_t drawn = 0, left = 0;
-    for (const auto& [run, d] : all) {
-      const RunReport& r = *run;
-      {
-        if (drawn == kMaxCharts) {
-          ++left;
-          continue;
-        }
-        Chart c;
-        c.title = d.c->name + " " + CaseView(*d.c).point_label(d.point);
-        c.x_label = "rank";
-        c.y_label = d.unit.empty() ? d.metric : d.metric + " (" + d.unit + ")";
-        ChartSeries each{"each rank", {}, {}}, peers{"peers' median", {}, {}};
-        for (std::size_t i = 0; i < d.ranks.size(); ++i) {
-          each.x.push_back(d.ranks[i]);
-          each.y.push_back(d.rates[i]);
-        }
-        peers.x = {static_cast<double>(d.ranks.front()), static_cast<double>(d.ranks.back())};
-        peers.y = {d.peers_median, d.peers_median};
-        c.series = {std::move(each), std::move(peers)};
-        ++drawn;
-        add(fmt::format("<h3>{}{}</h3>\n", e(c.title),
-                        report_.runs.size() > 1 ? " &middot; " + e(r.label) : std::string()));
-        const int number = numbered_before + static_cast<int>(drawn);
-        figure(std::move(c), fmt::format("c{}", number), fmt::format("chart-{}", number),
-               fmt::format("{} each rank reached on its own (its median time), and the median of "
-                           "all of them; lowest {:.4g}, median {:.4g}.",
-                           e(d.metric), *std::min_element(d.rates.begin(), d.rates.end()),
-                           d.peers_median),
-               "chart");
-      }
+    const std::size_t drawn = std::min(plans.size(), kMaxCharts);
+    for (std::size_t i = 0; i < drawn; ++i) {
+      add(fmt::format("<h3>{}</h3>\n", heading(plans[i])));
+      chart(plans[i], numbered_before + static_cast<int>(i) + 1);
     }
-    if (left > 0) add(fmt::format("<p>{} more not drawn</p>\n", left));
+    if (drawn < plans.size()) add(fmt::format("<p>{} more not drawn</p>\n", plans.size() - drawn));
   }
 
   void regressions() {
