@@ -16,69 +16,14 @@
 #include "analysis/verdict_reasons.hpp"
 #include "preflight/schema/layout.hpp"
 #include "render/charts.hpp"
+#include "render/html_format.hpp"
 
 namespace preflight::report {
 namespace {
 
-std::string e(const std::string& text) {
-  return escape_html(text);
-}
-
-// Figures as people read them: up to four significant digits, no exponent for ordinary sizes.
-std::string num(double v) {
-  if (std::isnan(v)) return "&ndash;";
-  if (std::isinf(v)) return v > 0 ? "&infin;" : "&minus;&infin;";
-  const double a = std::fabs(v);
-  if (a >= 1e4 && a < 1e12) return fmt::format("{:.0f}", v);
-  return fmt::format("{:.4g}", v);
-}
-
-std::string with_unit(double v, const std::string& unit) {
-  return unit.empty() || std::isnan(v) ? num(v) : num(v) + "&nbsp;" + e(unit);
-}
-
-std::string seconds(double s) {
-  if (std::isnan(s)) return "&ndash;";
-  const double a = std::fabs(s);
-  if (a == 0) return "0";
-  if (a < 1e-6) return fmt::format("{:.4g}&nbsp;ns", s * 1e9);
-  if (a < 1e-3) return fmt::format("{:.4g}&nbsp;&micro;s", s * 1e6);
-  if (a < 1) return fmt::format("{:.4g}&nbsp;ms", s * 1e3);
-  return fmt::format("{:.4g}&nbsp;s", s);
-}
-
-std::string bytes(double b) {
-  if (std::isnan(b)) return "&ndash;";
-  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  int u = 0;
-  while (std::fabs(b) >= 1024 && u < 5) {
-    b /= 1024;
-    ++u;
-  }
-  return fmt::format("{:g}&nbsp;{}", b, units[u]);
-}
-
-std::string percent(double fraction, bool sign = false) {
-  if (std::isnan(fraction)) return "&ndash;";
-  return sign ? fmt::format("{:+.1f}%", fraction * 100) : fmt::format("{:.1f}%", fraction * 100);
-}
-
-std::string p_value(double p) {
-  if (std::isnan(p)) return "&ndash;";
-  return p < 1e-4 ? fmt::format("{:.1e}", p) : fmt::format("{:.4f}", p);
-}
+using namespace html;  // the page's own formats: e(), num(), ...
 
 enum class Headline { kPass, kFail, kInconclusive };
-
-// Sizes in a check or comparison are size_bytes written as text: shown as bytes when they are.
-std::string size_text(const std::string& size) {
-  if (size.empty()) return "&ndash;";
-  char* end = nullptr;
-  const double v = std::strtod(size.c_str(), &end);
-  if (end && *end == '\0' && v >= 1024 && v == std::floor(v))
-    return fmt::format("<span title=\"{} bytes\">{}</span>", e(size), bytes(v));
-  return e(size);
-}
 
 const char* css() {
   return R"(
@@ -235,10 +180,6 @@ class Writer {
           line, c, markers[entry.marker % 4], e(entry.label)));
     }
     add("</ol>");
-  }
-
-  static std::string verdict_span(const char* cls, const std::string& text) {
-    return fmt::format("<span class=\"verdict v-{}\">{}</span>", cls, text);
   }
 
   void head() {
@@ -570,8 +511,8 @@ class Writer {
           "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n"
           "<tr class=\"reason\"><td></td><td colspan=\"10\">{}</td></tr>\n",
           verdict_span(v, v), e(c.rule), e(c.run_label), e(c.case_name), size_text(c.size), better,
-          e(c.metric), with_unit(c.value, c.unit), with_unit(c.expected, c.unit),
-          with_unit(c.threshold, c.unit),
+          e(c.metric), number_with_unit(c.value, c.unit), number_with_unit(c.expected, c.unit),
+          number_with_unit(c.threshold, c.unit),
           std::isnan(c.ci_low) && std::isnan(c.ci_high)
               ? std::string("&ndash;")
               : fmt::format("{} &ndash; {}", num(c.ci_low), num(c.ci_high)),
@@ -633,7 +574,7 @@ class Writer {
           add("<td class=\"num\"></td>");
           continue;
         }
-        add(fmt::format("<td class=\"num\">{}{}</td>", with_unit(it->value, unit),
+        add(fmt::format("<td class=\"num\">{}{}</td>", number_with_unit(it->value, unit),
                         std::isnan(it->efficiency)
                             ? std::string()
                             : fmt::format("<br><small>{} eff.</small>", percent(it->efficiency))));
@@ -665,8 +606,8 @@ class Writer {
           "<tr><td>{}</td><td class=\"wrap\">{}</td><td>{}</td><td class=\"num\">{}</td>"
           "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
           "<td class=\"num\">{}</td><td class=\"wrap\">{}</td></tr>\n",
-          e(f.run_label), e(f.subject), e(f.topology), seconds(f.alpha_s),
-          f.beta_s_per_byte > 0 ? with_unit(1e-9 / f.beta_s_per_byte, "GB/s")
+          e(f.run_label), e(f.subject), e(f.topology), scaled_seconds(f.alpha_s),
+          f.beta_s_per_byte > 0 ? number_with_unit(1e-9 / f.beta_s_per_byte, "GB/s")
                                 : std::string("&ndash;"),
           num(f.ranks_per_node), f.points, percent(f.median_rel_error), e(f.model)));
     add("</table></div>\n");
@@ -692,7 +633,7 @@ class Writer {
             "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
             "<td class=\"num\">{}</td></tr>\n",
             e(f.subject), e(f.topology), num(p.nodes), num(p.ranks), bytes(p.size),
-            seconds(p.ring_s), seconds(p.tree_s)));
+            scaled_seconds(p.ring_s), scaled_seconds(p.tree_s)));
     add("</table></div>\n");
   }
 
@@ -810,8 +751,9 @@ class Writer {
                            : p.verdict == Verdict::kUndecided ? "inconclusive"
                                                               : "pass",
                            name_of(p.verdict)),
-              e(p.case_name), size_text(p.size), seconds(p.test.baseline), seconds(p.test.current),
-              percent(p.test.change, true), e(regression_evidence(p)), p_value(p.test.p_value)));
+              e(p.case_name), size_text(p.size), scaled_seconds(p.test.baseline),
+              scaled_seconds(p.test.current), percent(p.test.change, true),
+              e(regression_evidence(p)), p_value(p.test.p_value)));
         }
         add("</table></div>\n");
       }
@@ -861,33 +803,6 @@ class Writer {
 };
 
 }  // namespace
-
-std::string escape_html(const std::string& text) {
-  std::string out;
-  out.reserve(text.size() + text.size() / 8);
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 std::string render_html(const Report& report, const HtmlOptions& options) {
   return Writer(report, options).render();
