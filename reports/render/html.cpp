@@ -15,7 +15,7 @@
 #include "analysis/report_text.hpp"
 #include "analysis/verdict_reasons.hpp"
 #include "preflight/schema/layout.hpp"
-#include "render/charts.hpp"
+#include "render/html_charts.hpp"
 #include "render/html_format.hpp"
 
 namespace preflight::report {
@@ -125,61 +125,9 @@ class Writer {
 
   void add(std::string_view s) { out_ += s; }
 
-  // A planned chart's heading (the page escapes what the analyses wrote).
-  static std::string heading(const PlannedChart& plan) {
-    return e(plan.heading) +
-           (plan.heading_run.empty() ? std::string() : " &middot; " + e(plan.heading_run));
-  }
-
   // A section's chart: numbered, so that its SVG ids and its anchor are its own.
   void chart(const PlannedChart& plan, int number) {
-    figure(plan.chart, fmt::format("c{}", number), fmt::format("chart-{}", number), e(plan.caption),
-           "chart");
-  }
-
-  // The figure: the SVG, and beside it the legend where the SVG has none (too many series for
-  // one below the plot, which would crowd it).
-  void figure(Chart c, const std::string& svg_id, const std::string& anchor,
-              const std::string& caption, const std::string& classes) {
-    c.id = svg_id;
-    c.draw_title = false;  // the heading says what it shows
-    const auto drawn = draw_chart(c, options_.gnuplot);
-    const bool beside = !drawn.svg.empty() && !drawn.legend_in_plot;
-    add(fmt::format("<figure class=\"{}{}\" id=\"{}\">\n", classes, beside ? " legend-beside" : "",
-                    anchor));
-    if (!drawn.svg.empty())
-      add(drawn.svg);
-    else
-      add(fmt::format("<p class=\"note\">Chart &ldquo;{}&rdquo; not drawn: {}</p>", e(c.title),
-                      e(drawn.note)));
-    if (beside) legend_beside(drawn.legend);
-    if (!caption.empty()) add(fmt::format("\n<figcaption>{}</figcaption>", caption));
-    add("\n</figure>\n");
-  }
-
-  // One entry per series: a sample of its line (colour and dash as gnuplot drew it), its
-  // marker, its label; the list scrolls beside the plot, which keeps its size.
-  void legend_beside(const std::vector<LegendEntry>& entries) {
-    static const char* markers[] = {"&#9679;", "&#9632;", "&#9650;", "&#9670;"};
-    add("\n<ol class=\"legend\">");
-    for (const auto& entry : entries) {
-      const std::string& c = entry.colour;  // from the chart's own table, not from a file
-      const std::string line =
-          entry.dash == 2
-              ? fmt::format("repeating-linear-gradient(90deg,{0} 0 5px,transparent 5px 9px)", c)
-          : entry.dash == 3
-              ? fmt::format("repeating-linear-gradient(90deg,{0} 0 2px,transparent 2px 5px)", c)
-          : entry.dash == 4 ? fmt::format(
-                                  "repeating-linear-gradient(90deg,{0} 0 7px,transparent 7px "
-                                  "10px,{0} 10px 12px,transparent 12px 15px)",
-                                  c)
-                            : c;
-      add(fmt::format(
-          "<li><span class=\"swatch\" style=\"background:{}\"></span><span class=\"marker\" "
-          "style=\"color:{}\">{}</span><span>{}</span></li>",
-          line, c, markers[entry.marker % 4], e(entry.label)));
-    }
-    add("</ol>");
+    add(numbered_chart(plan.chart, number, e(plan.caption), options_.gnuplot));
   }
 
   void head() {
@@ -227,11 +175,11 @@ class Writer {
       const PlannedChart& plan = (of_scaling ? scaling : sizes)[first.index];
       // Its number in its section: the scaling charts come first, then those against size.
       const auto number = first.index + 1 + (of_scaling ? 0 : scaling.size());
-      add(fmt::format("<h3 id=\"first-chart-heading\">{}</h3>\n", heading(plan)));
-      figure(plan.chart, "first", "first-chart",
-             fmt::format("{}; with its section <a href=\"#chart-{}\">below</a>.", e(first.why),
-                         number),
-             "chart first-screen");
+      add(fmt::format("<h3 id=\"first-chart-heading\">{}</h3>\n", chart_heading(plan)));
+      add(chart_figure(plan.chart, {"first", "first-chart", "chart first-screen"},
+                       fmt::format("{}; with its section <a href=\"#chart-{}\">below</a>.",
+                                   e(first.why), number),
+                       options_.gnuplot));
     }
     add("<p class=\"muted\">FAIL when a check failed or a size got slower than the baseline; "
         "else INCONCLUSIVE when a measurement was too noisy to judge; else PASS.</p>\n");
@@ -548,7 +496,7 @@ class Writer {
       if (plan.run_label != last_run && report_.runs.size() > 1)
         add(fmt::format("<h3>{}</h3>\n", e(plan.run_label)));
       last_run = plan.run_label;
-      add(fmt::format("<h3>{}</h3>\n", heading(plan)));
+      add(fmt::format("<h3>{}</h3>\n", chart_heading(plan)));
       chart(plan, ++number);
       after(plan);
     }
@@ -656,7 +604,7 @@ class Writer {
       for (const auto& c : s.charts) {
         ++number;
         add(fmt::format("<h3>{}</h3>\n", e(c.title)));
-        figure(c, fmt::format("c{}", number), fmt::format("chart-{}", number), "", "chart");
+        add(numbered_chart(c, number, "", options_.gnuplot));
       }
     }
     return number;
@@ -701,7 +649,7 @@ class Writer {
     add("<h2 id=\"per-device\">Per device</h2>\n");
     const std::size_t drawn = std::min(plans.size(), kMaxCharts);
     for (std::size_t i = 0; i < drawn; ++i) {
-      add(fmt::format("<h3>{}</h3>\n", heading(plans[i])));
+      add(fmt::format("<h3>{}</h3>\n", chart_heading(plans[i])));
       chart(plans[i], numbered_before + static_cast<int>(i) + 1);
     }
     if (drawn < plans.size()) add(fmt::format("<p>{} more not drawn</p>\n", plans.size() - drawn));
