@@ -44,4 +44,13 @@ std::vector<CaseTable> case_tables(const RunData& run) {
   return out;
 }
 
+CaseOutcomes case_outcomes(const RunData& run) {
+  CaseOutcomes n;
+  for (const auto& c : run.cases) {
+    n.failed += c.status == "failed";
+    n.timed_out += c.status == "timeout";
+  }
+  return n;
+}
+
 }  // namespace preflight::report

@@ -2,6 +2,7 @@
 // lists case by case, read here so that no renderer reads a results file's columns.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,5 +29,11 @@ struct CaseTable {
 };
 
 std::vector<CaseTable> case_tables(const RunData& run);
+
+// How many of the run's cases failed and how many timed out.
+struct CaseOutcomes {
+  std::size_t failed = 0, timed_out = 0;
+};
+CaseOutcomes case_outcomes(const RunData& run);
 
 }  // namespace preflight::report

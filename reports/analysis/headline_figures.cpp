@@ -1,6 +1,7 @@
 #include "analysis/headline_figures.hpp"
 
 #include <cmath>
+#include <set>
 
 #include "analysis/case_view.hpp"
 
@@ -37,6 +38,16 @@ std::string rank0_host(const RunData& run) {
   const auto hosts = run.environment.find("host");
   return hosts == run.environment.end() || hosts->second.empty() ? std::string()
                                                                  : hosts->second.front();
+}
+
+std::vector<std::string> distinct_hosts(const RunData& run) {
+  std::vector<std::string> names;
+  const auto hosts = run.environment.find("host");
+  if (hosts == run.environment.end()) return names;
+  std::set<std::string> seen;
+  for (const auto& h : hosts->second)
+    if (seen.insert(h).second) names.push_back(h);
+  return names;
 }
 
 }  // namespace preflight::report

@@ -1,6 +1,6 @@
 // Each case's headline figure at each of its points, and which host each node ran on: what an
-// export of the runs' figures (Prometheus) labels, read here so that no renderer reads a
-// results file's columns or environment.
+// export of the runs' figures (Prometheus) labels and the runs' tables name, read here so that no
+// renderer reads a results file's columns or environment.
 #pragma once
 
 #include <map>
@@ -25,5 +25,7 @@ std::vector<HeadlineFigure> headline_figures(const RunData& run);
 std::map<std::string, std::string> host_of_node(const RunData& run);
 // The host of rank 0, "" when the environment does not name it.
 std::string rank0_host(const RunData& run);
+// The run's hosts, each once, in the order of the ranks that ran on them.
+std::vector<std::string> distinct_hosts(const RunData& run);
 
 }  // namespace preflight::report

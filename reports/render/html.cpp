@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "analysis/chart_plan.hpp"
-#include "analysis/format.hpp"
+#include "analysis/headline_figures.hpp"
 #include "analysis/report_text.hpp"
 #include "analysis/verdict_reasons.hpp"
 #include "preflight/schema/layout.hpp"
@@ -288,12 +288,8 @@ class Writer {
   }
 
   static std::string hosts(const RunData& run) {
-    const auto it = run.environment.find("host");
-    if (it == run.environment.end() || it->second.empty()) return "&ndash;";
-    std::vector<std::string> names;
-    std::set<std::string> seen;
-    for (const auto& h : it->second)
-      if (seen.insert(h).second) names.push_back(h);
+    const auto names = distinct_hosts(run);
+    if (names.empty()) return "&ndash;";
     constexpr std::size_t kShown = 12;
     std::string text;
     for (std::size_t i = 0; i < std::min(names.size(), kShown); ++i)

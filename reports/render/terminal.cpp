@@ -64,15 +64,11 @@ void print_env_checks(std::FILE* out, const RunData& run) {
 
 void print_run(std::FILE* out, const RunReport& r) {
   const auto& run = *r.run;
-  std::size_t failed = 0, timed_out = 0;
-  for (const auto& c : run.cases) {
-    failed += c.status == "failed";
-    timed_out += c.status == "timeout";
-  }
+  const auto outcomes = case_outcomes(run);
   fmt::print(out,
              "# {}: run {} (exit {}), {} ranks on {} nodes, {} case(s), {} failed, {} timed out\n",
              run.path, run.status, run.exit_code, run.world_size, run.node_count, run.cases.size(),
-             failed, timed_out);
+             outcomes.failed, outcomes.timed_out);
   fmt::print(out, "# preflight {} · started {} · {}\n", run.git_revision, run.start_time,
              run.command_line);
   for (const auto& s : run.skipped) fmt::print(out, "# skipped: {}\n", s);
