@@ -7,6 +7,7 @@
 #include <map>
 #include <utility>
 
+#include "analysis/format.hpp"
 #include "harness/stats.hpp"
 #include "preflight/schema/layout.hpp"
 
@@ -36,8 +37,9 @@ std::string device_name(const RunData& run, std::size_t rank) {
                      device.empty() ? "" : " (device " + device + ")");
 }
 
-std::string with_unit(double v, const std::string& unit) {
-  return unit.empty() ? fmt::format("{:.5g}", v) : fmt::format("{:.5g} {}", v, unit);
+// A reading with its unit, to 5 significant digits.
+std::string reading(double v, const std::string& unit) {
+  return with_unit(fmt::format("{:.5g}", v), unit);
 }
 
 // "0x8 hardware slowdown, 0x20 software thermal slowdown": the set bits, named by the labels
@@ -128,8 +130,8 @@ bool judge_peers(const CaseData& c, const std::string& series, const WatchedSeri
     if (std::fabs(off) <= w.tolerance) continue;
     out.add(series, w, r, c,
             fmt::format("median {}, {:.0f}% {} its peers' median {} (tolerance {:.0f}%)",
-                        with_unit(v, w.unit), std::fabs(off) * 100, off < 0 ? "below" : "above",
-                        with_unit(centre, w.unit), w.tolerance * 100),
+                        reading(v, w.unit), std::fabs(off) * 100, off < 0 ? "below" : "above",
+                        reading(centre, w.unit), w.tolerance * 100),
             std::fabs(off));
   }
   return true;
@@ -167,7 +169,7 @@ void judge_reference(const RunData& run, Findings& out) {
     for (std::size_t i = 0; i < b.cases.size(); ++i)
       out.add(key.first, *b.w, key.second, *b.cases[i],
               fmt::format("highest reading {}, its maximum {}, over {} case{}",
-                          with_unit(b.reading, b.w->unit), with_unit(b.reference, b.w->unit),
+                          reading(b.reading, b.w->unit), reading(b.reference, b.w->unit),
                           b.cases.size(), b.cases.size() == 1 ? "" : "s"),
               0);
   }

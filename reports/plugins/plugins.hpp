@@ -15,8 +15,8 @@
 
 #include "analysis/bottlenecks.hpp"
 #include "analysis/case_view.hpp"
+#include "analysis/chart.hpp"
 #include "plugins/alpha_beta.hpp"
-#include "render/charts.hpp"
 
 namespace preflight::report {
 struct RunReport;

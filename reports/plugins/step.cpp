@@ -9,6 +9,7 @@
 #include <map>
 
 #include "analysis/case_view.hpp"
+#include "analysis/format.hpp"
 #include "analysis/report.hpp"
 #include "analysis/trust.hpp"
 #include "plugins/plugins.hpp"
@@ -65,10 +66,6 @@ std::vector<int> projected_node_counts(int target, const std::vector<MeasuredSte
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
-}
-
-std::string seconds(double x) {
-  return x < 0 || std::isnan(x) ? std::string("n/a") : fmt::format("{:.4g}", x);
 }
 
 std::string share(double part, double whole) {

@@ -19,6 +19,8 @@
 #include <set>
 #include <string_view>
 
+#include "analysis/format.hpp"
+
 extern char** environ;
 
 namespace preflight::report {
@@ -68,16 +70,6 @@ std::string read_head(int fd, std::size_t limit) {
   return text;
 }
 
-std::string bytes_label(double bytes) {
-  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  int u = 0;
-  while (bytes >= 1024 && u < 5) {
-    bytes /= 1024;
-    ++u;
-  }
-  return fmt::format("{:g} {}", bytes, units[u]);
-}
-
 struct Kept {
   std::string label;
   std::vector<std::pair<double, double>> points;
@@ -123,8 +115,8 @@ std::string x_axis(const Chart& chart, const std::vector<Kept>& series) {
     const int e_hi = -floor_to(-hi_exp, stride);
     std::string tics;
     for (int e = e_lo; e <= e_hi; e += stride)
-      tics += fmt::format("{}'{}' {:.17g}", tics.empty() ? "" : ", ", bytes_label(std::ldexp(1, e)),
-                          std::ldexp(1, e));
+      tics += fmt::format("{}'{}' {:.17g}", tics.empty() ? "" : ", ",
+                          binary_bytes(std::ldexp(1, e)), std::ldexp(1, e));
     out += fmt::format("set logscale x 2\nset xtics ({})\n", tics);
   } else if (chart.log_x) {
     out += "set logscale x 2\n";

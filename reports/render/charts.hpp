@@ -1,27 +1,15 @@
-// Charts for the HTML report, drawn by gnuplot as SVG. The harness of the report never depends on
-// gnuplot being installed: a chart that cannot be drawn says why instead.
+// Charts for the HTML report (planned in analysis/chart.hpp), drawn by gnuplot as SVG. The harness
+// of the report never depends on gnuplot being installed: a chart that cannot be drawn says why
+// instead.
 #pragma once
 
 #include <cstddef>
 #include <string>
 #include <vector>
 
+#include "analysis/chart.hpp"
+
 namespace preflight::report {
-
-struct ChartSeries {
-  std::string label;  // legend entry (untrusted: sanitised before it reaches gnuplot)
-  std::vector<double> x, y;
-};
-
-struct Chart {
-  std::string title, x_label, y_label;  // untrusted: sanitised
-  bool log_x = false, log_y = false;
-  bool x_bytes = false;  // x is a size in bytes: ticks at powers of two, labelled 4 KiB, 1 MiB
-  int width = 760, height = 380;  // the SVG's view box; it scales to the page
-  bool draw_title = true;         // false where the page heads the chart already (the SVG keeps it)
-  std::string id;  // prefix for the SVG's element ids, so that several charts share a page
-  std::vector<ChartSeries> series;
-};
 
 // More series than this and the legend would crowd the plot (long labels, one per line): the SVG
 // is drawn without one and the page lists the series beside it (ChartResult::legend).

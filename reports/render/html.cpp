@@ -9,77 +9,22 @@
 #include <map>
 #include <set>
 #include <string_view>
-#include <tuple>
 
-#include "analysis/case_view.hpp"
-#include "analysis/per_device.hpp"
+#include "analysis/chart_plan.hpp"
+#include "analysis/headline_figures.hpp"
+#include "analysis/report_text.hpp"
+#include "analysis/verdict_reasons.hpp"
 #include "preflight/schema/layout.hpp"
-#include "render/charts.hpp"
-#include "render/text_format.hpp"
-#include "render/verdict_reasons.hpp"
+#include "render/html_chart_sections.hpp"
+#include "render/html_charts.hpp"
+#include "render/html_format.hpp"
 
 namespace preflight::report {
 namespace {
 
-std::string e(const std::string& text) {
-  return escape_html(text);
-}
-
-// Figures as people read them: up to four significant digits, no exponent for ordinary sizes.
-std::string num(double v) {
-  if (std::isnan(v)) return "&ndash;";
-  if (std::isinf(v)) return v > 0 ? "&infin;" : "&minus;&infin;";
-  const double a = std::fabs(v);
-  if (a >= 1e4 && a < 1e12) return fmt::format("{:.0f}", v);
-  return fmt::format("{:.4g}", v);
-}
-
-std::string with_unit(double v, const std::string& unit) {
-  return unit.empty() || std::isnan(v) ? num(v) : num(v) + "&nbsp;" + e(unit);
-}
-
-std::string seconds(double s) {
-  if (std::isnan(s)) return "&ndash;";
-  const double a = std::fabs(s);
-  if (a == 0) return "0";
-  if (a < 1e-6) return fmt::format("{:.4g}&nbsp;ns", s * 1e9);
-  if (a < 1e-3) return fmt::format("{:.4g}&nbsp;&micro;s", s * 1e6);
-  if (a < 1) return fmt::format("{:.4g}&nbsp;ms", s * 1e3);
-  return fmt::format("{:.4g}&nbsp;s", s);
-}
-
-std::string bytes(double b) {
-  if (std::isnan(b)) return "&ndash;";
-  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  int u = 0;
-  while (std::fabs(b) >= 1024 && u < 5) {
-    b /= 1024;
-    ++u;
-  }
-  return fmt::format("{:g}&nbsp;{}", b, units[u]);
-}
-
-std::string percent(double fraction, bool sign = false) {
-  if (std::isnan(fraction)) return "&ndash;";
-  return sign ? fmt::format("{:+.1f}%", fraction * 100) : fmt::format("{:.1f}%", fraction * 100);
-}
-
-std::string p_value(double p) {
-  if (std::isnan(p)) return "&ndash;";
-  return p < 1e-4 ? fmt::format("{:.1e}", p) : fmt::format("{:.4f}", p);
-}
+using namespace html;  // the page's own formats: e(), num(), ...
 
 enum class Headline { kPass, kFail, kInconclusive };
-
-// Sizes in a check or comparison are size_bytes written as text: shown as bytes when they are.
-std::string size_text(const std::string& size) {
-  if (size.empty()) return "&ndash;";
-  char* end = nullptr;
-  const double v = std::strtod(size.c_str(), &end);
-  if (end && *end == '\0' && v >= 1024 && v == std::floor(v))
-    return fmt::format("<span title=\"{} bytes\">{}</span>", e(size), bytes(v));
-  return e(size);
-}
 
 const char* css() {
   return R"(
@@ -154,18 +99,21 @@ class Writer {
   Writer(const Report& report, const HtmlOptions& options) : report_(report), options_(options) {}
 
   std::string render() {
-    const auto scaling_plans = scaling_charts();
-    const auto size_plans = size_charts(static_cast<int>(scaling_plans.size()));
+    const auto scaling_plans = scaling_charts(report_);
+    const auto size_plans = size_charts(report_);
+    const int scaling_count = static_cast<int>(scaling_plans.size());
     head();
-    verdict_and_runs(first_screen_chart(scaling_plans, size_plans));
+    verdict_and_runs(first_screen_chart(report_, scaling_plans, size_plans), scaling_plans,
+                     size_plans);
     bottlenecks();
     checks();
-    scaling(scaling_plans);
-    bandwidth_vs_size(size_plans);
+    scaling_section(out_, report_, scaling_plans, options_.gnuplot);
+    size_section(out_, report_, size_plans, scaling_count, options_.gnuplot);
     fits();
-    const int numbered = sections(static_cast<int>(scaling_plans.size() + size_plans.size()));
+    const int numbered = plugin_sections(
+        out_, report_, scaling_count + static_cast<int>(size_plans.size()), options_.gnuplot);
     outliers();
-    per_device(numbered);
+    per_device_section(out_, report_, numbered, options_.gnuplot);
     regressions();
     instances();
     out_ += "</main>\n</body>\n</html>\n";
@@ -178,74 +126,6 @@ class Writer {
   std::string out_;
 
   void add(std::string_view s) { out_ += s; }
-
-  // A chart the page draws, with its heading and what goes with it, planned before any is drawn
-  // so that the first screen can show the most important one.
-  struct PageChart {
-    std::string run_label;  // the run it belongs to (sub-headings when there are several runs)
-    std::string heading;    // escaped HTML
-    Chart spec;
-    std::string caption;                       // HTML
-    std::vector<const ScalingSeries*> series;  // a scaling chart's series: its table, its stage
-    bool by_ranks = false;
-    std::string unit;
-    int number = 0;  // its place among the sections' charts: its ids and its anchor
-    std::string anchor() const { return fmt::format("chart-{}", number); }
-  };
-
-  // A section's chart: numbered, so that its SVG ids and its anchor are its own.
-  void chart(const PageChart& plan) {
-    figure(plan.spec, fmt::format("c{}", plan.number), plan.anchor(), plan.caption, "chart");
-  }
-
-  // The figure: the SVG, and beside it the legend where the SVG has none (too many series for
-  // one below the plot, which would crowd it).
-  void figure(Chart c, const std::string& svg_id, const std::string& anchor,
-              const std::string& caption, const std::string& classes) {
-    c.id = svg_id;
-    c.draw_title = false;  // the heading says what it shows
-    const auto drawn = draw_chart(c, options_.gnuplot);
-    const bool beside = !drawn.svg.empty() && !drawn.legend_in_plot;
-    add(fmt::format("<figure class=\"{}{}\" id=\"{}\">\n", classes, beside ? " legend-beside" : "",
-                    anchor));
-    if (!drawn.svg.empty())
-      add(drawn.svg);
-    else
-      add(fmt::format("<p class=\"note\">Chart &ldquo;{}&rdquo; not drawn: {}</p>", e(c.title),
-                      e(drawn.note)));
-    if (beside) legend_beside(drawn.legend);
-    if (!caption.empty()) add(fmt::format("\n<figcaption>{}</figcaption>", caption));
-    add("\n</figure>\n");
-  }
-
-  // One entry per series: a sample of its line (colour and dash as gnuplot drew it), its
-  // marker, its label; the list scrolls beside the plot, which keeps its size.
-  void legend_beside(const std::vector<LegendEntry>& entries) {
-    static const char* markers[] = {"&#9679;", "&#9632;", "&#9650;", "&#9670;"};
-    add("\n<ol class=\"legend\">");
-    for (const auto& entry : entries) {
-      const std::string& c = entry.colour;  // from the chart's own table, not from a file
-      const std::string line =
-          entry.dash == 2
-              ? fmt::format("repeating-linear-gradient(90deg,{0} 0 5px,transparent 5px 9px)", c)
-          : entry.dash == 3
-              ? fmt::format("repeating-linear-gradient(90deg,{0} 0 2px,transparent 2px 5px)", c)
-          : entry.dash == 4 ? fmt::format(
-                                  "repeating-linear-gradient(90deg,{0} 0 7px,transparent 7px "
-                                  "10px,{0} 10px 12px,transparent 12px 15px)",
-                                  c)
-                            : c;
-      add(fmt::format(
-          "<li><span class=\"swatch\" style=\"background:{}\"></span><span class=\"marker\" "
-          "style=\"color:{}\">{}</span><span>{}</span></li>",
-          line, c, markers[entry.marker % 4], e(entry.label)));
-    }
-    add("</ol>");
-  }
-
-  static std::string verdict_span(const char* cls, const std::string& text) {
-    return fmt::format("<span class=\"verdict v-{}\">{}</span>", cls, text);
-  }
 
   void head() {
     add("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -272,7 +152,8 @@ class Writer {
 
   // The first screen: the verdict with the count of each reason, the reasons one line each
   // (fail, then inconclusive; the first few, the rest folded), then the most important chart.
-  void verdict_and_runs(const std::pair<const PageChart*, std::string>& first_chart) {
+  void verdict_and_runs(const FirstChart& first, const std::vector<PlannedChart>& scaling,
+                        const std::vector<PlannedChart>& sizes) {
     const auto reasons = verdict_reasons(report_);
     const int code = report_.exit_code();  // the one verdict every renderer shows
     const Headline h = code == 1   ? Headline::kFail
@@ -286,13 +167,16 @@ class Writer {
                     e(verdict_headline(report_, reasons)), report_.findings.size(),
                     report_.findings.size() == 1 ? "" : "s"));
     reason_list(reasons);
-    if (first_chart.first) {
-      const PageChart& plan = *first_chart.first;
-      add(fmt::format("<h3 id=\"first-chart-heading\">{}</h3>\n", plan.heading));
-      figure(plan.spec, "first", "first-chart",
-             fmt::format("{}; with its section <a href=\"#{}\">below</a>.", first_chart.second,
-                         plan.anchor()),
-             "chart first-screen");
+    if (first.from != FirstChart::From::kNone) {
+      const bool of_scaling = first.from == FirstChart::From::kScaling;
+      const PlannedChart& plan = (of_scaling ? scaling : sizes)[first.index];
+      // Its number in its section: the scaling charts come first, then those against size.
+      const auto number = first.index + 1 + (of_scaling ? 0 : scaling.size());
+      add(fmt::format("<h3 id=\"first-chart-heading\">{}</h3>\n", chart_heading(plan)));
+      add(chart_figure(plan.chart, {"first", "first-chart", "chart first-screen"},
+                       fmt::format("{}; with its section <a href=\"#chart-{}\">below</a>.",
+                                   e(first.why), number),
+                       options_.gnuplot));
     }
     add("<p class=\"muted\">FAIL when a check failed or a size got slower than the baseline; "
         "else INCONCLUSIVE when a measurement was too noisy to judge; else PASS.</p>\n");
@@ -403,52 +287,9 @@ class Writer {
     add("</ul>\n");
   }
 
-  // The first screen's chart, by this rule (docs/report.md): the scaling chart of the
-  // first-ranked trustworthy finding that has one (a chart of the finding's run whose series
-  // are of the finding's stage, the one of its size band first), else the first scaling chart,
-  // else the first bandwidth-vs-size chart. With the sentence that says why.
-  std::pair<const PageChart*, std::string> first_screen_chart(
-      const std::vector<PageChart>& scaling, const std::vector<PageChart>& sizes) const {
-    const auto of_finding = [](const PageChart& plan, const Finding& f) {
-      return std::any_of(plan.series.begin(), plan.series.end(), [&](const ScalingSeries* s) {
-        return s->run_label == f.run_label && stage_of(s->stage) == f.stage;
-      });
-    };
-    const auto in_band = [](const PageChart& plan, const Finding& f) {
-      const auto& band = plan.series.front()->band;
-      return !band.empty() && f.title.find(band_text(band)) != std::string::npos;
-    };
-    for (std::size_t rank = 0; rank < report_.findings.size(); ++rank) {
-      const Finding& f = report_.findings[rank];
-      if (!f.trustworthy) continue;
-      const PageChart* match = nullptr;
-      for (const auto& plan : scaling) {
-        if (!of_finding(plan, f)) continue;
-        if (!match) match = &plan;
-        if (in_band(plan, f)) {
-          match = &plan;
-          break;
-        }
-      }
-      if (match)
-        return {match, fmt::format("The chart of finding {} (the first-ranked trustworthy finding "
-                                   "with a chart): {}",
-                                   rank + 1, e(f.title))};
-    }
-    if (!scaling.empty())
-      return {&scaling.front(), "The first scaling chart (no trustworthy finding has a chart)"};
-    if (!sizes.empty())
-      return {&sizes.front(), "The first chart against size (these runs have no scaling chart)"};
-    return {nullptr, {}};
-  }
-
   static std::string hosts(const RunData& run) {
-    const auto it = run.environment.find("host");
-    if (it == run.environment.end() || it->second.empty()) return "&ndash;";
-    std::vector<std::string> names;
-    std::set<std::string> seen;
-    for (const auto& h : it->second)
-      if (seen.insert(h).second) names.push_back(h);
+    const auto names = distinct_hosts(run);
+    if (names.empty()) return "&ndash;";
     constexpr std::size_t kShown = 12;
     std::string text;
     for (std::size_t i = 0; i < std::min(names.size(), kShown); ++i)
@@ -611,219 +452,14 @@ class Writer {
           "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n"
           "<tr class=\"reason\"><td></td><td colspan=\"10\">{}</td></tr>\n",
           verdict_span(v, v), e(c.rule), e(c.run_label), e(c.case_name), size_text(c.size), better,
-          e(c.metric), with_unit(c.value, c.unit), with_unit(c.expected, c.unit),
-          with_unit(c.threshold, c.unit),
+          e(c.metric), number_with_unit(c.value, c.unit), number_with_unit(c.expected, c.unit),
+          number_with_unit(c.threshold, c.unit),
           std::isnan(c.ci_low) && std::isnan(c.ci_high)
               ? std::string("&ndash;")
               : fmt::format("{} &ndash; {}", num(c.ci_low), num(c.ci_high)),
           c.samples, e(c.reason)));
     }
     add("</table></div>\n");
-  }
-
-  // Scaling: per run, per family and metric (and size band, and for aggregates which of their
-  // curves), the metric against the scales, one line per subject and series.
-  std::vector<PageChart> scaling_charts() const {
-    using Key = std::tuple<std::string, std::string, std::string, std::string, std::string>;
-    std::vector<Key> order;
-    std::map<Key, std::vector<const ScalingSeries*>> groups;
-    for (const auto& s : report_.scaling) {
-      const Key key{s.run_label, s.family, s.metric + "\n" + s.unit, s.band,
-                    s.aggregate ? "ranks" : "nodes"};
-      if (!groups.count(key)) order.push_back(key);
-      groups[key].push_back(&s);
-    }
-    // Keep the series' order; aggregates get their own heading.
-    std::vector<PageChart> plans;
-    for (const auto& key : order) {
-      const auto& [run, family, metric_unit, band, x_kind] = key;
-      PageChart plan;
-      plan.run_label = run;
-      plan.series = groups.at(key);
-      const std::string metric = metric_unit.substr(0, metric_unit.find('\n'));
-      plan.unit = metric_unit.substr(metric_unit.find('\n') + 1);
-      plan.by_ranks = x_kind == "ranks";
-      Chart& c = plan.spec;
-      if (plan.by_ranks) {
-        std::string name = family;
-        if (!name.empty()) name[0] = static_cast<char>(std::toupper(name[0]));
-        c.title = fmt::format("{} scaling: aggregate {} vs {}", name, metric, x_kind);
-      } else {
-        c.title = fmt::format("{} {} vs nodes", family, metric);
-      }
-      if (!band.empty()) c.title += ", " + band_text(band);
-      if (report_.runs.size() > 1) c.title += " \u00b7 " + run;
-      c.x_label = plan.by_ranks ? "ranks" : "nodes";
-      c.y_label = plan.unit.empty() ? metric : fmt::format("{} ({})", metric, plan.unit);
-      bool log_x = true;
-      for (const auto* s : plan.series) {
-        ChartSeries line;
-        line.label = s->subject;
-        if (!s->topology.empty()) line.label += " [" + s->topology + "]";
-        for (const auto& p : s->points) {
-          line.x.push_back(plan.by_ranks ? p.ranks : p.nodes);
-          line.y.push_back(p.value);
-          log_x = log_x && (plan.by_ranks ? p.ranks : p.nodes) > 0;
-        }
-        c.series.push_back(std::move(line));
-      }
-      c.log_x = log_x;
-      plan.heading = e(c.title);
-      plan.number = static_cast<int>(plans.size()) + 1;
-      plans.push_back(std::move(plan));
-    }
-    return plans;
-  }
-
-  void scaling(const std::vector<PageChart>& plans) {
-    if (report_.scaling.empty()) return;
-    add("<h2 id=\"scaling\">Scaling</h2>\n");
-    add("<p class=\"muted\">Each case's headline figure against the number of nodes (aggregate "
-        "figures: ranks), the median over the band's sizes (or per point where each point is its "
-        "own series). Per-rank figures: efficiency is the value against the first multi-node "
-        "scale, or the smallest scale when the series has only one multi-node scale (ideal: "
-        "flat). Aggregate figures: efficiency is the value per rank against the "
-        "fewest ranks' (ideal: linear in ranks; it falls where a shared resource "
-        "saturates).</p>\n");
-    charts_by_run(plans, [&](const PageChart& plan) {
-      efficiency_table(plan.series, plan.by_ranks, plan.unit);
-    });
-  }
-
-  // Each chart under its heading, with the run's name before its first chart when the report
-  // has several runs; `after` adds what follows a chart.
-  template <typename After>
-  void charts_by_run(const std::vector<PageChart>& plans, After after) {
-    std::string last_run;
-    for (const auto& plan : plans) {
-      if (plan.run_label != last_run && report_.runs.size() > 1)
-        add(fmt::format("<h3>{}</h3>\n", e(plan.run_label)));
-      last_run = plan.run_label;
-      add(fmt::format("<h3>{}</h3>\n", plan.heading));
-      chart(plan);
-      after(plan);
-    }
-  }
-
-  void efficiency_table(const std::vector<const ScalingSeries*>& series, bool by_ranks,
-                        const std::string& unit) {
-    std::set<double> scales;
-    for (const auto* s : series)
-      for (const auto& p : s->points) scales.insert(by_ranks ? p.ranks : p.nodes);
-    add("<div class=\"scroll\"><table>\n<tr><th>subject</th><th>series</th>");
-    for (double scale : scales)
-      add(fmt::format("<th class=\"num\">{} {}{}</th>", num(scale), by_ranks ? "rank" : "node",
-                      scale == 1 ? "" : "s"));
-    add("</tr>\n");
-    for (const auto* s : series) {
-      add(fmt::format("<tr><td class=\"wrap\">{}</td><td>{}</td>", e(s->subject), e(s->topology)));
-      for (double scale : scales) {
-        const auto it = std::find_if(s->points.begin(), s->points.end(), [&](const auto& p) {
-          return (by_ranks ? p.ranks : p.nodes) == scale;
-        });
-        if (it == s->points.end()) {
-          add("<td class=\"num\"></td>");
-          continue;
-        }
-        add(fmt::format("<td class=\"num\">{}{}</td>", with_unit(it->value, unit),
-                        std::isnan(it->efficiency)
-                            ? std::string()
-                            : fmt::format("<br><small>{} eff.</small>", percent(it->efficiency))));
-      }
-      add("</tr>\n");
-    }
-    add("</table></div>\n");
-  }
-
-  // Per run, per group of size-banded cases that differ only in where they ran (the same
-  // declared subject), the headline figure against the size, one line per case. Numbered after
-  // the scaling charts, which the page draws first.
-  std::vector<PageChart> size_charts(int numbered_before) const {
-    std::vector<PageChart> plans;
-    for (const auto& r : report_.runs) {
-      if (!r.run) continue;
-      std::vector<std::string> order;
-      std::map<std::string, std::vector<const CaseData*>> groups;
-      std::map<std::string, std::string> metric_of;
-      for (const auto& c : r.run->cases) {
-        if (c.meaning.bands != schema::Bands::kSizeBands || !c.stats.count(c.meaning.x_axis))
-          continue;
-        const std::string metric = CaseView(c).primary_metric();
-        if (metric.empty()) continue;
-        const std::string key = c.family + " " + metric + " " +
-                                (c.meaning.subject.empty() ? c.name : c.meaning.subject);
-        if (!groups.count(key)) order.push_back(key);
-        groups[key].push_back(&c);
-        metric_of[key] = metric;
-      }
-      for (const auto& key : order) {
-        const auto& cases = groups.at(key);
-        const std::string& metric = metric_of.at(key);
-        PageChart plan;
-        plan.run_label = r.label;
-        Chart& chart_spec = plan.spec;
-        chart_spec.title = key;
-        chart_spec.x_label = "size";
-        chart_spec.log_x = chart_spec.log_y = chart_spec.x_bytes = true;
-        const std::string& unit = cases.front()->stats.at(metric).unit;
-        chart_spec.y_label = unit.empty() ? metric : metric + " (" + unit + ")";
-        for (const CaseData* c : cases) {
-          ChartSeries line;
-          line.label = legend(*c, cases);
-          const auto& sizes = c->stats.at(c->meaning.x_axis).numbers;
-          const auto& values = c->stats.at(metric).numbers;
-          const auto group = c->stats.find("group");
-          for (std::size_t i = 0; i < std::min(sizes.size(), values.size()); ++i) {
-            if (group != c->stats.end() && i < group->second.numbers.size() &&
-                group->second.numbers[i] != -1)
-              continue;
-            line.x.push_back(sizes[i]);
-            line.y.push_back(values[i]);
-          }
-          chart_spec.series.push_back(std::move(line));
-        }
-        plan.heading =
-            e(key) + (report_.runs.size() > 1 ? " &middot; " + e(r.label) : std::string());
-        plan.caption = fmt::format(
-            "{} of the per-iteration median time, all groups together; log-log.", e(metric));
-        plan.number = numbered_before + static_cast<int>(plans.size()) + 1;
-        plans.push_back(std::move(plan));
-      }
-    }
-    return plans;
-  }
-
-  void bandwidth_vs_size(const std::vector<PageChart>& plans) {
-    add("<h2 id=\"bandwidth\">Bandwidth vs size</h2>\n");
-    if (plans.empty()) add("<p>none: no case has sizes</p>\n");
-    charts_by_run(plans, [](const PageChart&) {});
-  }
-
-  // The case's name less its declared subject: where it ran (its layout), with its series.
-  static std::string where_ran(const CaseData& c) {
-    const auto& subject = c.meaning.subject;
-    std::string label = c.name;
-    if (!subject.empty() && label.size() > subject.size() && label.rfind(subject, 0) == 0)
-      label = label.substr(subject.size() + 1);
-    return label;
-  }
-
-  static std::string legend(const CaseData& c, const std::vector<const CaseData*>& group) {
-    std::string label = where_ran(c);
-    const auto& series = c.meaning.series;
-    if (!series.empty() && label.find(series) == std::string::npos) label = series + ": " + label;
-    const auto same = std::count_if(group.begin(), group.end(), [&](const CaseData* o) {
-      return where_ran(*o) == where_ran(c);
-    });
-    if (same > 1) {
-      for (const char* p : {"benchmark", "variant", "repetition"}) {
-        const auto it = c.params.find(p);
-        if (it != c.params.end() && !it->second.empty())
-          label += fmt::format(" {}={}", p, it->second);
-      }
-      label += " #" + c.group_name;
-    }
-    return label;
   }
 
   void fits() {
@@ -841,8 +477,8 @@ class Writer {
           "<tr><td>{}</td><td class=\"wrap\">{}</td><td>{}</td><td class=\"num\">{}</td>"
           "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
           "<td class=\"num\">{}</td><td class=\"wrap\">{}</td></tr>\n",
-          e(f.run_label), e(f.subject), e(f.topology), seconds(f.alpha_s),
-          f.beta_s_per_byte > 0 ? with_unit(1e-9 / f.beta_s_per_byte, "GB/s")
+          e(f.run_label), e(f.subject), e(f.topology), scaled_seconds(f.alpha_s),
+          f.beta_s_per_byte > 0 ? number_with_unit(1e-9 / f.beta_s_per_byte, "GB/s")
                                 : std::string("&ndash;"),
           num(f.ranks_per_node), f.points, percent(f.median_rel_error), e(f.model)));
     add("</table></div>\n");
@@ -868,33 +504,8 @@ class Writer {
             "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
             "<td class=\"num\">{}</td></tr>\n",
             e(f.subject), e(f.topology), num(p.nodes), num(p.ranks), bytes(p.size),
-            seconds(p.ring_s), seconds(p.tree_s)));
+            scaled_seconds(p.ring_s), scaled_seconds(p.tree_s)));
     add("</table></div>\n");
-  }
-
-  // Plug-ins' sections: heading, lines, table, charts (numbered after the page's own
-  // `numbered_before`, so that every chart's ids are its own). Returns the last number drawn.
-  int sections(int numbered_before) {
-    int number = numbered_before;
-    for (const auto& s : report_.sections) {
-      add(fmt::format("<h2 id=\"{}\">{}</h2>\n", e(s.id), e(s.title)));
-      for (const auto& line : s.lines) add(fmt::format("<p class=\"muted\">{}</p>\n", e(line)));
-      add("<div class=\"scroll\"><table>\n<tr>");
-      for (const auto& h : s.header) add(fmt::format("<th>{}</th>", e(h)));
-      add("</tr>\n");
-      for (const auto& row : s.rows) {
-        add("<tr>");
-        for (const auto& c : row) add(fmt::format("<td class=\"wrap\">{}</td>", e(c)));
-        add("</tr>\n");
-      }
-      add("</table></div>\n");
-      for (const auto& c : s.charts) {
-        ++number;
-        add(fmt::format("<h3>{}</h3>\n", e(c.title)));
-        figure(c, fmt::format("c{}", number), fmt::format("chart-{}", number), "", "chart");
-      }
-    }
-    return number;
   }
 
   void outliers() {
@@ -924,52 +535,6 @@ class Writer {
       add("</table></div>\n");
     }
     if (report_.runs.empty()) add("<p>none</p>\n");
-  }
-
-  // Each rank's rate beside its peers' median, one chart per case that compares peers
-  // (analysis/per_device.hpp): the slow device is the point below the line.
-  // Numbered after the charts before it (`numbered_before`); no section when no case qualifies.
-  void per_device(int numbered_before) {
-    constexpr std::size_t kMaxCharts = 24;
-    std::vector<std::pair<const RunReport*, PerDeviceRates>> all;
-    for (const auto& r : report_.runs)
-      if (r.run)
-        for (auto& d : per_device_rates(*r.run)) all.emplace_back(&r, std::move(d));
-    if (all.empty()) return;
-    add("<h2 id=\"per-device\">Per device</h2>\n");
-    std::size_t drawn = 0, left = 0;
-    for (const auto& [run, d] : all) {
-      const RunReport& r = *run;
-      {
-        if (drawn == kMaxCharts) {
-          ++left;
-          continue;
-        }
-        Chart c;
-        c.title = d.c->name + " " + CaseView(*d.c).point_label(d.point);
-        c.x_label = "rank";
-        c.y_label = d.unit.empty() ? d.metric : d.metric + " (" + d.unit + ")";
-        ChartSeries each{"each rank", {}, {}}, peers{"peers' median", {}, {}};
-        for (std::size_t i = 0; i < d.ranks.size(); ++i) {
-          each.x.push_back(d.ranks[i]);
-          each.y.push_back(d.rates[i]);
-        }
-        peers.x = {static_cast<double>(d.ranks.front()), static_cast<double>(d.ranks.back())};
-        peers.y = {d.peers_median, d.peers_median};
-        c.series = {std::move(each), std::move(peers)};
-        ++drawn;
-        add(fmt::format("<h3>{}{}</h3>\n", e(c.title),
-                        report_.runs.size() > 1 ? " &middot; " + e(r.label) : std::string()));
-        const int number = numbered_before + static_cast<int>(drawn);
-        figure(std::move(c), fmt::format("c{}", number), fmt::format("chart-{}", number),
-               fmt::format("{} each rank reached on its own (its median time), and the median of "
-                           "all of them; lowest {:.4g}, median {:.4g}.",
-                           e(d.metric), *std::min_element(d.rates.begin(), d.rates.end()),
-                           d.peers_median),
-               "chart");
-      }
-    }
-    if (left > 0) add(fmt::format("<p>{} more not drawn</p>\n", left));
   }
 
   void regressions() {
@@ -1016,8 +581,9 @@ class Writer {
                            : p.verdict == Verdict::kUndecided ? "inconclusive"
                                                               : "pass",
                            name_of(p.verdict)),
-              e(p.case_name), size_text(p.size), seconds(p.test.baseline), seconds(p.test.current),
-              percent(p.test.change, true), e(regression_evidence(p)), p_value(p.test.p_value)));
+              e(p.case_name), size_text(p.size), scaled_seconds(p.test.baseline),
+              scaled_seconds(p.test.current), percent(p.test.change, true),
+              e(regression_evidence(p)), p_value(p.test.p_value)));
         }
         add("</table></div>\n");
       }
@@ -1067,33 +633,6 @@ class Writer {
 };
 
 }  // namespace
-
-std::string escape_html(const std::string& text) {
-  std::string out;
-  out.reserve(text.size() + text.size() / 8);
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 std::string render_html(const Report& report, const HtmlOptions& options) {
   return Writer(report, options).render();

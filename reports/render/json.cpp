@@ -6,8 +6,8 @@
 
 #include <cmath>
 
-#include "render/text_format.hpp"
-#include "render/verdict_reasons.hpp"
+#include "analysis/report_text.hpp"
+#include "analysis/verdict_reasons.hpp"
 
 namespace preflight::report {
 namespace {

@@ -4,8 +4,9 @@
 
 #include <map>
 
+#include "analysis/format.hpp"
+#include "analysis/report_text.hpp"
 #include "render/html.hpp"
-#include "render/text_format.hpp"
 
 namespace preflight::report {
 namespace {

@@ -8,10 +8,12 @@
 #include <map>
 #include <set>
 
+#include "analysis/format.hpp"
+#include "analysis/report_text.hpp"
+#include "analysis/verdict_reasons.hpp"
 #include "preflight/schema/layout.hpp"
 #include "render/html.hpp"
 #include "render/text_format.hpp"
-#include "render/verdict_reasons.hpp"
 
 namespace preflight::report {
 namespace {

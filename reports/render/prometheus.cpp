@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "analysis/case_view.hpp"
+#include "analysis/headline_figures.hpp"
 
 namespace preflight::report {
 namespace {
@@ -66,17 +66,6 @@ class Family {
 
 const char* verdict_text(CheckVerdict v) {
   return name_of(v);
-}
-
-// The host a node name belongs to ("vm/v1" -> "vm"), as the run's environment has it.
-std::map<std::string, std::string> host_of_node(const RunData& run) {
-  std::map<std::string, std::string> out;
-  const auto names = run.environment.find("node_name");
-  const auto hosts = run.environment.find("host");
-  if (names == run.environment.end() || hosts == run.environment.end()) return out;
-  for (std::size_t i = 0; i < names->second.size() && i < hosts->second.size(); ++i)
-    out.emplace(names->second[i], hosts->second[i]);
-  return out;
 }
 
 }  // namespace
@@ -156,28 +145,15 @@ std::string render_prometheus(const Report& report) {
                 {"name", o.name}},
                o.ratio);
     }
-    const auto rank0_host = data.environment.find("host");
-    const std::string host = rank0_host == data.environment.end() || rank0_host->second.empty()
-                                 ? std::string()
-                                 : rank0_host->second.front();
-    for (const auto& c : data.cases) {
-      const CaseView view(c);
-      const std::string metric = view.primary_metric();
-      if (metric.empty() || c.status != "ok") continue;
-      const auto column = c.stats.find(metric);
-      const std::string unit = column == c.stats.end() ? "" : column->second.unit;
-      for (std::size_t p = 0; p < view.points(); ++p) {
-        const double value = view.metric_at(metric, p);
-        if (std::isnan(value)) continue;
-        figures.add({{"run", run.label},
-                     {"host", host},
-                     {"case", c.group_name + " " + c.name},
-                     {"point", view.point_label(p)},
-                     {"metric", metric},
-                     {"unit", unit}},
-                    value);
-      }
-    }
+    const std::string host = rank0_host(data);
+    for (const auto& f : headline_figures(data))
+      figures.add({{"run", run.label},
+                   {"host", host},
+                   {"case", f.case_label},
+                   {"point", f.point},
+                   {"metric", f.metric},
+                   {"unit", f.unit}},
+                  f.value);
   }
   std::string out;
   for (const Family* f : {&exit_code, &checks, &env, &slow, &suspects, &figures}) f->write(out);

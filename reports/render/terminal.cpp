@@ -6,10 +6,12 @@
 #include <cmath>
 #include <map>
 
-#include "analysis/case_view.hpp"
+#include "analysis/case_table.hpp"
+#include "analysis/format.hpp"
+#include "analysis/report_text.hpp"
+#include "analysis/verdict_reasons.hpp"
 #include "preflight/schema/layout.hpp"
 #include "render/text_format.hpp"
-#include "render/verdict_reasons.hpp"
 
 namespace preflight::report {
 namespace {
@@ -18,34 +20,23 @@ std::string number(double v, double scale, int decimals) {
   return std::isnan(v) ? std::string("-") : fmt::format("{:.{}f}", v * scale, decimals);
 }
 
-void print_case(std::FILE* out, const CaseData& c) {
+void print_case(std::FILE* out, const CaseTable& c) {
   fmt::print(out, "\n{} {} [{}]\n", c.group_name, c.name, c.status);
-  if (c.status == "timeout" && c.params.count("timeout_message"))
-    fmt::print(out, "  {}\n", c.params.at("timeout_message"));
-  if (c.rows() == 0) return;
-  const CaseView v(c);
-  const auto metrics = v.metrics();
-  // The declared x-axis, else the point index.
-  const std::string size_column = c.stats.count(c.meaning.x_axis) ? c.meaning.x_axis : "point";
-  const auto x_unit = v.x_unit();
+  if (c.timeout_message) fmt::print(out, "  {}\n", *c.timeout_message);
+  if (!c.has_points) return;
   fmt::print(out, "  {:>12} {:>6} {:>11} {:>11} {:>7}",
-             size_column == "point" ? std::string("point")
-                                    : fmt::format("size({})", x_unit.empty() ? "-" : x_unit),
+             c.x_column == "point" ? std::string("point")
+                                   : fmt::format("size({})", c.x_unit.empty() ? "-" : c.x_unit),
              "iters", "median(us)", "p95(us)", "cv(%)");
-  for (const auto& m : metrics) {
-    const auto& unit = c.stats.at(m).unit;
-    fmt::print(out, " {:>12}", unit.empty() ? m : fmt::format("{}({})", m, unit));
-  }
+  for (const auto& m : c.metrics)
+    fmt::print(out, " {:>12}", m.unit.empty() ? m.name : fmt::format("{}({})", m.name, m.unit));
   fmt::print(out, " {:>7}\n", "wrong");
-  const auto& group = c.stats.at("group").numbers;
-  for (std::size_t r = 0; r < c.rows(); ++r) {
-    if (group[r] != -1) continue;  // all groups together; per-group rows are in the file
-    const auto col = [&](const std::string& name) { return c.stats.at(name).numbers[r]; };
-    fmt::print(out, "  {:>12} {:>6} {:>11} {:>11} {:>7}", number(col(size_column), 1, 0),
-               number(col("iterations"), 1, 0), number(col("time_median"), 1e6, 2),
-               number(col("time_p95"), 1e6, 2), number(col("time_cv"), 100, 1));
-    for (const auto& m : metrics) fmt::print(out, " {:>12}", figure(c.stats.at(m).numbers[r], 4));
-    fmt::print(out, " {:>7}\n", number(col("wrong"), 1, 0));
+  for (const auto& row : c.rows) {
+    fmt::print(out, "  {:>12} {:>6} {:>11} {:>11} {:>7}", number(row.x, 1, 0),
+               number(row.iterations, 1, 0), number(row.time_median, 1e6, 2),
+               number(row.time_p95, 1e6, 2), number(row.time_cv, 100, 1));
+    for (double m : row.metrics) fmt::print(out, " {:>12}", figure(m, 4));
+    fmt::print(out, " {:>7}\n", number(row.wrong, 1, 0));
   }
 }
 
@@ -73,15 +64,11 @@ void print_env_checks(std::FILE* out, const RunData& run) {
 
 void print_run(std::FILE* out, const RunReport& r) {
   const auto& run = *r.run;
-  std::size_t failed = 0, timed_out = 0;
-  for (const auto& c : run.cases) {
-    failed += c.status == "failed";
-    timed_out += c.status == "timeout";
-  }
+  const auto outcomes = case_outcomes(run);
   fmt::print(out,
              "# {}: run {} (exit {}), {} ranks on {} nodes, {} case(s), {} failed, {} timed out\n",
              run.path, run.status, run.exit_code, run.world_size, run.node_count, run.cases.size(),
-             failed, timed_out);
+             outcomes.failed, outcomes.timed_out);
   fmt::print(out, "# preflight {} · started {} · {}\n", run.git_revision, run.start_time,
              run.command_line);
   for (const auto& s : run.skipped) fmt::print(out, "# skipped: {}\n", s);
@@ -258,7 +245,7 @@ void print_report(std::FILE* out, const Report& report, bool colour) {
   print_sections(out, report);
   for (const auto& r : report.runs) {
     fmt::print(out, "\n## Cases of {}\n", r.run->path);
-    for (const auto& c : r.run->cases) print_case(out, c);
+    for (const auto& c : case_tables(*r.run)) print_case(out, c);
   }
   print_checks(out, report, colour);
   fmt::print(out, "\n");

@@ -16,11 +16,11 @@
 #include "analysis/instances.hpp"
 #include "analysis/regression.hpp"
 #include "analysis/report.hpp"
+#include "analysis/report_text.hpp"
 #include "analysis/scaling.hpp"
 #include "plugins/alpha_beta.hpp"
 #include "plugins/plugins.hpp"
 #include "reader/v1_adapter.hpp"
-#include "render/text_format.hpp"
 
 namespace preflight::report {
 namespace {

@@ -1,4 +1,4 @@
-#include "render/verdict_reasons.hpp"
+#include "analysis/verdict_reasons.hpp"
 
 #include <fmt/format.h>
 
@@ -7,8 +7,9 @@
 #include <map>
 #include <tuple>
 
+#include "analysis/format.hpp"
+#include "analysis/report_text.hpp"
 #include "preflight/schema/layout.hpp"
-#include "render/text_format.hpp"
 
 namespace preflight::report {
 namespace {

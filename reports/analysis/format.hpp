@@ -1,0 +1,21 @@
+// How the report writes a figure in plain text, defined once for every layer that writes one
+// (analyses' findings, plug-ins' sections, every renderer), so that a figure reads the same
+// wherever it appears. The HTML page wraps these (render/html_format.hpp).
+#pragma once
+
+#include <string>
+
+namespace preflight::report {
+
+// "-" for NaN, else the value with `digits` significant digits.
+std::string figure(double value, int digits = 4);
+// "12.5 GB/s": a figure already written and its unit, apart by `space` (none without a unit).
+std::string with_unit(const std::string& figure, const std::string& unit,
+                      const std::string& space = " ");
+// A time in seconds whose unit the text around it says: 4 significant digits, "n/a" where it
+// is not known (NaN, or negative: not measured).
+std::string seconds(double s);
+// "4 KiB", "1.5 MiB": a size in bytes in the largest binary unit it reaches (up to PiB).
+std::string binary_bytes(double bytes, const std::string& space = " ");
+
+}  // namespace preflight::report
