@@ -21,6 +21,7 @@
 #include "harness/stats.hpp"
 #include "harness/usage_error.hpp"
 #include "plugins/plugins.hpp"
+#include "preflight/schema/layout.hpp"
 
 namespace preflight::report {
 
@@ -332,7 +333,7 @@ void evaluate_against_expectation(const Rule& r, const RunData& run, const std::
   for (const auto& c : run.cases) {
     const CaseView v(c);
     if (!matches(r, v)) continue;
-    if (c.status != "ok") {
+    if (c.status != schema::case_status::kOk) {
       out.push_back(make_check(r.name, label, c.group_name + " " + c.name, "", r.metric));
       out.back().verdict = CheckVerdict::kFail;
       out.back().reason = fmt::format("the case's status is {}", c.status);
@@ -578,7 +579,7 @@ std::vector<Check> evaluate(const Rules& rules, const RunData& run, const std::s
     const std::size_t before = out.size();
     if (r.from_baseline) {
       for (const auto& c : run.cases)
-        if (c.status != "ok" && matches(r, CaseView(c))) {
+        if (c.status != schema::case_status::kOk && matches(r, CaseView(c))) {
           out.push_back(make_check(r.name, label, c.group_name + " " + c.name, "", r.metric));
           out.back().verdict = CheckVerdict::kFail;
           out.back().reason = fmt::format("the case's status is {}", c.status);
@@ -602,10 +603,13 @@ std::vector<Check> evaluate(const Rules& rules, const RunData& run, const std::s
 std::vector<Check> builtin_checks(const RunData& run, const std::string& label) {
   std::vector<Check> out;
   auto whole = make_check("run completed", label, "", "", "status");
-  whole.verdict = run.status == "complete" || run.status == "failed" ? CheckVerdict::kPass
-                                                                     : CheckVerdict::kFail;
+  whole.verdict =
+      run.status == schema::run_status::kComplete || run.status == schema::run_status::kFailed
+          ? CheckVerdict::kPass
+          : CheckVerdict::kFail;
   whole.reason = fmt::format("run status {}, {} case(s) in the file", run.status, run.cases.size());
-  if (run.status == "failed") whole.reason += " (wrong results are checked per case)";
+  if (run.status == schema::run_status::kFailed)
+    whole.reason += " (wrong results are checked per case)";
   out.push_back(whole);
   for (const auto& c : run.cases) {
     auto k =
@@ -615,10 +619,11 @@ std::vector<Check> builtin_checks(const RunData& run, const std::string& label) 
     const CaseView v(c);
     k.value = v.number_param("wrong_elements");
     k.expected = k.threshold = 0;
-    k.verdict = c.status == "ok" ? CheckVerdict::kPass : CheckVerdict::kFail;
-    k.reason = c.status == "ok"       ? "every element of every result as expected"
-               : c.status == "failed" ? fmt::format("{} wrong elements", v.param("wrong_elements"))
-                                      : "the case " + c.status + ": " + v.param("timeout_message");
+    k.verdict = c.status == schema::case_status::kOk ? CheckVerdict::kPass : CheckVerdict::kFail;
+    k.reason = c.status == schema::case_status::kOk ? "every element of every result as expected"
+               : c.status == schema::case_status::kFailed
+                   ? fmt::format("{} wrong elements", v.param("wrong_elements"))
+                   : "the case " + c.status + ": " + v.param("timeout_message");
     out.push_back(std::move(k));
   }
   return out;

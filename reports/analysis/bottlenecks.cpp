@@ -14,6 +14,7 @@
 #include "analysis/trust.hpp"
 #include "harness/stats.hpp"
 #include "plugins/plugins.hpp"
+#include "preflight/schema/layout.hpp"
 
 namespace preflight::report {
 namespace {
@@ -30,7 +31,7 @@ std::string ranks_text(const std::vector<int>& ranks) {
 void correctness(const RunReport& r, std::vector<Finding>& out) {
   const auto& run = *r.run;
   for (const auto& c : run.cases) {
-    if (c.status == "failed") {
+    if (c.status == schema::case_status::kFailed) {
       const CaseView v(c);
       out.push_back(
           {Stage::kCorrectness,
@@ -42,7 +43,7 @@ void correctness(const RunReport& r, std::vector<Finding>& out) {
            "find the rank, then its GPU's ECC and Xid errors (nvidia-smi -q -d ECC, dmesg) "
            "and rerun the case alone.",
            1e9});
-    } else if (c.status == "timeout") {
+    } else if (c.status == schema::case_status::kTimeout) {
       const CaseView v(c);
       out.push_back(
           {Stage::kCorrectness,
@@ -55,7 +56,7 @@ void correctness(const RunReport& r, std::vector<Finding>& out) {
            1e8});
     }
   }
-  if (run.status == "incomplete")
+  if (run.status == schema::run_status::kIncomplete)
     out.push_back({Stage::kCorrectness,
                    r.label,
                    "the run did not finish",
@@ -179,9 +180,10 @@ void measurement_quality(const RunReport& r, std::vector<Finding>& out) {
           noisy_examples.push_back(fmt::format("case {} {} at {}: CV {:.0f}%", c.group_name, c.name,
                                                v.point_label(p), cv * 100));
       }
-      if (v.number("iterations", row) < c.meaning.min_samples) {
+      const auto min_samples = static_cast<double>(c.meaning.min_samples);
+      if (v.number("iterations", row) < min_samples) {
         ++few;
-        minimums.insert(c.meaning.min_samples);
+        minimums.insert(min_samples);
       }
     }
   }

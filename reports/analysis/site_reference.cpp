@@ -10,6 +10,7 @@
 
 #include "analysis/case_view.hpp"
 #include "harness/stats.hpp"
+#include "preflight/schema/layout.hpp"
 
 namespace preflight::report {
 namespace {
@@ -51,12 +52,12 @@ std::vector<std::size_t> rows_of(const CaseView& v, std::size_t point) {
 }
 
 void refuse_untrusted(const RunData& run) {
-  if (run.status != "complete")
+  if (run.status != schema::run_status::kComplete)
     throw std::invalid_argument(
         fmt::format("{}: the run's status is {}: a reference is made from a run that completed",
                     run.path, run.status));
   for (const auto& c : run.cases)
-    if (c.status != "ok")
+    if (c.status != schema::case_status::kOk)
       throw std::invalid_argument(
           fmt::format("{}: case {} {} {}: a reference is made from a run whose every case was "
                       "right and finished",

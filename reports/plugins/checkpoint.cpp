@@ -13,6 +13,7 @@
 #include "plugins/checkpoint_interval.hpp"
 #include "plugins/plugins.hpp"
 #include "preflight/schema/checkpoint.hpp"
+#include "preflight/schema/family_names.hpp"
 
 namespace preflight::report::plugins {
 namespace {
@@ -36,7 +37,7 @@ std::string duration(double s) {
 }
 
 bool is_phase(const CaseView& v, std::string_view phase) {
-  return v.c.family == "checkpoint" && v.param("phase") == phase;
+  return v.c.family == schema::kCheckpointFamily && v.param("phase") == phase;
 }
 
 // The save's fastest point: the block size a job would pick.

@@ -14,6 +14,8 @@
 #include "plugins/pair_isolation.hpp"
 #include "plugins/plugins.hpp"
 #include "preflight/schema/fabric.hpp"
+#include "preflight/schema/family_names.hpp"
+#include "preflight/schema/layout.hpp"
 
 namespace preflight::report::plugins {
 namespace {
@@ -179,14 +181,14 @@ void pair_matrix_findings(const RunReport& r, std::vector<Finding>& out) {
   std::map<std::string, TestMatrix> tests;
   std::set<int> ranks;  // of every pair, so that the matrices list nodes in rank order
   for (const auto& c : r.run->cases)
-    if (c.family == schema::kFabricFamily && c.status == "ok")
+    if (c.family == schema::kFabricFamily && c.status == schema::case_status::kOk)
       for (const auto& [a, b] :
            parse_pairs(CaseView(c).param(std::string(schema::kFabricPairsAttribute)))) {
         ranks.insert(a);
         ranks.insert(b);
       }
   for (const auto& c : r.run->cases)
-    if (c.family == schema::kFabricFamily && c.status == "ok") {
+    if (c.family == schema::kFabricFamily && c.status == schema::case_status::kOk) {
       auto& t = tests[CaseView(c).param(std::string(schema::kFabricTestAttribute))];
       if (t.m.nodes.empty())
         for (int rank : ranks) {

@@ -11,6 +11,8 @@
 #include "plugins/alpha_beta.hpp"
 #include "preflight/schema/checkpoint.hpp"
 #include "preflight/schema/dataloader.hpp"
+#include "preflight/schema/family_names.hpp"
+#include "preflight/schema/layout.hpp"
 #include "preflight/schema/matmul.hpp"
 #include "preflight/schema/step.hpp"
 
@@ -74,8 +76,8 @@ std::vector<sp::RatePoint> matmul_rates(const RunData& run, const std::string& b
   std::vector<sp::RatePoint> out;
   for (const auto& c : run.cases) {
     const CaseView v(c);
-    if (c.family != "matmul" || c.status != "ok" || c.backend != backend ||
-        v.param("dtype") != dtype)
+    if (c.family != schema::kMatmulFamily || c.status != schema::case_status::kOk ||
+        c.backend != backend || v.param("dtype") != dtype)
       continue;
     const auto& col = s::kMatmulStatsColumns;
     auto at = [&](std::size_t column, std::size_t p) {
@@ -114,7 +116,7 @@ bool gradient_like(const CaseView& v, const std::string& collective) {
 void add_measured(const RunData& run, const CaseData& c, int ranks_per_node,
                   sp::CollectiveFigures& f) {
   const CaseView v(c);
-  const double ranks = v.group_ranks(0), nodes = c.meaning.span_nodes;
+  const double ranks = v.group_ranks(0), nodes = static_cast<double>(c.meaning.span_nodes);
   if (!(ranks == nodes * ranks_per_node)) return;
   for (const auto& m : f.measured)
     if (m.ranks == ranks) return;
@@ -133,8 +135,8 @@ sp::CollectiveFigures collective_figures(const RunData& run, const std::string& 
   for (const bool ladder : {true, false})
     for (const auto& c : run.cases) {
       const CaseView v(c);
-      if (c.family != "comm" || c.status != "ok" || !gradient_like(v, collective) ||
-          (v.param("topology") == "ladder") != ladder)
+      if (c.family != schema::kCommFamily || c.status != schema::case_status::kOk ||
+          !gradient_like(v, collective) || (v.param("topology") == "ladder") != ladder)
         continue;
       add_measured(run, c, ranks_per_node, f);
       if (subject.empty()) subject = v.subject();
@@ -171,7 +173,7 @@ sp::Sourced data_rate(const RunData& run, const CaseView& step) {
   sp::Sourced best{-1, ""};
   for (const auto& c : run.cases) {
     const CaseView v(c);
-    if (c.family != "dataloader" || c.status != "ok") continue;
+    if (c.family != schema::kDataloaderFamily || c.status != schema::case_status::kOk) continue;
     if (fed && (v.param("data_dir") != dir || v.param("engine") != attr(step, s::kStepDataEngine) ||
                 v.param("cache_state") != attr(step, s::kStepDataCache) ||
                 v.number_param("crop") != step.number_param("image_size")))
@@ -197,8 +199,8 @@ sp::Sourced checkpoint_rate(const RunData& run) {
   const std::string bw(s::kCheckpointStatsColumns[s::kCheckpointSaveBw].name);
   for (const auto& c : run.cases) {
     const CaseView v(c);
-    if (c.family != "checkpoint" || c.status != "ok" || v.param("phase") != s::kCheckpointSave ||
-        v.param("durable") != "1")
+    if (c.family != schema::kCheckpointFamily || c.status != schema::case_status::kOk ||
+        v.param("phase") != s::kCheckpointSave || v.param("durable") != "1")
       continue;
     for (std::size_t p = 0; p < v.points(); ++p) {
       const double per_node = v.number(bw, v.row(p)) * 1e9 / v.number_param("nodes");
@@ -239,7 +241,8 @@ std::string workload_key(const CaseData& step) {
 std::optional<StepInputs> step_inputs(const RunData& run, const std::string& label) {
   const CaseData* step = nullptr;
   for (const auto& c : run.cases)
-    if (c.family == "step" && c.status == "ok" && step == nullptr) step = &c;
+    if (c.family == schema::kStepFamily && c.status == schema::case_status::kOk && step == nullptr)
+      step = &c;
   if (step == nullptr) return std::nullopt;
   const CaseView v(*step);
   StepInputs out;

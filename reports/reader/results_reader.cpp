@@ -115,15 +115,15 @@ Column read_column(hid_t group, const std::string& name, DeclaredSince declared,
 }
 
 // The case's declaration from its v2 attributes.
-Meaning read_meaning(hid_t g, const std::string& where) {
-  Meaning m;
+s::CaseMeaning read_meaning(hid_t g, const std::string& where) {
+  s::CaseMeaning m;
   m.stage = enum_attribute(g, s::kStageAttribute, s::kStageNames, where);
   m.x_axis = string_declaration(g, s::kXAxisAttribute, where);
   m.bands = enum_attribute(g, s::kBandsAttribute, s::kBandsNames, where);
   m.scaling = enum_attribute(g, s::kScalingAttribute, s::kScalingNames, where);
   m.subject = string_declaration(g, s::kSubjectAttribute, where);
   m.series = string_declaration(g, s::kSeriesAttribute, where);
-  m.span_nodes = static_cast<double>(int_declaration(g, s::kSpanNodesAttribute, where));
+  m.span_nodes = int_declaration(g, s::kSpanNodesAttribute, where);
   m.peer_slow = int_declaration(g, s::kPeerSlowAttribute, where) != 0;
   m.peer_late = int_declaration(g, s::kPeerLateAttribute, where) != 0;
   m.work_counter = string_declaration(g, s::kWorkCounterAttribute, where);
@@ -137,7 +137,7 @@ Meaning read_meaning(hid_t g, const std::string& where) {
     if (!rule.empty()) m.quality.push_back(rule);
     from = to + 1;
   }
-  m.min_samples = static_cast<double>(int_declaration(g, s::kMinSamplesAttribute, where));
+  m.min_samples = int_declaration(g, s::kMinSamplesAttribute, where);
   return m;
 }
 

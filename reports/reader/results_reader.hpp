@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "preflight/schema/layout.hpp"
 #include "preflight/schema/meaning.hpp"
 
 namespace preflight::report {
@@ -35,21 +36,6 @@ struct Column {
   std::string better;  // version-1 files only: the raw `better` attribute the adapter reads
   std::vector<double> numbers;
   std::vector<std::string> strings;
-};
-
-// A case's declaration: what its figures mean (CONTRACT.md, meaning.hpp).
-struct Meaning {
-  schema::Stage stage = schema::Stage::kStep;
-  std::string x_axis;  // stats column of a point's x and identity; "" = the point index
-  schema::Bands bands = schema::Bands::kEachPoint;
-  schema::Scaling scaling = schema::Scaling::kNone;
-  std::string subject;  // constant along a scaling series
-  std::string series;   // which scaling curve
-  double span_nodes = 0;
-  bool peer_slow = false, peer_late = false;
-  std::string work_counter;          // counter of each iteration's work, or ""
-  std::vector<std::string> quality;  // quality rules, each served by a report plug-in
-  double min_samples = 0;
 };
 
 // A series the case declares a watch on (schema::Watch, SPEC.md "Telemetry"): the declaration
@@ -78,7 +64,9 @@ struct CaseData {
   double host_cpu_foreign = std::numeric_limits<double>::quiet_NaN();
   double host_cpu_s = 0;
   std::map<std::string, Column> stats;  // empty for a case that timed out before a size ended
-  Meaning meaning;
+  // What its figures mean: the writer's own struct, read from the file (v2) or supplied by the
+  // v1 adapter; a CaseData made by hand sets what it relies on.
+  schema::CaseMeaning meaning;
   // Per point (size): each timed iteration's time, the slowest rank's, from the raw samples.
   std::vector<std::vector<double>> iteration_times;
   // Per counter the family writes, per point: each timed iteration's median over the active

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "preflight/schema/family_names.hpp"
 #include "preflight/schema/layout.hpp"
 
 namespace preflight::report {
@@ -33,7 +34,7 @@ struct FamilyDeclaration {
   std::string_view series;  // "" = the case's topology parameter
   bool peer_slow, peer_late;
   std::string_view work_counter, quality;
-  double min_samples;
+  std::int64_t min_samples;
   std::array<ColumnDeclaration, 12> columns;  // unused entries have an empty name
 };
 
@@ -43,7 +44,7 @@ constexpr ColumnDeclaration kRate{
 // What the v2 writer declares for each family (CONTRACT.md); the families of version 1.
 constexpr std::array kFamilies = {
     FamilyDeclaration{
-        "comm",
+        s::kCommFamily,
         s::Stage::kCommunication,
         "size_bytes",
         s::Bands::kSizeBands,
@@ -64,7 +65,7 @@ constexpr std::array kFamilies = {
         }},
     },
     FamilyDeclaration{
-        "storage",
+        s::kStorageFamily,
         s::Stage::kDataIn,
         "block_bytes",
         s::Bands::kEachPoint,
@@ -121,16 +122,21 @@ double group_ranks(const CaseData& c) {
   return all;
 }
 
-// The nodes group 0 spans, from the case's parameters (v2: the harness writes span_nodes).
-double span_nodes(const CaseData& c, std::int64_t node_count) {
+// The nodes group 0 spans, from the case's parameters (v2: the harness writes span_nodes). An
+// inter or rail case without stats (timed out before a size ended) has no group_ranks to tell:
+// 0, as nothing that reads span_nodes reads a case without points.
+std::int64_t span_nodes(const CaseData& c, std::int64_t node_count) {
   const double ladder = number_param(c, "ladder_nodes");
-  if (ladder > 0) return ladder;
+  if (ladder > 0) return static_cast<std::int64_t>(ladder);
   const double nodes = number_param(c, "nodes");
-  if (nodes > 0) return nodes;
+  if (nodes > 0) return static_cast<std::int64_t>(nodes);
   const auto topology = param(c, "topology");
   if (topology == "intra") return 1;
-  if (topology == "inter" || topology == "rail") return group_ranks(c);
-  return static_cast<double>(node_count);
+  if (topology == "inter" || topology == "rail") {
+    const double ranks = group_ranks(c);
+    return std::isnan(ranks) ? 0 : static_cast<std::int64_t>(ranks);
+  }
+  return node_count;
 }
 
 // The case's name without its layout label.
@@ -181,7 +187,9 @@ void declare_v1(CaseData& c, std::int64_t node_count) {
   const FamilyDeclaration* family = nullptr;
   for (const auto& f : kFamilies)
     if (f.family == c.family) family = &f;
-  Meaning& m = c.meaning;
+  // Every field is set below, on both branches: schema::CaseMeaning's defaults are the writer's
+  // (bands kSizeBands, min_samples 1), not what version 1 meant.
+  s::CaseMeaning& m = c.meaning;
   m.subject = subject(c);
   m.span_nodes = span_nodes(c, node_count);
   m.series = param(c, "topology");
@@ -208,6 +216,9 @@ void declare_v1(CaseData& c, std::int64_t node_count) {
     m.bands = m.x_axis.empty() ? s::Bands::kEachPoint : s::Bands::kSizeBands;
     m.scaling = s::Scaling::kPerRank;
     m.peer_slow = true;
+    m.peer_late = false;
+    m.work_counter.clear();
+    m.quality.clear();
     m.min_samples = 10;
     for (auto& [name, column] : c.stats)
       if (column.direction == Direction::kHigher && name.rfind(s::kBatchedPrefix, 0) != 0) {
@@ -224,6 +235,7 @@ void declare_v1(CaseData& c, std::int64_t node_count) {
   m.peer_slow = family->peer_slow;
   m.peer_late = family->peer_late;
   m.work_counter = std::string(family->work_counter);
+  m.quality.clear();
   if (!family->quality.empty()) m.quality = {std::string(family->quality)};
   m.min_samples = family->min_samples;
 }

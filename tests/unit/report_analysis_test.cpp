@@ -791,7 +791,7 @@ CaseData widget_case(int index, double ranks, double nodes, double rate, double 
   c.meaning.scaling = schema::Scaling::kAggregate;
   c.meaning.subject = "spin fast";
   c.meaning.series = "ranks";
-  c.meaning.span_nodes = nodes;
+  c.meaning.span_nodes = static_cast<std::int64_t>(nodes);
   c.meaning.peer_slow = true;
   c.meaning.min_samples = 20;
   c.meaning.quality = {"no_such_rule"};
