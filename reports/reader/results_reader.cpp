@@ -10,6 +10,7 @@
 #include <array>
 #include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <future>
@@ -374,6 +375,14 @@ bool locked_by_a_writer(const std::string& path) {
 std::size_t CaseData::rows() const {
   const auto it = stats.find("point");
   return it == stats.end() ? 0 : it->second.numbers.size();
+}
+
+std::optional<double> number_of_text(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end == nullptr || *end != '\0') return std::nullopt;
+  return v;
 }
 
 namespace {
