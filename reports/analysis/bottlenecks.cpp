@@ -38,19 +38,18 @@ void correctness(const RunReport& r, std::vector<Finding>& out) {
            r.label,
            fmt::format("wrong results in case {} {}", c.group_name, c.name),
            {fmt::format("{} wrong elements over all sizes and ranks (case {})",
-                        v.param("wrong_elements"), c.group_name)},
+                        attribute_text(v.get(schema::harness::kWrongElements)), c.group_name)},
            "A wrong result is a defect, not slowness: look at wrong_per_rank in the file to "
            "find the rank, then its GPU's ECC and Xid errors (nvidia-smi -q -d ECC, dmesg) "
            "and rerun the case alone.",
            1e9});
     } else if (c.status == schema::case_status::kTimeout) {
-      const CaseView v(c);
+      const auto message = attribute_text(CaseView(c).get(schema::harness::kTimeoutMessage));
       out.push_back(
           {Stage::kCorrectness,
            r.label,
            fmt::format("case {} {} hung", c.group_name, c.name),
-           {v.param("timeout_message").empty() ? "the watchdog ended the case"
-                                               : v.param("timeout_message")},
+           {message.empty() ? "the watchdog ended the case" : message},
            "Check the ranks named as not arrived: their hosts' kernel log, NIC link state "
            "(ibstat, ethtool), GPU Xid errors; then rerun with --resume.",
            1e8});

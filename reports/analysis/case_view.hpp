@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <concepts>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -25,8 +26,6 @@ class CaseView {
   explicit CaseView(const CaseData& data) : c(data) {}
   const CaseData& c;
 
-  std::string param(const std::string& name) const;    // "" when absent
-  double number_param(const std::string& name) const;  // NaN when absent or not a number
   // A case attribute through its one declaration (CaseData::get): nullopt when the case lacks
   // it or it is not of the declared type.
   template <typename T>
@@ -91,7 +90,8 @@ double or_nan(const std::optional<T>& value) {
 inline std::string attribute_text(const std::optional<std::string>& value) {
   return value.value_or("");
 }
-inline std::string attribute_text(const std::optional<std::int64_t>& value) {
+template <std::integral T>
+std::string attribute_text(const std::optional<T>& value) {
   return value ? fmt::format("{}", *value) : std::string();
 }
 

@@ -12,6 +12,7 @@
 #include "analysis/trust.hpp"
 #include "comm/collective_traits.hpp"
 #include "harness/stats.hpp"
+#include "preflight/schema/comm.hpp"
 #include "preflight/schema/family_names.hpp"
 #include "preflight/schema/layout.hpp"
 
@@ -59,7 +60,7 @@ std::vector<AlphaBetaFit> alpha_beta_fits(const RunData& run, const std::string&
   std::map<std::pair<std::string, std::string>, double> nodes_max, ranks_per_node;
   for (const auto& c : run.cases) {
     const CaseView v(c);
-    const auto* traits = comm::traits_of(v.param("collective"));
+    const auto* traits = comm::traits_of(attribute_text(v.get(schema::comm::kCollective)));
     if (c.family != schema::kCommFamily || c.status != schema::case_status::kOk ||
         traits == nullptr || !traits->ring.exists())
       continue;

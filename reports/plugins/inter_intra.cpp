@@ -9,6 +9,7 @@
 #include "analysis/scaling.hpp"
 #include "harness/stats.hpp"
 #include "plugins/plugins.hpp"
+#include "preflight/schema/comm.hpp"
 #include "preflight/schema/family_names.hpp"
 #include "preflight/schema/layout.hpp"
 
@@ -23,7 +24,7 @@ void inter_vs_intra(const RunReport& r, std::vector<Finding>& out) {
       by_subject;  // (subject, band) -> topology -> (median metric, case)
   for (const auto& c : r.run->cases) {
     const CaseView v(c);
-    const auto topology = v.param("topology");
+    const auto topology = attribute_text(v.get(schema::comm::kTopology));
     if (c.family != schema::kCommFamily || c.status != schema::case_status::kOk ||
         (topology != "intra" && topology != "inter"))
       continue;

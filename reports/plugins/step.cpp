@@ -48,12 +48,10 @@ std::vector<MeasuredStep> measured_steps(const RunData& run, const std::string& 
         c.stats.empty() || workload_key(c) != workload)
       continue;
     const CaseView v(c);
-    out.push_back(
-        {column_at(v, s::kStepNodes), column_at(v, s::kStepStepSeconds),
-         column_at(v, s::kStepCompute), column_at(v, s::kStepCommExposed),
-         column_at(v, s::kStepDataExposed), column_at(v, s::kStepDataCpuShare),
-         v.param(std::string(s::kStepCaseAttributes[s::kStepGemmDevice].name)) == s::kStepOnCpu,
-         source_of(run, c)});
+    out.push_back({column_at(v, s::kStepNodes), column_at(v, s::kStepStepSeconds),
+                   column_at(v, s::kStepCompute), column_at(v, s::kStepCommExposed),
+                   column_at(v, s::kStepDataExposed), column_at(v, s::kStepDataCpuShare),
+                   v.get(s::step::kGemmDevice) == s::kStepOnCpu, source_of(run, c)});
   }
   std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.nodes < b.nodes; });
   return out;

@@ -2,11 +2,12 @@
 
 #include <array>
 #include <cmath>
-#include <cstdlib>
 #include <optional>
 
+#include "preflight/schema/comm.hpp"
 #include "preflight/schema/family_names.hpp"
 #include "preflight/schema/layout.hpp"
+#include "preflight/schema/storage.hpp"
 
 namespace preflight::report {
 namespace {
@@ -96,17 +97,13 @@ constexpr std::array kFamilies = {
     },
 };
 
-std::string param(const CaseData& c, const std::string& name) {
-  const auto it = c.params.find(name);
-  return it == c.params.end() ? std::string() : it->second;
-}
-
-double number_param(const CaseData& c, const std::string& name) {
-  const auto text = param(c, name);
-  char* end = nullptr;
-  const double v = text.empty() ? NAN : std::strtod(text.c_str(), &end);
-  return end != nullptr && *end == '\0' ? v : NAN;
-}
+// The attributes version 1 wrote that the adapter reads: comm's topology and ladder, and the
+// case's layout label and node count, which both of its families (comm, storage) name alike.
+constexpr auto kTopology = s::comm::kTopology;
+constexpr auto kLadderNodes = s::comm::kLadderNodes;
+constexpr auto kLayout = s::comm::kLayout;
+constexpr auto kNodes = s::storage::kNodes;
+static_assert(kLayout.name == s::storage::kLayout.name);
 
 // Ranks of group 0 at the first point (the all-groups row where groups are not written).
 double group_ranks(const CaseData& c) {
@@ -126,11 +123,11 @@ double group_ranks(const CaseData& c) {
 // inter or rail case without stats (timed out before a size ended) has no group_ranks to tell:
 // 0, as nothing that reads span_nodes reads a case without points.
 std::int64_t span_nodes(const CaseData& c, std::int64_t node_count) {
-  const double ladder = number_param(c, "ladder_nodes");
-  if (ladder > 0) return static_cast<std::int64_t>(ladder);
-  const double nodes = number_param(c, "nodes");
-  if (nodes > 0) return static_cast<std::int64_t>(nodes);
-  const auto topology = param(c, "topology");
+  const auto ladder = c.get(kLadderNodes).value_or(0);
+  if (ladder > 0) return ladder;
+  const auto nodes = c.get(kNodes).value_or(0);
+  if (nodes > 0) return nodes;
+  const auto topology = c.get(kTopology).value_or("");
   if (topology == "intra") return 1;
   if (topology == "inter" || topology == "rail") {
     const double ranks = group_ranks(c);
@@ -142,7 +139,7 @@ std::int64_t span_nodes(const CaseData& c, std::int64_t node_count) {
 // The case's name without its layout label.
 std::string subject(const CaseData& c) {
   std::string name = c.name;
-  const auto layout = param(c, "layout");
+  const auto layout = c.get(kLayout).value_or("");
   if (!layout.empty() && name.size() > layout.size() &&
       name.compare(name.size() - layout.size(), layout.size(), layout) == 0)
     name = name.substr(0, name.size() - layout.size() - 1);
@@ -192,8 +189,8 @@ void declare_v1(CaseData& c, std::int64_t node_count) {
   s::CaseMeaning& m = c.meaning;
   m.subject = subject(c);
   m.span_nodes = span_nodes(c, node_count);
-  m.series = param(c, "topology");
-  if (m.series.empty()) m.series = number_param(c, "ladder_nodes") > 0 ? "ladder" : "ranks";
+  m.series = c.get(kTopology).value_or("");
+  if (m.series.empty()) m.series = c.get(kLadderNodes).value_or(0) > 0 ? "ladder" : "ranks";
   for (auto& [name, column] : c.stats) {
     if (const auto* declared = declared_core_column(name)) {
       declare_core_column(*declared, column);

@@ -890,8 +890,9 @@ TEST(V1Adapter, DeclaresWhatTheV2WriterDeclares) {
 // as a string still reads as a number, and a whole number with a fraction as an int64.
 TEST(CaseView, GetReadsAnAttributeThroughItsDeclaration) {
   CaseData c;
-  c.params = {{"whole", "4"},   {"fraction", "0.5"}, {"written_whole", "4.0"},
-              {"word", "warm"}, {"empty", ""},       {"not_a_number", "4 nodes"}};
+  c.params = {{"whole", "4"},    {"fraction", "0.5"}, {"written_whole", "4.0"},
+              {"word", "warm"},  {"empty", ""},       {"not_a_number", "4 nodes"},
+              {"negative", "-1"}};
   const CaseView v(c);
   using schema::Attr;
   EXPECT_EQ(v.get(Attr<std::int64_t>{"whole", "", ""}), 4);
@@ -900,6 +901,9 @@ TEST(CaseView, GetReadsAnAttributeThroughItsDeclaration) {
   EXPECT_EQ(v.get(Attr<double>{"fraction", "", ""}), 0.5);
   EXPECT_EQ(v.get(Attr<std::int64_t>{"fraction", "", ""}), std::nullopt) << "not whole";
   EXPECT_EQ(v.get(Attr<std::int64_t>{"written_whole", "", ""}), 4);
+  EXPECT_EQ(v.get(Attr<std::uint64_t>{"whole", "", ""}), 4u);
+  EXPECT_EQ(v.get(Attr<std::int64_t>{"negative", "", ""}), -1);
+  EXPECT_EQ(v.get(Attr<std::uint64_t>{"negative", "", ""}), std::nullopt) << "out of range";
   EXPECT_EQ(v.get(Attr<std::string>{"word", "", ""}), "warm");
   EXPECT_EQ(v.get(Attr<double>{"word", "", ""}), std::nullopt);
   EXPECT_EQ(v.get(Attr<std::int64_t>{"not_a_number", "", ""}), std::nullopt);
@@ -909,6 +913,7 @@ TEST(CaseView, GetReadsAnAttributeThroughItsDeclaration) {
   EXPECT_TRUE(std::isnan(or_nan(v.get(Attr<double>{"absent", "", ""}))));
   EXPECT_EQ(or_nan(v.get(Attr<std::int64_t>{"whole", "", ""})), 4.0);
   EXPECT_EQ(attribute_text(v.get(Attr<std::int64_t>{"whole", "", ""})), "4");
+  EXPECT_EQ(attribute_text(v.get(Attr<std::uint64_t>{"whole", "", ""})), "4");
   EXPECT_EQ(attribute_text(v.get(Attr<std::int64_t>{"absent", "", ""})), "");
 }
 
