@@ -299,9 +299,9 @@ void read_host_load(hid_t group, CaseData& c) {
   const auto read = [&](std::string_view name, double& out) {
     if (h5::has_attribute(group, name)) out = h5::double_attribute(group, name);
   };
-  read(s::kHostCpuStolenAttribute, c.host_cpu_stolen);
-  read(s::kHostCpuForeignAttribute, c.host_cpu_foreign);
-  read(s::kHostCpuSecondsAttribute, c.host_cpu_s);
+  read(s::harness::kHostCpuStolen.name, c.host_cpu_stolen);
+  read(s::harness::kHostCpuForeign.name, c.host_cpu_foreign);
+  read(s::harness::kHostCpuS.name, c.host_cpu_s);
 }
 
 CaseData read_case(hid_t cases, const std::string& group_name, const RunData& run) {
@@ -310,17 +310,17 @@ CaseData read_case(hid_t cases, const std::string& group_name, const RunData& ru
   const std::string where = "case " + group_name;
   CaseData c;
   c.group_name = group_name;
-  if (!h5::has_attribute(g.get(), "status"))
+  if (!h5::has_attribute(g.get(), s::harness::kStatus.name))
     throw ReadError(
         fmt::format("{}: case {} was cut short while being written (no status); "
                     "'preflight run ... --resume {}' runs it again",
                     path, group_name, path));
   require_attributes(g.get(), s::kCaseAttributes, path, where);
-  c.index = h5::int_attribute(g.get(), "index");
-  c.name = h5::string_attribute(g.get(), "name");
-  c.family = h5::string_attribute(g.get(), "family");
-  c.backend = h5::string_attribute(g.get(), "backend");
-  c.status = h5::string_attribute(g.get(), "status");
+  c.index = h5::int_attribute(g.get(), s::harness::kIndex.name);
+  c.name = h5::string_attribute(g.get(), s::harness::kName.name);
+  c.family = h5::string_attribute(g.get(), s::harness::kFamily.name);
+  c.backend = h5::string_attribute(g.get(), s::harness::kBackend.name);
+  c.status = h5::string_attribute(g.get(), s::harness::kStatus.name);
   read_host_load(g.get(), c);
   for (const auto& name : h5::attribute_names(g.get()))
     c.params[name] = attribute_text(g.get(), name);
