@@ -5,7 +5,8 @@
 # may not rise above its ceiling in scripts/declared-once-ceilings.txt (a ceiling only falls).
 #
 #   meaning_bodies           a family writes its own meaning() body (bench/*/, tests/family/)
-#   string_attribute_reads   reports/ reads a case attribute by a string: param(...), number_param(...)
+#   string_attribute_reads   reports/ reads a case attribute by a string: param(...), number_param(...),
+#                            or a string literal passed to get(...) (get takes a declared schema::Attr)
 #   status_literals          a case or run status compared with a literal ("ok", "failed", ...)
 #   family_name_literals     a family compared with a literal name ("comm") instead of its constant
 #   undeclared_attribute_writes  a case attribute made from a name, not from a declared Attr:
@@ -71,7 +72,8 @@ schema = list(sources("results-schema/include"))
 
 counts = {}
 counts["meaning_bodies"] = count(r"\bmeaning\(\)\s*const\s*(override\s*)?\{", family_code)
-counts["string_attribute_reads"] = count(r"(?<![\w:])(number_)?param\(", reports)
+counts["string_attribute_reads"] = count(
+    r"(?<![\w:])(number_)?param\(|(?<![\w:])get\(\s*(std::string(_view)?[({]\s*)?\"", reports)
 counts["status_literals"] = count(
     r"status\s*[!=]=\s*\"[a-z_]+\"|\"[a-z_]+\"\s*[!=]=\s*[\w.>-]*status\b", writers_and_readers)
 counts["family_name_literals"] = count(

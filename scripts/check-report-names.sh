@@ -16,20 +16,26 @@
 #    (what version-1 files hold).
 #  - Harness-level words that happen to be some family's attribute or column too (nodes, ranks,
 #    count, bytes, ...; ORDINARY below) are not checked: every case has nodes and ranks.
+#  - Anywhere in reports/ (plug-ins and the reader too): a case attribute read by a string, a
+#    string literal passed to get(...), param(...) or number_param(...): the report reads an
+#    attribute through its one declaration, get(schema::Attr) (docs/report.md). The same rule as
+#    string_attribute_reads of scripts/check-declared-once.sh.
 #  - A line may opt out with a trailing comment `// names-ok: REASON` (e.g. a key of the verdict
 #    JSON format that coincides with an attribute name). Each one is listed when the check runs.
 #
-# check-report-names.sh [REPO_ROOT [DIR...]]
+# check-report-names.sh [REPO_ROOT [DIR...]]   (DIRs given: every rule on them)
 set -euo pipefail
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 shift || true
 dirs=("$@")
-[[ ${#dirs[@]} -gt 0 ]] || dirs=("$root/reports/analysis" "$root/reports/render")
-exec /usr/bin/env python3 - "$root" "${dirs[@]}" <<'PY'
+given=--given
+[[ ${#dirs[@]} -gt 0 ]] || { given=--default; dirs=("$root/reports/analysis" "$root/reports/render"); }
+exec /usr/bin/env python3 - "$root" "$given" "${dirs[@]}" <<'PY'
 import pathlib, re, sys
 
 root = pathlib.Path(sys.argv[1])
-dirs = [pathlib.Path(d) for d in sys.argv[2:]]
+default_dirs = sys.argv[2] == "--default"
+dirs = [pathlib.Path(d) for d in sys.argv[3:]]
 
 FAMILIES = {"comm", "storage", "dataloader", "matmul", "fabric", "checkpoint", "memory", "step"}
 # The family tables of preflight and of the test-only build (whose family "pace" the report
@@ -84,15 +90,31 @@ def words(text):
     return re.findall(r"[A-Za-z0-9_]+", text)
 
 failures, waived = [], []
-files = sorted(p for d in dirs for p in d.rglob("*") if p.suffix in (".cpp", ".hpp", ".h", ".cc"))
-for path in files:
+def sources(ds):
+    return sorted(p for d in ds for p in d.rglob("*") if p.suffix in (".cpp", ".hpp", ".h", ".cc"))
+files = sources(dirs)
+# Names are checked in the directories the report's generic code is in (or those given); reads
+# by a string in all of reports/ (or in those given).
+named_files = set(files)
+read_files = set(sources([root / "reports"])) if default_dirs else set(files)
+# A string literal as the first argument of get(, param( or number_param( (not std::get).
+READ_BY_STRING = re.compile(r'(?<![\w:])(get|param|number_param)\(\s*(std::string(_view)?[({]\s*)?$')
+for path in sorted(named_files | read_files):
     text = path.read_text()
     lines = text.split("\n")
     for m in TOKEN.finditer(text):
         line_no = text.count("\n", 0, m.start()) + 1
         line = lines[line_no - 1]
-        kind = m.lastgroup if m.lastgroup != "delim" and m.lastgroup != "rawbody" else "raw"
         if m.group("comment") or line.lstrip().startswith("#include"):
+            continue
+        where = f"{path.relative_to(root) if path.is_relative_to(root) else path}:{line_no}"
+        if m.group("string") and path in read_files:
+            call = READ_BY_STRING.search(text[max(0, m.start() - 40):m.start()])
+            if call:  # no names-ok: a declared Attr exists, or is to be declared, for each
+                failures.append(f"{where}: attribute read by a string: {call.group(1)}("
+                                f"{m.group('string')}), not through its declared schema::Attr: "
+                                f"{line.strip()}")
+        if path not in named_files:
             continue
         hits = []
         if m.group("ident"):
@@ -109,7 +131,6 @@ for path in files:
                     hits.append(f"string contains the metric/attribute name '{w}'")
         if not hits:
             continue
-        where = f"{path.relative_to(root) if path.is_relative_to(root) else path}:{line_no}"
         if "names-ok:" in line:
             waived.append(f"{where}: {line.split('names-ok:', 1)[1].strip()}")
             continue
@@ -117,7 +138,8 @@ for path in files:
             failures.append(f"{where}: {h}: {line.strip()}")
 
 print(f"check-report-names: {len(files)} files, {len(FAMILIES)} family names, "
-      f"{len(names)} metric/attribute names from {source}")
+      f"{len(names)} metric/attribute names from {source}; reads by a string in "
+      f"{len(read_files)} files")
 for w in waived:
     print(f"  allowed (names-ok): {w}")
 for f in failures:

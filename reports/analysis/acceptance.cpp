@@ -21,6 +21,7 @@
 #include "harness/stats.hpp"
 #include "harness/usage_error.hpp"
 #include "plugins/plugins.hpp"
+#include "preflight/schema/layout.hpp"
 
 namespace preflight::report {
 
@@ -332,7 +333,7 @@ void evaluate_against_expectation(const Rule& r, const RunData& run, const std::
   for (const auto& c : run.cases) {
     const CaseView v(c);
     if (!matches(r, v)) continue;
-    if (c.status != "ok") {
+    if (c.status != schema::case_status::kOk) {
       out.push_back(make_check(r.name, label, c.group_name + " " + c.name, "", r.metric));
       out.back().verdict = CheckVerdict::kFail;
       out.back().reason = fmt::format("the case's status is {}", c.status);
@@ -484,10 +485,19 @@ const std::set<std::string>& case_field_keys() {
   return keys;
 }
 
+namespace {
+// The case attribute a rule's `where` names, as text ("" when the case lacks it). The name is
+// the rules file's, not the code's: no declared Attr to read it through, so it is looked up as
+// written (refuse_unknown_names refuses one that no case of the rule's families has).
+std::string attribute_named(const CaseData& c, const std::string& name) {
+  const auto it = c.params.find(name);
+  return it == c.params.end() ? std::string() : it->second;
+}
+}  // namespace
+
 bool selects(const Rule& r, const CaseData& c) {
-  const CaseView v(c);
   for (const auto& [key, values] : r.where) {
-    const auto actual = case_field_keys().count(key) ? case_field(c, key) : v.param(key);
+    const auto actual = case_field_keys().count(key) ? case_field(c, key) : attribute_named(c, key);
     if (!values.count(actual)) return false;
   }
   return true;
@@ -578,7 +588,7 @@ std::vector<Check> evaluate(const Rules& rules, const RunData& run, const std::s
     const std::size_t before = out.size();
     if (r.from_baseline) {
       for (const auto& c : run.cases)
-        if (c.status != "ok" && matches(r, CaseView(c))) {
+        if (c.status != schema::case_status::kOk && matches(r, CaseView(c))) {
           out.push_back(make_check(r.name, label, c.group_name + " " + c.name, "", r.metric));
           out.back().verdict = CheckVerdict::kFail;
           out.back().reason = fmt::format("the case's status is {}", c.status);
@@ -602,23 +612,29 @@ std::vector<Check> evaluate(const Rules& rules, const RunData& run, const std::s
 std::vector<Check> builtin_checks(const RunData& run, const std::string& label) {
   std::vector<Check> out;
   auto whole = make_check("run completed", label, "", "", "status");
-  whole.verdict = run.status == "complete" || run.status == "failed" ? CheckVerdict::kPass
-                                                                     : CheckVerdict::kFail;
+  whole.verdict =
+      run.status == schema::run_status::kComplete || run.status == schema::run_status::kFailed
+          ? CheckVerdict::kPass
+          : CheckVerdict::kFail;
   whole.reason = fmt::format("run status {}, {} case(s) in the file", run.status, run.cases.size());
-  if (run.status == "failed") whole.reason += " (wrong results are checked per case)";
+  if (run.status == schema::run_status::kFailed)
+    whole.reason += " (wrong results are checked per case)";
   out.push_back(whole);
   for (const auto& c : run.cases) {
-    auto k =
-        make_check("results correct", label, c.group_name + " " + c.name, "", "wrong_elements");
+    auto k = make_check("results correct", label, c.group_name + " " + c.name, "",
+                        std::string(schema::harness::kWrongElements.name));
     k.unit = "elements";
     k.better = "lower";
     const CaseView v(c);
-    k.value = v.number_param("wrong_elements");
+    k.value = or_nan(v.get(schema::harness::kWrongElements));
     k.expected = k.threshold = 0;
-    k.verdict = c.status == "ok" ? CheckVerdict::kPass : CheckVerdict::kFail;
-    k.reason = c.status == "ok"       ? "every element of every result as expected"
-               : c.status == "failed" ? fmt::format("{} wrong elements", v.param("wrong_elements"))
-                                      : "the case " + c.status + ": " + v.param("timeout_message");
+    k.verdict = c.status == schema::case_status::kOk ? CheckVerdict::kPass : CheckVerdict::kFail;
+    k.reason = c.status == schema::case_status::kOk ? "every element of every result as expected"
+               : c.status == schema::case_status::kFailed
+                   ? fmt::format("{} wrong elements",
+                                 attribute_text(v.get(schema::harness::kWrongElements)))
+                   : "the case " + c.status + ": " +
+                         attribute_text(v.get(schema::harness::kTimeoutMessage));
     out.push_back(std::move(k));
   }
   return out;

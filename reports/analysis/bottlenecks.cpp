@@ -14,6 +14,7 @@
 #include "analysis/trust.hpp"
 #include "harness/stats.hpp"
 #include "plugins/plugins.hpp"
+#include "preflight/schema/layout.hpp"
 
 namespace preflight::report {
 namespace {
@@ -30,32 +31,31 @@ std::string ranks_text(const std::vector<int>& ranks) {
 void correctness(const RunReport& r, std::vector<Finding>& out) {
   const auto& run = *r.run;
   for (const auto& c : run.cases) {
-    if (c.status == "failed") {
+    if (c.status == schema::case_status::kFailed) {
       const CaseView v(c);
       out.push_back(
           {Stage::kCorrectness,
            r.label,
            fmt::format("wrong results in case {} {}", c.group_name, c.name),
            {fmt::format("{} wrong elements over all sizes and ranks (case {})",
-                        v.param("wrong_elements"), c.group_name)},
+                        attribute_text(v.get(schema::harness::kWrongElements)), c.group_name)},
            "A wrong result is a defect, not slowness: look at wrong_per_rank in the file to "
            "find the rank, then its GPU's ECC and Xid errors (nvidia-smi -q -d ECC, dmesg) "
            "and rerun the case alone.",
            1e9});
-    } else if (c.status == "timeout") {
-      const CaseView v(c);
+    } else if (c.status == schema::case_status::kTimeout) {
+      const auto message = attribute_text(CaseView(c).get(schema::harness::kTimeoutMessage));
       out.push_back(
           {Stage::kCorrectness,
            r.label,
            fmt::format("case {} {} hung", c.group_name, c.name),
-           {v.param("timeout_message").empty() ? "the watchdog ended the case"
-                                               : v.param("timeout_message")},
+           {message.empty() ? "the watchdog ended the case" : message},
            "Check the ranks named as not arrived: their hosts' kernel log, NIC link state "
            "(ibstat, ethtool), GPU Xid errors; then rerun with --resume.",
            1e8});
     }
   }
-  if (run.status == "incomplete")
+  if (run.status == schema::run_status::kIncomplete)
     out.push_back({Stage::kCorrectness,
                    r.label,
                    "the run did not finish",
@@ -179,9 +179,10 @@ void measurement_quality(const RunReport& r, std::vector<Finding>& out) {
           noisy_examples.push_back(fmt::format("case {} {} at {}: CV {:.0f}%", c.group_name, c.name,
                                                v.point_label(p), cv * 100));
       }
-      if (v.number("iterations", row) < c.meaning.min_samples) {
+      const auto min_samples = static_cast<double>(c.meaning.min_samples);
+      if (v.number("iterations", row) < min_samples) {
         ++few;
-        minimums.insert(c.meaning.min_samples);
+        minimums.insert(min_samples);
       }
     }
   }

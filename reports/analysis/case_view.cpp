@@ -5,7 +5,6 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <limits>
 #include <string_view>
 
@@ -21,38 +20,26 @@ bool core_column(const std::string& name) {
   return false;
 }
 
-std::string CaseView::param(const std::string& name) const {
-  const auto it = c.params.find(name);
-  return it == c.params.end() ? std::string() : it->second;
-}
-
-double CaseView::number_param(const std::string& name) const {
-  const auto text = param(name);
-  if (text.empty()) return kNaN;
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  return end != nullptr && *end == '\0' ? v : kNaN;
-}
-
 int CaseView::repetition() const {
-  const double r = number_param("repetition");
-  return std::isnan(r) ? 0 : static_cast<int>(r);
+  const auto r = get(schema::harness::kRepetition);
+  return r ? static_cast<int>(*r) : 0;
 }
 
 std::string CaseView::identity() const {
-  return fmt::format("{} | {} | {} | {}", c.name, param("benchmark"), param("variant"),
-                     repetition());
+  return fmt::format("{} | {} | {} | {}", c.name, attribute_text(get(schema::harness::kBenchmark)),
+                     attribute_text(get(schema::harness::kVariant)), repetition());
 }
 
 std::string CaseView::replicate_identity() const {
-  return fmt::format("{} | {} | {}", c.name, param("benchmark"), param("variant"));
+  return fmt::format("{} | {} | {}", c.name, attribute_text(get(schema::harness::kBenchmark)),
+                     attribute_text(get(schema::harness::kVariant)));
 }
 
 std::string CaseView::subject() const {
   std::string name = c.meaning.subject.empty() ? c.name : c.meaning.subject;
-  const auto benchmark = param("benchmark");
+  const auto benchmark = attribute_text(get(schema::harness::kBenchmark));
   if (!benchmark.empty()) name = benchmark + ": " + name;
-  const auto variant = param("variant");
+  const auto variant = attribute_text(get(schema::harness::kVariant));
   if (!variant.empty() && variant != "default") name += " (variant " + variant + ")";
   return name;
 }
@@ -110,7 +97,7 @@ double CaseView::metric_at(const std::string& metric, std::size_t point) const {
   const double all = number(metric, row(point));
   if (!std::isnan(all)) return all;
   std::vector<double> groups;
-  const double group_count = number_param("group_count");
+  const double group_count = or_nan(get(schema::harness::kGroupCount));
   for (int g = 0; g < group_count; ++g) {
     const double v = number(metric, row(point, g));
     if (!std::isnan(v)) groups.push_back(v);

@@ -3,9 +3,17 @@
 // case's declaration (CaseData::meaning and each Column's), never from a family's name.
 #pragma once
 
+#include <fmt/format.h>
+
+#include <concepts>
+#include <cstdint>
+#include <limits>
+#include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "preflight/schema/attr.hpp"
 #include "reader/results_reader.hpp"
 
 namespace preflight::report {
@@ -18,8 +26,12 @@ class CaseView {
   explicit CaseView(const CaseData& data) : c(data) {}
   const CaseData& c;
 
-  std::string param(const std::string& name) const;    // "" when absent
-  double number_param(const std::string& name) const;  // NaN when absent or not a number
+  // A case attribute through its one declaration (CaseData::get): nullopt when the case lacks
+  // it or it is not of the declared type.
+  template <typename T>
+  std::optional<T> get(const schema::Attr<T>& attr) const {
+    return c.get(attr);
+  }
   int repetition() const;
   // A case is the same case in two runs when its name, benchmark, variant and repetition match:
   // "name | benchmark | variant | repetition".
@@ -64,5 +76,23 @@ class CaseView {
   // The point with that key; SIZE_MAX when the case has none.
   std::size_t find_point(double key) const;
 };
+
+// A number attribute for arithmetic (CaseView::get): NaN when the case lacks it, so that what
+// is computed from it is NaN too.
+template <typename T>
+double or_nan(const std::optional<T>& value) {
+  static_assert(std::is_arithmetic_v<T>, "a number attribute");
+  return value ? static_cast<double>(*value) : std::numeric_limits<double>::quiet_NaN();
+}
+
+// An attribute in a sentence: its text, "" when the case lacks it. A whole number as the reader
+// has always written it.
+inline std::string attribute_text(const std::optional<std::string>& value) {
+  return value.value_or("");
+}
+template <std::integral T>
+std::string attribute_text(const std::optional<T>& value) {
+  return value ? fmt::format("{}", *value) : std::string();
+}
 
 }  // namespace preflight::report

@@ -12,6 +12,7 @@
 #include "analysis/replicates.hpp"
 #include "analysis/yaml_input.hpp"
 #include "harness/stats.hpp"
+#include "preflight/schema/layout.hpp"
 
 namespace preflight::report {
 namespace {
@@ -23,7 +24,7 @@ namespace {
 
 const CaseData* find_case(const RunData& run, const std::string& key) {
   for (const auto& c : run.cases)
-    if (CaseView(c).replicate_identity() == key && c.status == "ok") return &c;
+    if (CaseView(c).replicate_identity() == key && c.status == schema::case_status::kOk) return &c;
   return nullptr;
 }
 
@@ -34,7 +35,7 @@ std::vector<double> repetition_values(const RunData& run, const std::string& key
   std::vector<double> out;
   for (const auto& c : run.cases) {
     const CaseView v(c);
-    if (c.status != "ok" || v.replicate_identity() != key) continue;
+    if (c.status != schema::case_status::kOk || v.replicate_identity() != key) continue;
     const std::size_t p = v.find_point(point_key);
     if (p != SIZE_MAX) out.push_back(v.metric_at(metric, p));
   }
@@ -128,7 +129,7 @@ InstanceComparison compare_instances(const std::vector<const RunData*>& runs,
   std::vector<std::size_t> tested;  // rows with a runner-up
   for (const auto& c : runs.front()->cases) {
     const auto key = CaseView(c).replicate_identity();
-    if (c.status != "ok" || !seen.insert(key).second) continue;
+    if (c.status != schema::case_status::kOk || !seen.insert(key).second) continue;
     // Only what every instance ran, and ran right, is compared.
     std::vector<const CaseData*> found;
     for (const auto* run : runs) found.push_back(find_case(*run, key));

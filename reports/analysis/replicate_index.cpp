@@ -1,11 +1,13 @@
 #include "analysis/replicate_index.hpp"
 
+#include "preflight/schema/layout.hpp"
+
 namespace preflight::report {
 
 ReplicateIndex index_replicates(const RunData& run, const ReplicateValue& value) {
   ReplicateIndex index;
   for (const auto& c : run.cases) {
-    if (c.status != "ok") continue;
+    if (c.status != schema::case_status::kOk) continue;
     const CaseView v(c);
     auto& entry = index[v.replicate_identity()];
     if (entry.first == nullptr) entry.first = &c;

@@ -10,6 +10,7 @@
 #include "analysis/case_view.hpp"
 #include "harness/sizes.hpp"
 #include "harness/stats.hpp"
+#include "preflight/schema/layout.hpp"
 
 namespace preflight::report {
 namespace {
@@ -51,7 +52,7 @@ void add_case(const CaseView& v,
     if (!(value > 0)) continue;  // e.g. the bus bandwidth of one rank: no transfer at all
     by_band[band_label(v, point)].push_back(value);
   }
-  const double nodes = v.c.meaning.span_nodes;
+  const auto nodes = static_cast<double>(v.c.meaning.span_nodes);
   const double ranks = v.group_ranks(0);
   for (const auto& [band, values] : by_band) {
     SeriesKey key{v.c.family, v.subject(), v.c.meaning.series, band};
@@ -133,7 +134,8 @@ std::vector<ScalingSeries> scaling_series(const RunData& run, const std::string&
   std::map<SeriesKey, Declared> declared;
   for (const auto& c : run.cases) {
     const CaseView v(c);
-    if (v.c.status != "ok" || v.repetition() > 0) continue;  // the first repetition stands for all
+    if (v.c.status != schema::case_status::kOk || v.repetition() > 0)
+      continue;  // the first repetition stands for all
     add_case(v, scales, declared);
   }
   std::vector<ScalingSeries> out;

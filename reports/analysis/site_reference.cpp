@@ -10,6 +10,7 @@
 
 #include "analysis/case_view.hpp"
 #include "harness/stats.hpp"
+#include "preflight/schema/layout.hpp"
 
 namespace preflight::report {
 namespace {
@@ -40,7 +41,7 @@ double log_spread(const std::vector<double>& values) {
 // The rows a point's figure is read from: each group's where the case ran several groups at
 // once (each a pair, a node's ranks), else the all-groups row.
 std::vector<std::size_t> rows_of(const CaseView& v, std::size_t point) {
-  const double groups = v.number_param("group_count");
+  const double groups = or_nan(v.get(schema::harness::kGroupCount));
   std::vector<std::size_t> rows;
   if (groups > 1)
     for (int g = 0; g < static_cast<int>(groups); ++g)
@@ -51,12 +52,12 @@ std::vector<std::size_t> rows_of(const CaseView& v, std::size_t point) {
 }
 
 void refuse_untrusted(const RunData& run) {
-  if (run.status != "complete")
+  if (run.status != schema::run_status::kComplete)
     throw std::invalid_argument(
         fmt::format("{}: the run's status is {}: a reference is made from a run that completed",
                     run.path, run.status));
   for (const auto& c : run.cases)
-    if (c.status != "ok")
+    if (c.status != schema::case_status::kOk)
       throw std::invalid_argument(
           fmt::format("{}: case {} {} {}: a reference is made from a run whose every case was "
                       "right and finished",
@@ -78,8 +79,8 @@ std::vector<Rule> site_figures(const RunData& run, const SiteReferenceOptions& o
       if (std::isnan(x) && v.points() > 1) continue;  // a point rules cannot select
       const FigureKey key{c.family,
                           c.backend,
-                          v.param("benchmark"),
-                          v.param("variant"),
+                          attribute_text(v.get(schema::harness::kBenchmark)),
+                          attribute_text(v.get(schema::harness::kVariant)),
                           c.meaning.subject,
                           c.meaning.series,
                           x,
@@ -108,14 +109,19 @@ std::vector<Rule> site_figures(const RunData& run, const SiteReferenceOptions& o
     const double margin =
         std::max(o.min_margin, 1 - std::exp(-o.spreads * (std::isnan(spread) ? 0 : spread)));
     const bool higher = v.direction(metric) != schema::Direction::kLower;
+    const auto benchmark = attribute_text(v.get(schema::harness::kBenchmark));
+    const auto variant = attribute_text(v.get(schema::harness::kVariant));
     Rule r;
     r.name =
-        fmt::format("{} {} {}", v.param("benchmark"),
+        fmt::format("{} {} {}", benchmark,
                     m.first->meaning.subject.empty() ? m.first->name : m.first->meaning.subject,
                     std::isnan(m.x) ? std::string() : v.point_label(v.find_point(m.x)));
-    r.where = {{"family", {m.first->family}},           {"backend", {m.first->backend}},
-               {"benchmark", {v.param("benchmark")}},   {"variant", {v.param("variant")}},
-               {"subject", {m.first->meaning.subject}}, {"series", {m.first->meaning.series}}};
+    r.where = {{"family", {m.first->family}},
+               {"backend", {m.first->backend}},
+               {"benchmark", {benchmark}},
+               {"variant", {variant}},
+               {"subject", {m.first->meaning.subject}},
+               {"series", {m.first->meaning.series}}};
     if (!std::isnan(m.x)) r.sizes = {m.x};
     r.metric = metric;
     r.unit = m.first->stats.at(metric).unit;

@@ -12,6 +12,9 @@
 #include "analysis/trust.hpp"
 #include "comm/collective_traits.hpp"
 #include "harness/stats.hpp"
+#include "preflight/schema/comm.hpp"
+#include "preflight/schema/family_names.hpp"
+#include "preflight/schema/layout.hpp"
 
 namespace preflight::report::plugins {
 namespace {}  // namespace
@@ -57,11 +60,12 @@ std::vector<AlphaBetaFit> alpha_beta_fits(const RunData& run, const std::string&
   std::map<std::pair<std::string, std::string>, double> nodes_max, ranks_per_node;
   for (const auto& c : run.cases) {
     const CaseView v(c);
-    const auto* traits = comm::traits_of(v.param("collective"));
-    if (c.family != "comm" || c.status != "ok" || traits == nullptr || !traits->ring.exists())
+    const auto* traits = comm::traits_of(attribute_text(v.get(schema::comm::kCollective)));
+    if (c.family != schema::kCommFamily || c.status != schema::case_status::kOk ||
+        traits == nullptr || !traits->ring.exists())
       continue;
     const std::pair key{v.subject(), c.meaning.series};
-    const double ranks = v.group_ranks(0), nodes = c.meaning.span_nodes;
+    const double ranks = v.group_ranks(0), nodes = static_cast<double>(c.meaning.span_nodes);
     if (!(ranks >= 2)) continue;
     for (std::size_t point = 0; point < v.points(); ++point) {
       const double size = v.size_at(point), seconds = v.group_time(point);

@@ -13,9 +13,12 @@
 #include "plugins/checkpoint_interval.hpp"
 #include "plugins/plugins.hpp"
 #include "preflight/schema/checkpoint.hpp"
+#include "preflight/schema/family_names.hpp"
 
 namespace preflight::report::plugins {
 namespace {
+
+namespace ck = schema::checkpoint;
 
 constexpr int kChartPoints = 41;     // per series, log-spaced
 constexpr double kChartSpread = 32;  // from tau* / 32 to tau* x 32
@@ -36,7 +39,7 @@ std::string duration(double s) {
 }
 
 bool is_phase(const CaseView& v, std::string_view phase) {
-  return v.c.family == "checkpoint" && v.param("phase") == phase;
+  return v.c.family == schema::kCheckpointFamily && v.get(ck::kPhase) == phase;
 }
 
 // The save's fastest point: the block size a job would pick.
@@ -60,11 +63,11 @@ Restore restore_for(const RunData& run, const CaseView& save) {
   Restore out;
   for (const auto& c : run.cases) {
     const CaseView v(c);
-    if (!is_phase(v, schema::kCheckpointRestore) || v.param("engine") != save.param("engine") ||
-        v.param("file_layout") != save.param("file_layout") ||
-        v.param("ranks") != save.param("ranks"))
+    if (!is_phase(v, schema::kCheckpointRestore) || v.get(ck::kEngine) != save.get(ck::kEngine) ||
+        v.get(ck::kFileLayout) != save.get(ck::kFileLayout) ||
+        v.get(ck::kRanks) != save.get(ck::kRanks))
       continue;
-    const double bytes = v.number_param("bytes_per_rank") * v.number_param("ranks");
+    const double bytes = or_nan(v.get(ck::kBytesPerRank)) * or_nan(v.get(ck::kRanks));
     for (std::size_t p = 0; p < v.points(); ++p) {
       const double bw = v.number("agg_bw", v.row(p));  // GB/s
       const double s = bw > 0 ? bytes / (bw * 1e9) : kNaN;
@@ -115,24 +118,26 @@ void checkpoint_interval_section(const RunReport& r, std::vector<Section>& out) 
     const std::size_t p = fastest_point(v);
     if (p == SIZE_MAX) continue;
     const double save_s = v.number("blocking_s", v.row(p));
-    const double node_mtbf = v.number_param("node_mtbf_s");
-    const double nodes = v.number_param("job_nodes");
+    const double node_mtbf = or_nan(v.get(ck::kNodeMtbfS));
+    const double nodes = or_nan(v.get(ck::kJobNodes));
     const double mtbf = job_mtbf_s(node_mtbf, nodes);
     const Restore restore = restore_for(*r.run, v);
     const double tau = young_daly_interval_s(save_s, mtbf);
     const LostFraction at_opt = lost_fraction_at_optimum(save_s, restore.seconds, mtbf);
-    const double planned = v.number_param("planned_interval_s");
+    const double planned = or_nan(v.get(ck::kPlannedIntervalS));
     const bool has_plan = planned > 0;
     const LostFraction at_plan =
         has_plan ? lost_fraction(planned, save_s, restore.seconds, mtbf) : LostFraction{};
     if (mtbf_line.empty())
       mtbf_line = fmt::format(
           "Job MTBF M = node MTBF / job nodes = {} s / {} = {} s ({}); node MTBF from {}.",
-          g(node_mtbf), g(nodes), g(mtbf), duration(mtbf), v.param("node_mtbf_source"));
+          g(node_mtbf), g(nodes), g(mtbf), duration(mtbf),
+          attribute_text(v.get(ck::kNodeMtbfSource)));
     const std::string written =
         fmt::format("{} B ({} ranks x {} B; the whole checkpoint: {} B)",
-                    g(v.number_param("bytes_per_rank") * v.number_param("ranks")), v.param("ranks"),
-                    v.param("bytes_per_rank"), v.param("checkpoint_bytes"));
+                    g(or_nan(v.get(ck::kBytesPerRank)) * or_nan(v.get(ck::kRanks))),
+                    attribute_text(v.get(ck::kRanks)), attribute_text(v.get(ck::kBytesPerRank)),
+                    attribute_text(v.get(ck::kCheckpointBytes)));
     std::string arithmetic = fmt::format(
         "tau* = sqrt(2 x {} s x {} s) = {} s; f(tau*) = {} s/{} s + {} s/(2 x {} s) + {} s/{} s "
         "= {} + {} + {} = {}",

@@ -60,7 +60,7 @@ std::string feeds_accelerator(const CaseView& v, std::size_t point, const Select
   const double au = at(v, s::kDataloaderAu, point);
   if (std::isnan(au) || at(v, s::kDataloaderAuMet, point) == 1) return {};
   return fmt::format("AU {} below the target {}: images/s not valid (as MLPerf Storage)",
-                     whole_percent(au), whole_percent(v.number_param("au_target")));
+                     whole_percent(au), whole_percent(or_nan(v.get(s::dataloader::kAuTarget))));
 }
 
 void feeds_accelerator_findings(const RunReport& r, std::vector<Finding>& out) {
@@ -73,7 +73,8 @@ void feeds_accelerator_findings(const RunReport& r, std::vector<Finding>& out) {
       if (!std::isnan(au) && (best == SIZE_MAX || au > at(v, s::kDataloaderAu, best))) best = p;
     }
     if (best == SIZE_MAX || at(v, s::kDataloaderAuMet, best) == 1) continue;
-    const double au = at(v, s::kDataloaderAu, best), target = v.number_param("au_target");
+    const double au = at(v, s::kDataloaderAu, best),
+                 target = or_nan(v.get(s::dataloader::kAuTarget));
     const auto [stage, share] = limiting_stage(v, best);
     std::vector<std::string> evidence{
         fmt::format("best of {} worker counts: {} workers per rank, AU {} (target {}), {:.4g} "
@@ -140,7 +141,7 @@ void dataloader_section(const RunReport& r, std::vector<Section>& out) {
           fmt::format("{:g}", at(v, s::kDataloaderWorkers, p)),
           fmt::format("{:.4g}", at(v, s::kDataloaderImagesPerS, p)),
           whole_percent(at(v, s::kDataloaderAu, p)),
-          whole_percent(v.number_param("au_target")),
+          whole_percent(or_nan(v.get(s::dataloader::kAuTarget))),
           valid_rate(at(v, s::kDataloaderValidImagesPerS, p)),
           fmt::format("{:.3g}", at(v, s::kDataloaderReadColumn, p)),
           fmt::format("{:.3g}", at(v, s::kDataloaderDecodeColumn, p)),
@@ -150,10 +151,10 @@ void dataloader_section(const RunReport& r, std::vector<Section>& out) {
           fmt::format("{:g}", at(v, s::kDataloaderWorkersNeeded, p)),
       });
     sec.charts.push_back(std::move(chart));
-    const auto bad = v.param("bad_image_names");
+    const auto bad = attribute_text(v.get(s::dataloader::kBadImageNames));
     if (!bad.empty())
       sec.lines.push_back(fmt::format("case {}: {} bad images left out: {}", c.group_name,
-                                      v.param("bad_images"), bad));
+                                      attribute_text(v.get(s::dataloader::kBadImages)), bad));
   }
   if (!sec.rows.empty()) out.push_back(std::move(sec));
 }

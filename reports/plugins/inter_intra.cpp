@@ -9,6 +9,9 @@
 #include "analysis/scaling.hpp"
 #include "harness/stats.hpp"
 #include "plugins/plugins.hpp"
+#include "preflight/schema/comm.hpp"
+#include "preflight/schema/family_names.hpp"
+#include "preflight/schema/layout.hpp"
 
 namespace preflight::report::plugins {
 namespace {
@@ -21,8 +24,9 @@ void inter_vs_intra(const RunReport& r, std::vector<Finding>& out) {
       by_subject;  // (subject, band) -> topology -> (median metric, case)
   for (const auto& c : r.run->cases) {
     const CaseView v(c);
-    const auto topology = v.param("topology");
-    if (c.family != "comm" || c.status != "ok" || (topology != "intra" && topology != "inter"))
+    const auto topology = attribute_text(v.get(schema::comm::kTopology));
+    if (c.family != schema::kCommFamily || c.status != schema::case_status::kOk ||
+        (topology != "intra" && topology != "inter"))
       continue;
     const auto metric = v.primary_metric();
     std::map<std::string, std::vector<double>> bands;

@@ -14,6 +14,8 @@
 #include "plugins/pair_isolation.hpp"
 #include "plugins/plugins.hpp"
 #include "preflight/schema/fabric.hpp"
+#include "preflight/schema/family_names.hpp"
+#include "preflight/schema/layout.hpp"
 
 namespace preflight::report::plugins {
 namespace {
@@ -73,8 +75,8 @@ double at_best_iterations(const CaseView& v, const Column& column, std::size_t r
 void add_case(const CaseData& c, TestMatrix& t, const Reference* reference) {
   const CaseView v(c);
   const auto metric = v.primary_metric();
-  const auto pairs = parse_pairs(v.param(std::string(schema::kFabricPairsAttribute)));
-  const double pass = v.number_param(std::string(schema::kFabricPassAttribute));
+  const auto pairs = parse_pairs(attribute_text(v.get(schema::fabric::kPairs)));
+  const double pass = or_nan(v.get(schema::fabric::kSweepPass));
   if (metric.empty() || v.points() == 0 || std::isnan(pass) || pass < 0) return;
   t.m.higher_is_better = v.direction(metric) == schema::Direction::kHigher;
   t.m.unit = c.stats.count(metric) ? c.stats.at(metric).unit : "";
@@ -179,15 +181,15 @@ void pair_matrix_findings(const RunReport& r, std::vector<Finding>& out) {
   std::map<std::string, TestMatrix> tests;
   std::set<int> ranks;  // of every pair, so that the matrices list nodes in rank order
   for (const auto& c : r.run->cases)
-    if (c.family == schema::kFabricFamily && c.status == "ok")
+    if (c.family == schema::kFabricFamily && c.status == schema::case_status::kOk)
       for (const auto& [a, b] :
-           parse_pairs(CaseView(c).param(std::string(schema::kFabricPairsAttribute)))) {
+           parse_pairs(attribute_text(CaseView(c).get(schema::fabric::kPairs)))) {
         ranks.insert(a);
         ranks.insert(b);
       }
   for (const auto& c : r.run->cases)
-    if (c.family == schema::kFabricFamily && c.status == "ok") {
-      auto& t = tests[CaseView(c).param(std::string(schema::kFabricTestAttribute))];
+    if (c.family == schema::kFabricFamily && c.status == schema::case_status::kOk) {
+      auto& t = tests[attribute_text(CaseView(c).get(schema::fabric::kPairTest))];
       if (t.m.nodes.empty())
         for (int rank : ranks) {
           t.node_of_rank[rank] = static_cast<int>(t.m.nodes.size());

@@ -6,17 +6,25 @@
 
 #include "analysis/report.hpp"
 #include "plugins/plugins.hpp"
+#include "preflight/schema/dataloader.hpp"
+#include "preflight/schema/storage.hpp"
 
 namespace preflight::report::plugins {
 namespace {
 constexpr double kResidentShare = 0.05;  // a read with more of its bytes cached than this
+// The families that declare the rule (storage, dataloader) name the two attributes alike: read
+// through storage's declarations, they are every such case's.
+constexpr auto kCacheState = schema::storage::kCacheState;
+constexpr auto kFsType = schema::storage::kFsType;
+static_assert(kCacheState.name == schema::dataloader::kCacheState.name &&
+              kFsType.name == schema::dataloader::kFsType.name);
 }  // namespace
 
 // Warm cache, a memory file system, or bytes found in the page cache before the read (or
 // residency not measured). A rule that selects on cache_state judges what it selected.
 std::string served_from_memory(const CaseView& v, std::size_t point, const Selection& where) {
-  if (where.count("cache_state")) return {};
-  const auto cache = v.param("cache_state"), fs = v.param("fs_type");
+  if (where.count(std::string(kCacheState.name))) return {};
+  const auto cache = attribute_text(v.get(kCacheState)), fs = attribute_text(v.get(kFsType));
   std::string why;
   const double resident = v.number("resident_before_max", v.row(point));
   if (cache == "warm")
@@ -39,9 +47,10 @@ void served_from_memory_findings(const RunReport& r, std::vector<Finding>& out) 
     for (const auto& rule : c.meaning.quality)
       asks = asks || rule == schema::kQualityServedFromMemory;
     if (!asks) continue;
-    if (v.param("cache_state") == "warm" || v.param("fs_type") == "tmpfs")
+    const auto cache = attribute_text(v.get(kCacheState)), fs = attribute_text(v.get(kFsType));
+    if (cache == "warm" || fs == "tmpfs")
       warm.push_back(fmt::format("case {} {} (cache state {}, file system {})", c.group_name,
-                                 c.name, v.param("cache_state"), v.param("fs_type")));
+                                 c.name, cache, fs));
     else if (c.stats.count("resident_before_max"))
       for (std::size_t p = 0; p < v.points(); ++p) {
         const double resident = v.number("resident_before_max", v.row(p));

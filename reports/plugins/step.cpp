@@ -15,6 +15,8 @@
 #include "plugins/plugins.hpp"
 #include "plugins/step_inputs.hpp"
 #include "plugins/step_projection.hpp"
+#include "preflight/schema/family_names.hpp"
+#include "preflight/schema/layout.hpp"
 #include "preflight/schema/step.hpp"
 
 namespace preflight::report::plugins {
@@ -43,15 +45,14 @@ double column_at(const CaseView& v, std::size_t column) {
 std::vector<MeasuredStep> measured_steps(const RunData& run, const std::string& workload) {
   std::vector<MeasuredStep> out;
   for (const auto& c : run.cases) {
-    if (c.family != "step" || c.status != "ok" || c.stats.empty() || workload_key(c) != workload)
+    if (c.family != schema::kStepFamily || c.status != schema::case_status::kOk ||
+        c.stats.empty() || workload_key(c) != workload)
       continue;
     const CaseView v(c);
-    out.push_back(
-        {column_at(v, s::kStepNodes), column_at(v, s::kStepStepSeconds),
-         column_at(v, s::kStepCompute), column_at(v, s::kStepCommExposed),
-         column_at(v, s::kStepDataExposed), column_at(v, s::kStepDataCpuShare),
-         v.param(std::string(s::kStepCaseAttributes[s::kStepGemmDevice].name)) == s::kStepOnCpu,
-         source_of(run, c)});
+    out.push_back({column_at(v, s::kStepNodes), column_at(v, s::kStepStepSeconds),
+                   column_at(v, s::kStepCompute), column_at(v, s::kStepCommExposed),
+                   column_at(v, s::kStepDataExposed), column_at(v, s::kStepDataCpuShare),
+                   v.get(s::step::kGemmDevice) == s::kStepOnCpu, source_of(run, c)});
   }
   std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.nodes < b.nodes; });
   return out;
@@ -292,7 +293,9 @@ void step_section(const RunReport& r, std::vector<Section>& out) {
   std::map<std::string, std::vector<std::string>> others;
   std::vector<std::string> order;
   for (const auto& c : r.run->cases) {
-    if (c.family != "step" || c.status != "ok" || workload_key(c) == inputs->workload) continue;
+    if (c.family != schema::kStepFamily || c.status != schema::case_status::kOk ||
+        workload_key(c) == inputs->workload)
+      continue;
     auto& cases = others[workload_key(c)];
     if (cases.empty()) order.push_back(workload_key(c));
     cases.push_back(fmt::format("case {} ({})", c.group_name, c.name));

@@ -10,7 +10,10 @@
 #include "harness/stats.hpp"
 #include "plugins/alpha_beta.hpp"
 #include "preflight/schema/checkpoint.hpp"
+#include "preflight/schema/comm.hpp"
 #include "preflight/schema/dataloader.hpp"
+#include "preflight/schema/family_names.hpp"
+#include "preflight/schema/layout.hpp"
 #include "preflight/schema/matmul.hpp"
 #include "preflight/schema/step.hpp"
 
@@ -22,49 +25,52 @@ namespace sp = step_projection;
 // The shortest GEMM priced by its span on CPUs (see matmul_rates).
 constexpr double kSpanAtLeastS = 1e-3;
 
-std::string attr(const CaseView& v, std::size_t i) {
-  return v.param(std::string(s::kStepCaseAttributes[i].name));
+namespace st = schema::step;
+
+std::string text(const CaseView& v, const schema::Attr<std::string>& attr) {
+  return attribute_text(v.get(attr));
 }
-int int_attr(const CaseView& v, std::size_t i) {
-  return int(v.number_param(std::string(s::kStepCaseAttributes[i].name)));
+// A whole-number attribute of the workload; 0 where the case lacks it.
+int whole(const CaseView& v, const schema::Attr<std::int64_t>& attr) {
+  return static_cast<int>(v.get(attr).value_or(0));
 }
 
 step::Workload workload_of(const CaseView& v) {
   step::Workload w;
-  w.preset = attr(v, s::kStepModel);
-  w.source = attr(v, s::kStepModelSource);
+  w.preset = text(v, st::kModelPreset);
+  w.source = text(v, st::kModelSource);
   auto& m = w.model;
-  m.kind = attr(v, s::kStepModelKind) == s::kStepResNet50 ? step::ModelKind::kResNet50
-                                                          : step::ModelKind::kTransformer;
-  m.layers = int_attr(v, s::kStepLayers);
-  m.hidden = int_attr(v, s::kStepHidden);
-  m.ffn_hidden = int_attr(v, s::kStepFfnHidden);
-  m.gated_mlp = int_attr(v, s::kStepGatedMlp) == 1;
-  m.heads = int_attr(v, s::kStepHeads);
-  m.kv_heads = int_attr(v, s::kStepKvHeads);
-  m.vocab = int_attr(v, s::kStepVocab);
-  m.seq_len = int_attr(v, s::kStepSeqLen);
-  m.image_size = int_attr(v, s::kStepImageSize);
-  w.split = {int_attr(v, s::kStepTensorParallel), int_attr(v, s::kStepPipelineParallel)};
-  w.gradient_bytes = int_attr(v, s::kStepGradientBytes);
-  w.global_batch = std::int64_t(v.number_param("global_batch"));
-  w.micro_batch = int_attr(v, s::kStepMicroBatch);
-  w.ranks_per_node = int_attr(v, s::kStepRanksPerNode);
-  w.target_nodes = int_attr(v, s::kStepTargetNodes);
-  w.sync = attr(v, s::kStepGradientSync) == s::kStepAllReduce
+  m.kind = text(v, st::kModelKind) == s::kStepResNet50 ? step::ModelKind::kResNet50
+                                                       : step::ModelKind::kTransformer;
+  m.layers = whole(v, st::kLayers);
+  m.hidden = whole(v, st::kHidden);
+  m.ffn_hidden = whole(v, st::kFfnHidden);
+  m.gated_mlp = whole(v, st::kGatedMlp) == 1;
+  m.heads = whole(v, st::kHeads);
+  m.kv_heads = whole(v, st::kKvHeads);
+  m.vocab = whole(v, st::kVocab);
+  m.seq_len = whole(v, st::kSeqLen);
+  m.image_size = whole(v, st::kImageSize);
+  w.split = {whole(v, st::kTensorParallel), whole(v, st::kPipelineParallel)};
+  w.gradient_bytes = whole(v, st::kGradientBytes);
+  w.global_batch = v.get(st::kGlobalBatch).value_or(0);
+  w.micro_batch = whole(v, st::kMicroBatch);
+  w.ranks_per_node = whole(v, st::kWorkloadRanksPerNode);
+  w.target_nodes = whole(v, st::kTargetNodes);
+  w.sync = text(v, st::kGradientSync) == s::kStepAllReduce
                ? step::GradientSync::kAllReduce
                : step::GradientSync::kReduceScatterAllGather;
-  w.overlap = int_attr(v, s::kStepOverlap) == 1;
-  w.bucket_bytes = std::uint64_t(v.number_param("bucket_bytes"));
-  w.checkpoint_bytes = std::uint64_t(v.number_param("checkpoint_bytes"));
-  w.checkpoint_interval_s = v.number_param("checkpoint_interval_s");
-  w.mfu = v.number_param("mfu");
+  w.overlap = whole(v, st::kOverlap) == 1;
+  w.bucket_bytes = static_cast<std::uint64_t>(v.get(st::kBucketBytes).value_or(0));
+  w.checkpoint_bytes = static_cast<std::uint64_t>(v.get(st::kCheckpointBytes).value_or(0));
+  w.checkpoint_interval_s = or_nan(v.get(st::kCheckpointIntervalS));
+  w.mfu = or_nan(v.get(st::kMfu));
   return w;
 }
 
 // The backend name before the library's description ("openblas: OpenBLAS 0.3.21 ...").
 std::string gemm_backend_of(const CaseView& v) {
-  const auto lib = attr(v, s::kStepGemmLibrary);
+  const auto lib = text(v, st::kGemmLibrary);
   return lib.substr(0, lib.find(':'));
 }
 
@@ -74,8 +80,8 @@ std::vector<sp::RatePoint> matmul_rates(const RunData& run, const std::string& b
   std::vector<sp::RatePoint> out;
   for (const auto& c : run.cases) {
     const CaseView v(c);
-    if (c.family != "matmul" || c.status != "ok" || c.backend != backend ||
-        v.param("dtype") != dtype)
+    if (c.family != schema::kMatmulFamily || c.status != schema::case_status::kOk ||
+        c.backend != backend || text(v, s::matmul::kDtype) != dtype)
       continue;
     const auto& col = s::kMatmulStatsColumns;
     auto at = [&](std::size_t column, std::size_t p) {
@@ -105,8 +111,8 @@ std::vector<sp::RatePoint> matmul_rates(const RunData& run, const std::string& b
 }
 
 bool gradient_like(const CaseView& v, const std::string& collective) {
-  return v.param("collective") == collective && v.param("dtype") == "float32" &&
-         v.param("redop") == "sum" && v.param("placement") == "out-of-place";
+  return text(v, s::comm::kCollective) == collective && text(v, s::comm::kDtype) == "float32" &&
+         text(v, s::comm::kRedop) == "sum" && text(v, s::comm::kPlacement) == "out-of-place";
 }
 
 // Each rank count once, from a case whose group spans whole nodes (the step's groups do);
@@ -114,7 +120,7 @@ bool gradient_like(const CaseView& v, const std::string& collective) {
 void add_measured(const RunData& run, const CaseData& c, int ranks_per_node,
                   sp::CollectiveFigures& f) {
   const CaseView v(c);
-  const double ranks = v.group_ranks(0), nodes = c.meaning.span_nodes;
+  const double ranks = v.group_ranks(0), nodes = static_cast<double>(c.meaning.span_nodes);
   if (!(ranks == nodes * ranks_per_node)) return;
   for (const auto& m : f.measured)
     if (m.ranks == ranks) return;
@@ -133,8 +139,8 @@ sp::CollectiveFigures collective_figures(const RunData& run, const std::string& 
   for (const bool ladder : {true, false})
     for (const auto& c : run.cases) {
       const CaseView v(c);
-      if (c.family != "comm" || c.status != "ok" || !gradient_like(v, collective) ||
-          (v.param("topology") == "ladder") != ladder)
+      if (c.family != schema::kCommFamily || c.status != schema::case_status::kOk ||
+          !gradient_like(v, collective) || (text(v, s::comm::kTopology) == "ladder") != ladder)
         continue;
       add_measured(run, c, ranks_per_node, f);
       if (subject.empty()) subject = v.subject();
@@ -157,35 +163,37 @@ sp::CollectiveFigures collective_figures(const RunData& run, const std::string& 
 double loader_rate(const CaseView& v, std::size_t p) {
   const auto& col = s::kDataloaderStatsColumns;
   auto at = [&](std::size_t c) { return v.number(std::string(col[c].name), v.row(p)); };
-  const bool alone = !(v.number_param("compute_per_batch_s") > 0);
+  const bool alone = !(or_nan(v.get(s::dataloader::kComputePerBatchS)) > 0);
   if (!alone && at(s::kDataloaderAuMet) == 1) return -1;  // the emulated compute set the pace
-  return at(s::kDataloaderImagesPerS) / v.number_param("ranks");
+  return at(s::kDataloaderImagesPerS) / or_nan(v.get(s::dataloader::kRanks));
 }
 
 // The step's feed as the dataloader measured it: the same images, engine, cache state, crop
 // and workers per rank. Without a feed (an image model priced from a loader run apart), the
 // fastest of the loader's own rates.
 sp::Sourced data_rate(const RunData& run, const CaseView& step) {
-  const std::string dir = attr(step, s::kStepDataDir);
+  const std::string dir = text(step, st::kDataDir);
   const bool fed = !dir.empty();
   sp::Sourced best{-1, ""};
   for (const auto& c : run.cases) {
     const CaseView v(c);
-    if (c.family != "dataloader" || c.status != "ok") continue;
-    if (fed && (v.param("data_dir") != dir || v.param("engine") != attr(step, s::kStepDataEngine) ||
-                v.param("cache_state") != attr(step, s::kStepDataCache) ||
-                v.number_param("crop") != step.number_param("image_size")))
+    if (c.family != schema::kDataloaderFamily || c.status != schema::case_status::kOk) continue;
+    if (fed && (text(v, s::dataloader::kDataDir) != dir ||
+                text(v, s::dataloader::kEngine) != text(step, st::kDataEngine) ||
+                text(v, s::dataloader::kCacheState) != text(step, st::kDataCache) ||
+                or_nan(v.get(s::dataloader::kCrop)) != or_nan(step.get(st::kImageSize))))
       continue;
     const std::string workers(s::kDataloaderStatsColumns[s::kDataloaderWorkers].name);
     for (std::size_t p = 0; p < v.points(); ++p) {
       const double w = v.number(workers, v.row(p));
-      if (fed && w != step.number_param("data_workers")) continue;
+      if (fed && w != or_nan(step.get(st::kDataWorkers))) continue;
       const double per_rank = loader_rate(v, p);
       if (per_rank > best.value)
         best = {per_rank, fmt::format("{} point {}, {:g} workers per rank, {:.4g} images/s over "
                                       "{} ranks",
-                                      source_of(run, c), p, w, per_rank * v.number_param("ranks"),
-                                      v.param("ranks"))};
+                                      source_of(run, c), p, w,
+                                      per_rank * or_nan(v.get(s::dataloader::kRanks)),
+                                      attribute_text(v.get(s::dataloader::kRanks)))};
     }
   }
   return best;
@@ -197,11 +205,11 @@ sp::Sourced checkpoint_rate(const RunData& run) {
   const std::string bw(s::kCheckpointStatsColumns[s::kCheckpointSaveBw].name);
   for (const auto& c : run.cases) {
     const CaseView v(c);
-    if (c.family != "checkpoint" || c.status != "ok" || v.param("phase") != s::kCheckpointSave ||
-        v.param("durable") != "1")
+    if (c.family != schema::kCheckpointFamily || c.status != schema::case_status::kOk ||
+        v.get(s::checkpoint::kPhase) != s::kCheckpointSave || v.get(s::checkpoint::kDurable) != 1)
       continue;
     for (std::size_t p = 0; p < v.points(); ++p) {
-      const double per_node = v.number(bw, v.row(p)) * 1e9 / v.number_param("nodes");
+      const double per_node = v.number(bw, v.row(p)) * 1e9 / or_nan(v.get(s::checkpoint::kNodes));
       if (per_node > best.value)
         best = {per_node,
                 fmt::format("{} point {} (durable save_bw / nodes)", source_of(run, c), p)};
@@ -229,17 +237,23 @@ std::string source_of(const RunData& run, const CaseData& c) {
 }
 
 std::string workload_key(const CaseData& step) {
-  const CaseView v(step);
+  // Every attribute the step declares but its layout (the node count: one workload runs at
+  // several), by the declaration table's names, so that an attribute added to the table joins
+  // the key; each as the file has it.
   std::string key;
-  for (std::size_t i = 0; i < s::kStepCaseAttributes.size(); ++i)
-    if (i != s::kStepLayout) key += v.param(std::string(s::kStepCaseAttributes[i].name)) + '\x1f';
+  for (const auto& item : s::kStepCaseAttributes) {
+    if (item.name == st::kLayout.name) continue;
+    const auto it = step.params.find(std::string(item.name));
+    key += (it == step.params.end() ? std::string() : it->second) + '\x1f';
+  }
   return key;
 }
 
 std::optional<StepInputs> step_inputs(const RunData& run, const std::string& label) {
   const CaseData* step = nullptr;
   for (const auto& c : run.cases)
-    if (c.family == "step" && c.status == "ok" && step == nullptr) step = &c;
+    if (c.family == schema::kStepFamily && c.status == schema::case_status::kOk && step == nullptr)
+      step = &c;
   if (step == nullptr) return std::nullopt;
   const CaseView v(*step);
   StepInputs out;
@@ -249,17 +263,16 @@ std::optional<StepInputs> step_inputs(const RunData& run, const std::string& lab
   out.assumptions.push_back(workload_line(in.workload) + " (from " + source_of(run, *step) + ")");
   // MPI's collectives block the rank that calls them (the step's MPI backend), so nothing
   // overlaps: the projection of this run's step must not hide what the step could not.
-  if (in.workload.overlap && attr(v, s::kStepCommBackend) == "mpi") {
+  if (in.workload.overlap && text(v, st::kCommBackend) == "mpi") {
     in.workload.overlap = false;
     out.assumptions.push_back(
         "overlap: off in the projection: the step's comm backend, mpi, blocks in each "
         "collective, so no bucket ran beside the GEMMs (nccl overlaps)");
   }
   // Files written before the step recorded its GEMMs' type ran them in float32.
-  const auto dtype =
-      attr(v, s::kStepDtype).empty() ? std::string("float32") : attr(v, s::kStepDtype);
+  const auto dtype = text(v, st::kDtype).empty() ? std::string("float32") : text(v, st::kDtype);
   in.rates =
-      matmul_rates(run, gemm_backend_of(v), dtype, attr(v, s::kStepGemmDevice) == s::kStepOnCpu);
+      matmul_rates(run, gemm_backend_of(v), dtype, text(v, st::kGemmDevice) == s::kStepOnCpu);
   if (in.rates.empty())
     out.problem = fmt::format("no {} matmul case on {} in {}: add a matmul benchmark", dtype,
                               gemm_backend_of(v), run.path);
@@ -269,13 +282,13 @@ std::optional<StepInputs> step_inputs(const RunData& run, const std::string& lab
     in.collectives.push_back(collective_figures(run, label, name, in.workload.ranks_per_node));
   if (in.workload.model.kind == step::ModelKind::kResNet50) {
     in.data_samples_per_s = data_rate(run, v);
-    in.data_shares_compute_cpus = attr(v, s::kStepGemmDevice) == s::kStepOnCpu;
-    if (in.data_samples_per_s.value < 0 && !attr(v, s::kStepDataDir).empty())
+    in.data_shares_compute_cpus = text(v, st::kGemmDevice) == s::kStepOnCpu;
+    if (in.data_samples_per_s.value < 0 && !text(v, st::kDataDir).empty())
       out.assumptions.push_back(fmt::format(
           "data: no dataloader case measured the step's feed ({}, {} workers per rank, {}, "
           "cache {}, crop {}) with the loader setting the pace: add one with compute_per_batch: 0",
-          attr(v, s::kStepDataDir), attr(v, s::kStepDataWorkers), attr(v, s::kStepDataEngine),
-          attr(v, s::kStepDataCache), attr(v, s::kStepImageSize)));
+          text(v, st::kDataDir), attribute_text(v.get(st::kDataWorkers)), text(v, st::kDataEngine),
+          text(v, st::kDataCache), attribute_text(v.get(st::kImageSize))));
   }
   in.checkpoint_bytes_per_s = checkpoint_rate(run);
   out.assumptions.push_back(

@@ -10,6 +10,7 @@
 #include <array>
 #include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <future>
@@ -115,15 +116,15 @@ Column read_column(hid_t group, const std::string& name, DeclaredSince declared,
 }
 
 // The case's declaration from its v2 attributes.
-Meaning read_meaning(hid_t g, const std::string& where) {
-  Meaning m;
+s::CaseMeaning read_meaning(hid_t g, const std::string& where) {
+  s::CaseMeaning m;
   m.stage = enum_attribute(g, s::kStageAttribute, s::kStageNames, where);
   m.x_axis = string_declaration(g, s::kXAxisAttribute, where);
   m.bands = enum_attribute(g, s::kBandsAttribute, s::kBandsNames, where);
   m.scaling = enum_attribute(g, s::kScalingAttribute, s::kScalingNames, where);
   m.subject = string_declaration(g, s::kSubjectAttribute, where);
   m.series = string_declaration(g, s::kSeriesAttribute, where);
-  m.span_nodes = static_cast<double>(int_declaration(g, s::kSpanNodesAttribute, where));
+  m.span_nodes = int_declaration(g, s::kSpanNodesAttribute, where);
   m.peer_slow = int_declaration(g, s::kPeerSlowAttribute, where) != 0;
   m.peer_late = int_declaration(g, s::kPeerLateAttribute, where) != 0;
   m.work_counter = string_declaration(g, s::kWorkCounterAttribute, where);
@@ -137,7 +138,7 @@ Meaning read_meaning(hid_t g, const std::string& where) {
     if (!rule.empty()) m.quality.push_back(rule);
     from = to + 1;
   }
-  m.min_samples = static_cast<double>(int_declaration(g, s::kMinSamplesAttribute, where));
+  m.min_samples = int_declaration(g, s::kMinSamplesAttribute, where);
   return m;
 }
 
@@ -298,9 +299,9 @@ void read_host_load(hid_t group, CaseData& c) {
   const auto read = [&](std::string_view name, double& out) {
     if (h5::has_attribute(group, name)) out = h5::double_attribute(group, name);
   };
-  read(s::kHostCpuStolenAttribute, c.host_cpu_stolen);
-  read(s::kHostCpuForeignAttribute, c.host_cpu_foreign);
-  read(s::kHostCpuSecondsAttribute, c.host_cpu_s);
+  read(s::harness::kHostCpuStolen.name, c.host_cpu_stolen);
+  read(s::harness::kHostCpuForeign.name, c.host_cpu_foreign);
+  read(s::harness::kHostCpuS.name, c.host_cpu_s);
 }
 
 CaseData read_case(hid_t cases, const std::string& group_name, const RunData& run) {
@@ -309,17 +310,17 @@ CaseData read_case(hid_t cases, const std::string& group_name, const RunData& ru
   const std::string where = "case " + group_name;
   CaseData c;
   c.group_name = group_name;
-  if (!h5::has_attribute(g.get(), "status"))
+  if (!h5::has_attribute(g.get(), s::harness::kStatus.name))
     throw ReadError(
         fmt::format("{}: case {} was cut short while being written (no status); "
                     "'preflight run ... --resume {}' runs it again",
                     path, group_name, path));
   require_attributes(g.get(), s::kCaseAttributes, path, where);
-  c.index = h5::int_attribute(g.get(), "index");
-  c.name = h5::string_attribute(g.get(), "name");
-  c.family = h5::string_attribute(g.get(), "family");
-  c.backend = h5::string_attribute(g.get(), "backend");
-  c.status = h5::string_attribute(g.get(), "status");
+  c.index = h5::int_attribute(g.get(), s::harness::kIndex.name);
+  c.name = h5::string_attribute(g.get(), s::harness::kName.name);
+  c.family = h5::string_attribute(g.get(), s::harness::kFamily.name);
+  c.backend = h5::string_attribute(g.get(), s::harness::kBackend.name);
+  c.status = h5::string_attribute(g.get(), s::harness::kStatus.name);
   read_host_load(g.get(), c);
   for (const auto& name : h5::attribute_names(g.get()))
     c.params[name] = attribute_text(g.get(), name);
@@ -374,6 +375,14 @@ bool locked_by_a_writer(const std::string& path) {
 std::size_t CaseData::rows() const {
   const auto it = stats.find("point");
   return it == stats.end() ? 0 : it->second.numbers.size();
+}
+
+std::optional<double> number_of_text(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end == nullptr || *end != '\0') return std::nullopt;
+  return v;
 }
 
 namespace {

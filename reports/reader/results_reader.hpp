@@ -8,13 +8,20 @@
 // version it read.
 #pragma once
 
+#include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <system_error>
+#include <type_traits>
 #include <vector>
 
+#include "preflight/schema/attr.hpp"
+#include "preflight/schema/layout.hpp"
 #include "preflight/schema/meaning.hpp"
 
 namespace preflight::report {
@@ -37,21 +44,6 @@ struct Column {
   std::vector<std::string> strings;
 };
 
-// A case's declaration: what its figures mean (CONTRACT.md, meaning.hpp).
-struct Meaning {
-  schema::Stage stage = schema::Stage::kStep;
-  std::string x_axis;  // stats column of a point's x and identity; "" = the point index
-  schema::Bands bands = schema::Bands::kEachPoint;
-  schema::Scaling scaling = schema::Scaling::kNone;
-  std::string subject;  // constant along a scaling series
-  std::string series;   // which scaling curve
-  double span_nodes = 0;
-  bool peer_slow = false, peer_late = false;
-  std::string work_counter;          // counter of each iteration's work, or ""
-  std::vector<std::string> quality;  // quality rules, each served by a report plug-in
-  double min_samples = 0;
-};
-
 // A series the case declares a watch on (schema::Watch, SPEC.md "Telemetry"): the declaration
 // and each rank's readings over the whole case (every point), summarised as its rule needs.
 struct WatchedSeries {
@@ -72,13 +64,18 @@ struct CaseData {
   std::int64_t index = 0;
   std::string group_name;  // "000012"
   std::string name, family, backend, status;
-  std::map<std::string, std::string> params;  // every other string or number attribute, as text
+  // Every other string or number attribute, as text (a number as the reader writes it: a whole
+  // number without a fraction, any other with 6 significant digits). Read one through its
+  // declaration with get().
+  std::map<std::string, std::string> params;
   // The hosts' CPU others took while the case ran (SPEC "Host load"); NaN: not measured.
   double host_cpu_stolen = std::numeric_limits<double>::quiet_NaN();
   double host_cpu_foreign = std::numeric_limits<double>::quiet_NaN();
   double host_cpu_s = 0;
   std::map<std::string, Column> stats;  // empty for a case that timed out before a size ended
-  Meaning meaning;
+  // What its figures mean: the writer's own struct, read from the file (v2) or supplied by the
+  // v1 adapter; a CaseData made by hand sets what it relies on.
+  schema::CaseMeaning meaning;
   // Per point (size): each timed iteration's time, the slowest rank's, from the raw samples.
   std::vector<std::vector<double>> iteration_times;
   // Per counter the family writes, per point: each timed iteration's median over the active
@@ -102,10 +99,49 @@ struct CaseData {
   // The series the case declares a watch on, by name (reader/watched_series.hpp).
   std::map<std::string, WatchedSeries> watched;
   std::size_t rows() const;
+  // A case attribute, read through its one declaration (schema::Attr): its value when the case
+  // has it and it reads as the declared type; nullopt otherwise. Types are told from the text,
+  // so that a file that stored a number as a string (older writers) reads as before: a
+  // std::string is any text, a double any number, an std::int64_t a whole number.
+  template <typename T>
+  std::optional<T> get(const schema::Attr<T>& attr) const;
   // (point, group) -> row of stats, built by the reader so that lookups stay cheap with many
   // groups; empty for a CaseData made by hand (lookups then scan).
   std::map<std::pair<std::int64_t, std::int64_t>, std::size_t> row_index;
 };
+
+// An attribute's text (CaseData::params) as a number: all of it read by std::strtod, as the
+// report has always read a number attribute ("nan" and "inf" are numbers); nullopt for "".
+std::optional<double> number_of_text(const std::string& text);
+
+// ... as a whole number of type T: an integer, or a number without a fraction ("4.0", "1e+06":
+// what an older file may have stored as a string) within T's range.
+template <typename T>
+std::optional<T> whole_of_text(const std::string& text) {
+  T whole{};
+  const char* end = text.data() + text.size();
+  const auto [at, error] = std::from_chars(text.data(), end, whole);
+  if (error == std::errc() && at == end) return whole;
+  const auto number = number_of_text(text);
+  const double above = std::ldexp(1.0, std::numeric_limits<T>::digits);
+  const double lowest = std::is_signed_v<T> ? -above : 0.0;
+  if (!number || !std::isfinite(*number) || *number != std::trunc(*number) || *number < lowest ||
+      *number >= above)
+    return std::nullopt;
+  return static_cast<T>(*number);
+}
+
+template <typename T>
+std::optional<T> CaseData::get(const schema::Attr<T>& attr) const {
+  const auto it = params.find(std::string(attr.name));
+  if (it == params.end()) return std::nullopt;
+  if constexpr (std::is_same_v<T, std::string>)
+    return it->second;
+  else if constexpr (std::is_same_v<T, double>)
+    return number_of_text(it->second);
+  else
+    return whole_of_text<T>(it->second);
+}
 
 struct RunData {
   std::string path;

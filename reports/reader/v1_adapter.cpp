@@ -2,10 +2,12 @@
 
 #include <array>
 #include <cmath>
-#include <cstdlib>
 #include <optional>
 
+#include "preflight/schema/comm.hpp"
+#include "preflight/schema/family_names.hpp"
 #include "preflight/schema/layout.hpp"
+#include "preflight/schema/storage.hpp"
 
 namespace preflight::report {
 namespace {
@@ -33,7 +35,7 @@ struct FamilyDeclaration {
   std::string_view series;  // "" = the case's topology parameter
   bool peer_slow, peer_late;
   std::string_view work_counter, quality;
-  double min_samples;
+  std::int64_t min_samples;
   std::array<ColumnDeclaration, 12> columns;  // unused entries have an empty name
 };
 
@@ -43,7 +45,7 @@ constexpr ColumnDeclaration kRate{
 // What the v2 writer declares for each family (CONTRACT.md); the families of version 1.
 constexpr std::array kFamilies = {
     FamilyDeclaration{
-        "comm",
+        s::kCommFamily,
         s::Stage::kCommunication,
         "size_bytes",
         s::Bands::kSizeBands,
@@ -64,7 +66,7 @@ constexpr std::array kFamilies = {
         }},
     },
     FamilyDeclaration{
-        "storage",
+        s::kStorageFamily,
         s::Stage::kDataIn,
         "block_bytes",
         s::Bands::kEachPoint,
@@ -95,17 +97,13 @@ constexpr std::array kFamilies = {
     },
 };
 
-std::string param(const CaseData& c, const std::string& name) {
-  const auto it = c.params.find(name);
-  return it == c.params.end() ? std::string() : it->second;
-}
-
-double number_param(const CaseData& c, const std::string& name) {
-  const auto text = param(c, name);
-  char* end = nullptr;
-  const double v = text.empty() ? NAN : std::strtod(text.c_str(), &end);
-  return end != nullptr && *end == '\0' ? v : NAN;
-}
+// The attributes version 1 wrote that the adapter reads: comm's topology and ladder, and the
+// case's layout label and node count, which both of its families (comm, storage) name alike.
+constexpr auto kTopology = s::comm::kTopology;
+constexpr auto kLadderNodes = s::comm::kLadderNodes;
+constexpr auto kLayout = s::comm::kLayout;
+constexpr auto kNodes = s::storage::kNodes;
+static_assert(kLayout.name == s::storage::kLayout.name);
 
 // Ranks of group 0 at the first point (the all-groups row where groups are not written).
 double group_ranks(const CaseData& c) {
@@ -121,22 +119,27 @@ double group_ranks(const CaseData& c) {
   return all;
 }
 
-// The nodes group 0 spans, from the case's parameters (v2: the harness writes span_nodes).
-double span_nodes(const CaseData& c, std::int64_t node_count) {
-  const double ladder = number_param(c, "ladder_nodes");
+// The nodes group 0 spans, from the case's parameters (v2: the harness writes span_nodes). An
+// inter or rail case without stats (timed out before a size ended) has no group_ranks to tell:
+// 0, as nothing that reads span_nodes reads a case without points.
+std::int64_t span_nodes(const CaseData& c, std::int64_t node_count) {
+  const auto ladder = c.get(kLadderNodes).value_or(0);
   if (ladder > 0) return ladder;
-  const double nodes = number_param(c, "nodes");
+  const auto nodes = c.get(kNodes).value_or(0);
   if (nodes > 0) return nodes;
-  const auto topology = param(c, "topology");
+  const auto topology = c.get(kTopology).value_or("");
   if (topology == "intra") return 1;
-  if (topology == "inter" || topology == "rail") return group_ranks(c);
-  return static_cast<double>(node_count);
+  if (topology == "inter" || topology == "rail") {
+    const double ranks = group_ranks(c);
+    return std::isnan(ranks) ? 0 : static_cast<std::int64_t>(ranks);
+  }
+  return node_count;
 }
 
 // The case's name without its layout label.
 std::string subject(const CaseData& c) {
   std::string name = c.name;
-  const auto layout = param(c, "layout");
+  const auto layout = c.get(kLayout).value_or("");
   if (!layout.empty() && name.size() > layout.size() &&
       name.compare(name.size() - layout.size(), layout.size(), layout) == 0)
     name = name.substr(0, name.size() - layout.size() - 1);
@@ -181,11 +184,13 @@ void declare_v1(CaseData& c, std::int64_t node_count) {
   const FamilyDeclaration* family = nullptr;
   for (const auto& f : kFamilies)
     if (f.family == c.family) family = &f;
-  Meaning& m = c.meaning;
+  // Every field is set below, on both branches: schema::CaseMeaning's defaults are the writer's
+  // (bands kSizeBands, min_samples 1), not what version 1 meant.
+  s::CaseMeaning& m = c.meaning;
   m.subject = subject(c);
   m.span_nodes = span_nodes(c, node_count);
-  m.series = param(c, "topology");
-  if (m.series.empty()) m.series = number_param(c, "ladder_nodes") > 0 ? "ladder" : "ranks";
+  m.series = c.get(kTopology).value_or("");
+  if (m.series.empty()) m.series = c.get(kLadderNodes).value_or(0) > 0 ? "ladder" : "ranks";
   for (auto& [name, column] : c.stats) {
     if (const auto* declared = declared_core_column(name)) {
       declare_core_column(*declared, column);
@@ -208,6 +213,9 @@ void declare_v1(CaseData& c, std::int64_t node_count) {
     m.bands = m.x_axis.empty() ? s::Bands::kEachPoint : s::Bands::kSizeBands;
     m.scaling = s::Scaling::kPerRank;
     m.peer_slow = true;
+    m.peer_late = false;
+    m.work_counter.clear();
+    m.quality.clear();
     m.min_samples = 10;
     for (auto& [name, column] : c.stats)
       if (column.direction == Direction::kHigher && name.rfind(s::kBatchedPrefix, 0) != 0) {
@@ -224,6 +232,7 @@ void declare_v1(CaseData& c, std::int64_t node_count) {
   m.peer_slow = family->peer_slow;
   m.peer_late = family->peer_late;
   m.work_counter = std::string(family->work_counter);
+  m.quality.clear();
   if (!family->quality.empty()) m.quality = {std::string(family->quality)};
   m.min_samples = family->min_samples;
 }

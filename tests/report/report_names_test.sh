@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # scripts/check-report-names.sh passes on the tree, and fails on a copy of reports/analysis with
-# a family name or a metric name planted in code -- but not for the same words in comments.
+# a family name or a metric name planted in code, or an attribute read by a string literal
+# (get("..."), param("...")) -- but not for the same words in comments.
 # report_names_test.sh WORKDIR
 set -uo pipefail
 work=$1
@@ -33,4 +34,14 @@ plant comment '// comm and storage, busbw and memory: prose in a comment is fine
 plant substring 'int group_count_of_memory_step = 0; const char* kText = "group_count";'
 [[ $? -eq 0 ]] && pass "names inside longer identifiers pass (whole words only)" ||
   { fail "substring flagged"; cat "$work/substring.out"; }
+plant get_literal 'std::string f(const CaseView& v) { return v.get("benchmark").value_or(""); }'
+[[ $? -ne 0 ]] && grep -q 'attribute read by a string: get("benchmark")' "$work/get_literal.out" &&
+  pass "an attribute read by a string literal passed to get() fails" ||
+  { fail "get(\"...\") not caught"; cat "$work/get_literal.out"; }
+plant param_literal 'double f(const CaseView& v) { return v.number_param(std::string("variant")); }'
+[[ $? -ne 0 ]] && grep -q 'attribute read by a string: number_param("variant")' "$work/param_literal.out" &&
+  pass "an attribute read by a string literal passed to param() fails" ||
+  { fail "number_param(\"...\") not caught"; cat "$work/param_literal.out"; }
+plant get_declared 'auto f(const CaseView& v) { return v.get(kBenchmark); } auto g() { return std::get<0>(std::tuple{"x"}); }'
+[[ $? -eq 0 ]] && pass "get() of a declared Attr passes" || { fail "get(kName) flagged"; cat "$work/get_declared.out"; }
 finish

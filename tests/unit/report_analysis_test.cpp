@@ -13,6 +13,7 @@
 #include <string>
 
 #include "analysis/acceptance.hpp"
+#include "analysis/case_view.hpp"
 #include "analysis/instances.hpp"
 #include "analysis/regression.hpp"
 #include "analysis/report.hpp"
@@ -791,7 +792,7 @@ CaseData widget_case(int index, double ranks, double nodes, double rate, double 
   c.meaning.scaling = schema::Scaling::kAggregate;
   c.meaning.subject = "spin fast";
   c.meaning.series = "ranks";
-  c.meaning.span_nodes = nodes;
+  c.meaning.span_nodes = static_cast<std::int64_t>(nodes);
   c.meaning.peer_slow = true;
   c.meaning.min_samples = 20;
   c.meaning.quality = {"no_such_rule"};
@@ -882,6 +883,38 @@ TEST(V1Adapter, DeclaresWhatTheV2WriterDeclares) {
   EXPECT_FALSE(s.meaning.peer_late);
   EXPECT_EQ(s.stats.at("agg_bw").per_iteration_source, "bytes");
   EXPECT_TRUE(s.stats.at("agg_bw").headline);
+}
+
+// A case attribute read through a declared Attr: present and of the declared type, or nullopt.
+// The reader keeps attributes as text, so the type is the text's: a number an older file stored
+// as a string still reads as a number, and a whole number with a fraction as an int64.
+TEST(CaseView, GetReadsAnAttributeThroughItsDeclaration) {
+  CaseData c;
+  c.params = {{"whole", "4"},    {"fraction", "0.5"}, {"written_whole", "4.0"},
+              {"word", "warm"},  {"empty", ""},       {"not_a_number", "4 nodes"},
+              {"negative", "-1"}};
+  const CaseView v(c);
+  using schema::Attr;
+  EXPECT_EQ(v.get(Attr<std::int64_t>{"whole", "", ""}), 4);
+  EXPECT_EQ(v.get(Attr<double>{"whole", "", ""}), 4.0);
+  EXPECT_EQ(v.get(Attr<std::string>{"whole", "", ""}), "4");
+  EXPECT_EQ(v.get(Attr<double>{"fraction", "", ""}), 0.5);
+  EXPECT_EQ(v.get(Attr<std::int64_t>{"fraction", "", ""}), std::nullopt) << "not whole";
+  EXPECT_EQ(v.get(Attr<std::int64_t>{"written_whole", "", ""}), 4);
+  EXPECT_EQ(v.get(Attr<std::uint64_t>{"whole", "", ""}), 4u);
+  EXPECT_EQ(v.get(Attr<std::int64_t>{"negative", "", ""}), -1);
+  EXPECT_EQ(v.get(Attr<std::uint64_t>{"negative", "", ""}), std::nullopt) << "out of range";
+  EXPECT_EQ(v.get(Attr<std::string>{"word", "", ""}), "warm");
+  EXPECT_EQ(v.get(Attr<double>{"word", "", ""}), std::nullopt);
+  EXPECT_EQ(v.get(Attr<std::int64_t>{"not_a_number", "", ""}), std::nullopt);
+  EXPECT_EQ(v.get(Attr<std::string>{"empty", "", ""}), "");
+  EXPECT_EQ(v.get(Attr<double>{"empty", "", ""}), std::nullopt);
+  EXPECT_EQ(v.get(Attr<std::string>{"absent", "", ""}), std::nullopt);
+  EXPECT_TRUE(std::isnan(or_nan(v.get(Attr<double>{"absent", "", ""}))));
+  EXPECT_EQ(or_nan(v.get(Attr<std::int64_t>{"whole", "", ""})), 4.0);
+  EXPECT_EQ(attribute_text(v.get(Attr<std::int64_t>{"whole", "", ""})), "4");
+  EXPECT_EQ(attribute_text(v.get(Attr<std::uint64_t>{"whole", "", ""})), "4");
+  EXPECT_EQ(attribute_text(v.get(Attr<std::int64_t>{"absent", "", ""})), "");
 }
 
 }  // namespace

@@ -5,41 +5,87 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
+#include <string>
 #include <string_view>
 
+#include "preflight/schema/attr.hpp"
 #include "preflight/schema/layout.hpp"
 #include "preflight/schema/meaning.hpp"
 
 namespace preflight::schema {
 
+namespace dataloader {
+inline constexpr Attr<std::string> kDataDir{"data_dir", "", "the data set directory"};
+inline constexpr Attr<std::string> kDataLayout{"data_layout", "",
+                                               "files (one image per file) or shards (tar files)"};
+inline constexpr Attr<std::string> kFsType{"fs_type", "",
+                                           "file system type of the data set directory"};
+inline constexpr Attr<std::int64_t> kImages{"images", "images",
+                                            "images of the data set the pipeline reads"};
+inline constexpr Attr<std::int64_t> kBadImages{
+    "bad_images", "images", "images found corrupt or truncated before the run, left out of it"};
+inline constexpr Attr<std::string> kBadImageNames{
+    "bad_image_names", "", "the first bad images, 'name: reason' separated by '; '"};
+inline constexpr Attr<std::string> kEngine{"engine", "",
+                                           "the storage engine that reads the images"};
+inline constexpr Attr<std::string> kCacheState{"cache_state", "",
+                                               "evicted or warm (as the storage family's)"};
+inline constexpr Attr<std::string> kDecoder{"decoder", "",
+                                            "the decoders: libjpeg-turbo+libpng (CPU)"};
+inline constexpr Attr<std::int64_t> kBatchSize{"batch_size", "images",
+                                               "images per batch (per GPU)"};
+inline constexpr Attr<std::int64_t> kCrop{"crop", "pixels",
+                                          "side of the square random-resized crop"};
+inline constexpr Attr<std::string> kElementType{"element_type", "",
+                                                "float32 (normalised) or uint8"};
+inline constexpr Attr<std::string> kBatchMemory{
+    "batch_memory", "",
+    "pinned (cudaHostRegister) where every rank has a GPU, else 'pageable: ' and why"};
+inline constexpr Attr<std::int64_t> kPrefetch{"prefetch", "batches",
+                                              "batches each worker may have ready ahead"};
+inline constexpr Attr<std::int64_t> kBatchesPerIteration{"batches_per_iteration", "batches",
+                                                         "batches each rank loads per iteration"};
+inline constexpr Attr<double> kComputePerBatchS{
+    "compute_per_batch_s", "s",
+    "emulated accelerator time per batch (a sleep); 0: none, AU not measured"};
+inline constexpr Attr<std::string> kComputeSource{"compute_source", "",
+                                                  "where compute_per_batch_s comes from"};
+inline constexpr Attr<double> kAuTarget{"au_target", "",
+                                        "accelerator utilisation the pipeline must allow"};
+inline constexpr Attr<std::int64_t> kSeed{"seed", "", "seed of the shuffle and the augmentations"};
+inline constexpr Attr<std::int64_t> kRanksPerNode{"ranks_per_node", "ranks",
+                                                  "active ranks per node in this case"};
+inline constexpr Attr<std::int64_t> kNodes{"nodes", "nodes",
+                                           "nodes with active ranks in this case"};
+inline constexpr Attr<std::int64_t> kRanks{"ranks", "ranks", "active ranks in this case"};
+inline constexpr Attr<std::string> kLayout{"layout", "",
+                                           "the scaling step's label; the case name ends with it"};
+}  // namespace dataloader
 inline constexpr std::array kDataloaderCaseAttributes = {
-    Item{"data_dir", Type::kString, "", "the data set directory"},
-    Item{"data_layout", Type::kString, "", "files (one image per file) or shards (tar files)"},
-    Item{"fs_type", Type::kString, "", "file system type of the data set directory"},
-    Item{"images", Type::kInt64, "images", "images of the data set the pipeline reads"},
-    Item{"bad_images", Type::kInt64, "images",
-         "images found corrupt or truncated before the run, left out of it"},
-    Item{"bad_image_names", Type::kString, "",
-         "the first bad images, 'name: reason' separated by '; '"},
-    Item{"engine", Type::kString, "", "the storage engine that reads the images"},
-    Item{"cache_state", Type::kString, "", "evicted or warm (as the storage family's)"},
-    Item{"decoder", Type::kString, "", "the decoders: libjpeg-turbo+libpng (CPU)"},
-    Item{"batch_size", Type::kInt64, "images", "images per batch (per GPU)"},
-    Item{"crop", Type::kInt64, "pixels", "side of the square random-resized crop"},
-    Item{"element_type", Type::kString, "", "float32 (normalised) or uint8"},
-    Item{"batch_memory", Type::kString, "",
-         "pinned (cudaHostRegister) where every rank has a GPU, else 'pageable: ' and why"},
-    Item{"prefetch", Type::kInt64, "batches", "batches each worker may have ready ahead"},
-    Item{"batches_per_iteration", Type::kInt64, "batches", "batches each rank loads per iteration"},
-    Item{"compute_per_batch_s", Type::kFloat64, "s",
-         "emulated accelerator time per batch (a sleep); 0: none, AU not measured"},
-    Item{"compute_source", Type::kString, "", "where compute_per_batch_s comes from"},
-    Item{"au_target", Type::kFloat64, "", "accelerator utilisation the pipeline must allow"},
-    Item{"seed", Type::kInt64, "", "seed of the shuffle and the augmentations"},
-    Item{"ranks_per_node", Type::kInt64, "ranks", "active ranks per node in this case"},
-    Item{"nodes", Type::kInt64, "nodes", "nodes with active ranks in this case"},
-    Item{"ranks", Type::kInt64, "ranks", "active ranks in this case"},
-    Item{"layout", Type::kString, "", "the scaling step's label; the case name ends with it"},
+    dataloader::kDataDir.item(),
+    dataloader::kDataLayout.item(),
+    dataloader::kFsType.item(),
+    dataloader::kImages.item(),
+    dataloader::kBadImages.item(),
+    dataloader::kBadImageNames.item(),
+    dataloader::kEngine.item(),
+    dataloader::kCacheState.item(),
+    dataloader::kDecoder.item(),
+    dataloader::kBatchSize.item(),
+    dataloader::kCrop.item(),
+    dataloader::kElementType.item(),
+    dataloader::kBatchMemory.item(),
+    dataloader::kPrefetch.item(),
+    dataloader::kBatchesPerIteration.item(),
+    dataloader::kComputePerBatchS.item(),
+    dataloader::kComputeSource.item(),
+    dataloader::kAuTarget.item(),
+    dataloader::kSeed.item(),
+    dataloader::kRanksPerNode.item(),
+    dataloader::kNodes.item(),
+    dataloader::kRanks.item(),
+    dataloader::kLayout.item(),
 };
 
 // Counters (points/<P>/counters/<name>), in the order an operation reports them.
@@ -58,35 +104,66 @@ enum DataloaderCounter : std::size_t {
   kDataloaderResidentBefore,
   kDataloaderCounterCount
 };
+namespace dataloader {
+inline constexpr Column kImagesCounter{"images",         Type::kFloat64,
+                                       "images",         "images the rank delivered in batches",
+                                       Direction::kNone, Kind::kCount};
+inline constexpr Column kBytesCounter{
+    "bytes", Type::kFloat64, "B", "encoded bytes the rank read", Direction::kNone, Kind::kCount};
+inline constexpr Column kReadSCounter{
+    "read_s",          Type::kFloat64, "s", "time the rank's workers spent reading, summed",
+    Direction::kLower, Kind::kTime};
+inline constexpr Column kDecodeSCounter{
+    "decode_s",        Type::kFloat64, "s", "time the rank's workers spent decoding, summed",
+    Direction::kLower, Kind::kTime};
+inline constexpr Column kAugmentSCounter{
+    "augment_s",
+    Type::kFloat64,
+    "s",
+    "time the rank's workers spent on crop, resize and flip, summed",
+    Direction::kLower,
+    Kind::kTime};
+inline constexpr Column kBatchSCounter{
+    "batch_s",
+    Type::kFloat64,
+    "s",
+    "time the rank's workers spent normalising into the batch buffer, summed",
+    Direction::kLower,
+    Kind::kTime};
+inline constexpr Column kComputeSCounter{
+    "compute_s",      Type::kFloat64, "s", "emulated accelerator time of the rank (sleeps)",
+    Direction::kNone, Kind::kTime};
+inline constexpr Column kStallSCounter{
+    "stall_s",         Type::kFloat64, "s", "time the rank's accelerator waited for a batch",
+    Direction::kLower, Kind::kTime};
+inline constexpr Column kBatchP50SCounter{
+    "batch_p50_s",     Type::kFloat64, "s", "median time from a batch's start to its last image",
+    Direction::kLower, Kind::kTime};
+inline constexpr Column kBatchP95SCounter{
+    "batch_p95_s",     Type::kFloat64, "s", "95th percentile of the same",
+    Direction::kLower, Kind::kTime};
+inline constexpr Column kDecodeErrorsCounter{
+    "decode_errors",
+    Type::kFloat64,
+    "images",
+    "images that failed to decode in the iteration (named on stderr), left out of batches",
+    Direction::kLower,
+    Kind::kCount};
+inline constexpr Column kResidentBeforeCounter{
+    "resident_before",
+    Type::kFloat64,
+    "",
+    "fraction of the rank's bytes in the page cache just before the iteration",
+    Direction::kNone,
+    Kind::kFraction};
+}  // namespace dataloader
 inline constexpr std::array kDataloaderCounters = {
-    Column{"images", Type::kFloat64, "images", "images the rank delivered in batches",
-           Direction::kNone, Kind::kCount},
-    Column{"bytes", Type::kFloat64, "B", "encoded bytes the rank read", Direction::kNone,
-           Kind::kCount},
-    Column{"read_s", Type::kFloat64, "s", "time the rank's workers spent reading, summed",
-           Direction::kLower, Kind::kTime},
-    Column{"decode_s", Type::kFloat64, "s", "time the rank's workers spent decoding, summed",
-           Direction::kLower, Kind::kTime},
-    Column{"augment_s", Type::kFloat64, "s",
-           "time the rank's workers spent on crop, resize and flip, summed", Direction::kLower,
-           Kind::kTime},
-    Column{"batch_s", Type::kFloat64, "s",
-           "time the rank's workers spent normalising into the batch buffer, summed",
-           Direction::kLower, Kind::kTime},
-    Column{"compute_s", Type::kFloat64, "s", "emulated accelerator time of the rank (sleeps)",
-           Direction::kNone, Kind::kTime},
-    Column{"stall_s", Type::kFloat64, "s", "time the rank's accelerator waited for a batch",
-           Direction::kLower, Kind::kTime},
-    Column{"batch_p50_s", Type::kFloat64, "s", "median time from a batch's start to its last image",
-           Direction::kLower, Kind::kTime},
-    Column{"batch_p95_s", Type::kFloat64, "s", "95th percentile of the same", Direction::kLower,
-           Kind::kTime},
-    Column{"decode_errors", Type::kFloat64, "images",
-           "images that failed to decode in the iteration (named on stderr), left out of batches",
-           Direction::kLower, Kind::kCount},
-    Column{"resident_before", Type::kFloat64, "",
-           "fraction of the rank's bytes in the page cache just before the iteration",
-           Direction::kNone, Kind::kFraction},
+    dataloader::kImagesCounter,       dataloader::kBytesCounter,
+    dataloader::kReadSCounter,        dataloader::kDecodeSCounter,
+    dataloader::kAugmentSCounter,     dataloader::kBatchSCounter,
+    dataloader::kComputeSCounter,     dataloader::kStallSCounter,
+    dataloader::kBatchP50SCounter,    dataloader::kBatchP95SCounter,
+    dataloader::kDecodeErrorsCounter, dataloader::kResidentBeforeCounter,
 };
 static_assert(kDataloaderCounters.size() == kDataloaderCounterCount);
 static_assert(kDataloaderCounters[kDataloaderImages].name == "images");
@@ -122,51 +199,109 @@ enum DataloaderColumn : std::size_t {
   kDataloaderResidentBeforeMax,
   kDataloaderColumnCount
 };
+namespace dataloader {
+inline constexpr Column kWorkersColumn{
+    "workers", Type::kInt64, "threads", "worker threads per rank", Direction::kNone, Kind::kCount};
+inline constexpr Column kImagesPerSColumn{
+    "images_per_s",
+    Type::kFloat64,
+    "images/s",
+    "median over iterations of images of all the group's ranks / the slowest rank's time",
+    Direction::kHigher,
+    Kind::kWorkRate,
+    PerIteration::kCounterRate,
+    kImagesCounter.name,
+    true};
+inline constexpr Column kMbPerSColumn{
+    "mb_per_s",
+    Type::kFloat64,
+    "MB/s",
+    "median over iterations of encoded bytes of all ranks / the slowest rank's time",
+    Direction::kHigher,
+    Kind::kDataRate};
+inline constexpr Column kAuColumn{
+    "au",
+    Type::kFloat64,
+    "",
+    "accelerator utilisation (DLIO): median over iterations of the lowest rank's "
+    "compute_s / own time; NaN without compute",
+    Direction::kHigher,
+    Kind::kFraction};
+inline constexpr Column kAuMetColumn{
+    "au_met",         Type::kFloat64, "", "1 when au >= au_target, else 0 (also without compute)",
+    Direction::kNone, Kind::kCount};
+inline constexpr Column kValidImagesPerSColumn{
+    "valid_images_per_s",
+    Type::kFloat64,
+    "images/s",
+    "images_per_s where au_met, else NaN (as MLPerf Storage reports only valid runs)",
+    Direction::kHigher,
+    Kind::kWorkRate};
+inline constexpr Column kWorkersNeededColumn{
+    "workers_needed",
+    Type::kFloat64,
+    "threads",
+    "workers per rank (GPU) the au_target needs if workers scale linearly: "
+    "ceil(au_target x batch_size / compute_per_batch_s x worker seconds per image); "
+    "-1 without compute",
+    Direction::kLower,
+    Kind::kCount};
+inline constexpr Column kReadSColumn{"read_s",
+                                     Type::kFloat64,
+                                     "s",
+                                     "median over iterations of the median rank's counters/read_s",
+                                     Direction::kLower,
+                                     Kind::kTime};
+inline constexpr Column kDecodeSColumn{
+    "decode_s",        Type::kFloat64, "s", "the same of counters/decode_s",
+    Direction::kLower, Kind::kTime};
+inline constexpr Column kAugmentSColumn{
+    "augment_s",       Type::kFloat64, "s", "the same of counters/augment_s",
+    Direction::kLower, Kind::kTime};
+inline constexpr Column kBatchSColumn{
+    "batch_s", Type::kFloat64, "s", "the same of counters/batch_s", Direction::kLower, Kind::kTime};
+inline constexpr Column kBatchP50SColumn{
+    "batch_p50_s",
+    Type::kFloat64,
+    "s",
+    "median over iterations of the median rank's counters/batch_p50_s",
+    Direction::kLower,
+    Kind::kTime};
+inline constexpr Column kBatchP95SColumn{
+    "batch_p95_s",
+    Type::kFloat64,
+    "s",
+    "median over iterations of the highest rank's counters/batch_p95_s",
+    Direction::kLower,
+    Kind::kTime};
+inline constexpr Column kDecodeErrorsColumn{
+    "decode_errors",   Type::kFloat64,
+    "images",          "images of the group that failed to decode, summed over timed iterations",
+    Direction::kLower, Kind::kCount};
+inline constexpr Column kResidentBeforeMaxColumn{
+    "resident_before_max",
+    Type::kFloat64,
+    "",
+    "highest counters/resident_before of any rank and iteration",
+    Direction::kNone,
+    Kind::kFraction};
+}  // namespace dataloader
 inline constexpr std::array kDataloaderStatsColumns = {
-    Column{"workers", Type::kInt64, "threads", "worker threads per rank", Direction::kNone,
-           Kind::kCount},
-    Column{"images_per_s", Type::kFloat64, "images/s",
-           "median over iterations of images of all the group's ranks / the slowest rank's time",
-           Direction::kHigher, Kind::kWorkRate, PerIteration::kCounterRate,
-           kDataloaderCounters[kDataloaderImages].name, true},
-    Column{"mb_per_s", Type::kFloat64, "MB/s",
-           "median over iterations of encoded bytes of all ranks / the slowest rank's time",
-           Direction::kHigher, Kind::kDataRate},
-    Column{"au", Type::kFloat64, "",
-           "accelerator utilisation (DLIO): median over iterations of the lowest rank's "
-           "compute_s / own time; NaN without compute",
-           Direction::kHigher, Kind::kFraction},
-    Column{"au_met", Type::kFloat64, "", "1 when au >= au_target, else 0 (also without compute)",
-           Direction::kNone, Kind::kCount},
-    Column{"valid_images_per_s", Type::kFloat64, "images/s",
-           "images_per_s where au_met, else NaN (as MLPerf Storage reports only valid runs)",
-           Direction::kHigher, Kind::kWorkRate},
-    Column{"workers_needed", Type::kFloat64, "threads",
-           "workers per rank (GPU) the au_target needs if workers scale linearly: "
-           "ceil(au_target x batch_size / compute_per_batch_s x worker seconds per image); "
-           "-1 without compute",
-           Direction::kLower, Kind::kCount},
-    Column{"read_s", Type::kFloat64, "s",
-           "median over iterations of the median rank's counters/read_s", Direction::kLower,
-           Kind::kTime},
-    Column{"decode_s", Type::kFloat64, "s", "the same of counters/decode_s", Direction::kLower,
-           Kind::kTime},
-    Column{"augment_s", Type::kFloat64, "s", "the same of counters/augment_s", Direction::kLower,
-           Kind::kTime},
-    Column{"batch_s", Type::kFloat64, "s", "the same of counters/batch_s", Direction::kLower,
-           Kind::kTime},
-    Column{"batch_p50_s", Type::kFloat64, "s",
-           "median over iterations of the median rank's counters/batch_p50_s", Direction::kLower,
-           Kind::kTime},
-    Column{"batch_p95_s", Type::kFloat64, "s",
-           "median over iterations of the highest rank's counters/batch_p95_s", Direction::kLower,
-           Kind::kTime},
-    Column{"decode_errors", Type::kFloat64, "images",
-           "images of the group that failed to decode, summed over timed iterations",
-           Direction::kLower, Kind::kCount},
-    Column{"resident_before_max", Type::kFloat64, "",
-           "highest counters/resident_before of any rank and iteration", Direction::kNone,
-           Kind::kFraction},
+    dataloader::kWorkersColumn,
+    dataloader::kImagesPerSColumn,
+    dataloader::kMbPerSColumn,
+    dataloader::kAuColumn,
+    dataloader::kAuMetColumn,
+    dataloader::kValidImagesPerSColumn,
+    dataloader::kWorkersNeededColumn,
+    dataloader::kReadSColumn,
+    dataloader::kDecodeSColumn,
+    dataloader::kAugmentSColumn,
+    dataloader::kBatchSColumn,
+    dataloader::kBatchP50SColumn,
+    dataloader::kBatchP95SColumn,
+    dataloader::kDecodeErrorsColumn,
+    dataloader::kResidentBeforeMaxColumn,
 };
 static_assert(kDataloaderStatsColumns.size() == kDataloaderColumnCount);
 static_assert(kDataloaderStatsColumns[kDataloaderWorkers].name == "workers");

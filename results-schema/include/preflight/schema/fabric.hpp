@@ -5,8 +5,11 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
+#include <string>
 #include <string_view>
 
+#include "preflight/schema/attr.hpp"
 #include "preflight/schema/family_names.hpp"
 #include "preflight/schema/layout.hpp"
 #include "preflight/schema/meaning.hpp"
@@ -18,15 +21,25 @@ inline constexpr std::string_view kFabricTestAttribute = "pair_test";
 inline constexpr std::string_view kFabricPairsAttribute = "pairs";
 inline constexpr std::string_view kFabricPassAttribute = "sweep_pass";
 
+namespace fabric {
+inline constexpr Attr<std::string> kPairTest{"pair_test", "",
+                                             "latency, bandwidth (one way) or bidirectional"};
+inline constexpr Attr<std::string> kTransport{"transport", "",
+                                              "ofi (libfabric RDM endpoints) or mpi (send/recv)"};
+inline constexpr Attr<std::string> kProvider{"provider", "",
+                                             "the libfabric provider and domain used; mpi for mpi"};
+inline constexpr Attr<std::int64_t> kRound{"round", "", "round of the pair schedule, from 0"};
+inline constexpr Attr<std::int64_t> kSweepPass{
+    "sweep_pass", "", "pass over the schedule, from 0; later passes retest"};
+inline constexpr Attr<std::string> kPairs{
+    "pairs", "", "world ranks of each group's two members, group by group: `0:3 1:2`"};
+inline constexpr Attr<std::int64_t> kWindow{"window", "messages",
+                                            "messages in flight per bandwidth iteration"};
+}  // namespace fabric
 inline constexpr std::array kFabricCaseAttributes = {
-    Item{"pair_test", Type::kString, "", "latency, bandwidth (one way) or bidirectional"},
-    Item{"transport", Type::kString, "", "ofi (libfabric RDM endpoints) or mpi (send/recv)"},
-    Item{"provider", Type::kString, "", "the libfabric provider and domain used; mpi for mpi"},
-    Item{"round", Type::kInt64, "", "round of the pair schedule, from 0"},
-    Item{"sweep_pass", Type::kInt64, "", "pass over the schedule, from 0; later passes retest"},
-    Item{"pairs", Type::kString, "",
-         "world ranks of each group's two members, group by group: `0:3 1:2`"},
-    Item{"window", Type::kInt64, "messages", "messages in flight per bandwidth iteration"},
+    fabric::kPairTest.item(), fabric::kTransport.item(), fabric::kProvider.item(),
+    fabric::kRound.item(),    fabric::kSweepPass.item(), fabric::kPairs.item(),
+    fabric::kWindow.item(),
 };
 
 // Stats columns of latency cases (size, headline and its back-to-back twin, latency and its
@@ -40,24 +53,54 @@ enum FabricColumn : std::size_t {
   kFabricLatency,
   kFabricBatchedLatency
 };
+namespace fabric {
+inline constexpr Column kSizeBytesColumn{"size_bytes",           Type::kInt64,     "B",
+                                         "bytes of one message", Direction::kNone, Kind::kCount};
+inline constexpr Column kRoundTripColumn{"round_trip",
+                                         Type::kFloat64,
+                                         "s",
+                                         "one ping-pong: a message there and back",
+                                         Direction::kLower,
+                                         Kind::kTime,
+                                         PerIteration::kTime,
+                                         "",
+                                         true};
+inline constexpr Column kBatchedRoundTripColumn{
+    "batched_round_trip", Type::kFloat64, "s", "round_trip from the back-to-back time",
+    Direction::kLower,    Kind::kTime};
+inline constexpr Column kPairLatencyColumn{"pair_latency",   Type::kFloat64,    "s",
+                                           "round_trip / 2", Direction::kLower, Kind::kTime};
+inline constexpr Column kBatchedPairLatencyColumn{
+    "batched_pair_latency", Type::kFloat64, "s", "pair_latency from the back-to-back time",
+    Direction::kLower,      Kind::kTime};
+}  // namespace fabric
 inline constexpr std::array kFabricLatencyColumns = {
-    Column{"size_bytes", Type::kInt64, "B", "bytes of one message", Direction::kNone, Kind::kCount},
-    Column{"round_trip", Type::kFloat64, "s", "one ping-pong: a message there and back",
-           Direction::kLower, Kind::kTime, PerIteration::kTime, "", true},
-    Column{"batched_round_trip", Type::kFloat64, "s", "round_trip from the back-to-back time",
-           Direction::kLower, Kind::kTime},
-    Column{"pair_latency", Type::kFloat64, "s", "round_trip / 2", Direction::kLower, Kind::kTime},
-    Column{"batched_pair_latency", Type::kFloat64, "s", "pair_latency from the back-to-back time",
-           Direction::kLower, Kind::kTime},
+    fabric::kSizeBytesColumn,   fabric::kRoundTripColumn,          fabric::kBatchedRoundTripColumn,
+    fabric::kPairLatencyColumn, fabric::kBatchedPairLatencyColumn,
 };
+namespace fabric {
+inline constexpr Column kPairBandwidthColumn{
+    "pair_bandwidth",
+    Type::kFloat64,
+    "GB/s",
+    "bytes sent by the pair (both ways for bidirectional) / time, 10^9 bytes per GB",
+    Direction::kHigher,
+    Kind::kDataRate,
+    PerIteration::kInverseTime,
+    "",
+    true};
+inline constexpr Column kBatchedPairBandwidthColumn{"batched_pair_bandwidth",
+                                                    Type::kFloat64,
+                                                    "GB/s",
+                                                    "pair_bandwidth from the back-to-back time",
+                                                    Direction::kHigher,
+                                                    Kind::kDataRate,
+                                                    PerIteration::kInverseTime};
+}  // namespace fabric
 inline constexpr std::array kFabricBandwidthColumns = {
-    Column{"size_bytes", Type::kInt64, "B", "bytes of one message", Direction::kNone, Kind::kCount},
-    Column{"pair_bandwidth", Type::kFloat64, "GB/s",
-           "bytes sent by the pair (both ways for bidirectional) / time, 10^9 bytes per GB",
-           Direction::kHigher, Kind::kDataRate, PerIteration::kInverseTime, "", true},
-    Column{"batched_pair_bandwidth", Type::kFloat64, "GB/s",
-           "pair_bandwidth from the back-to-back time", Direction::kHigher, Kind::kDataRate,
-           PerIteration::kInverseTime},
+    fabric::kSizeBytesColumn,
+    fabric::kPairBandwidthColumn,
+    fabric::kBatchedPairBandwidthColumn,
 };
 static_assert(kFabricLatencyColumns.size() == 5 && kFabricBandwidthColumns.size() == 3);
 static_assert(kFabricLatencyColumns[kFabricLatency].name == "pair_latency");

@@ -10,6 +10,8 @@
 #include <variant>
 #include <vector>
 
+#include "preflight/schema/attr.hpp"
+#include "preflight/schema/item.hpp"
 #include "preflight/schema/meaning.hpp"
 
 namespace preflight::schema {
@@ -17,31 +19,6 @@ namespace preflight::schema {
 // Bump on any change a reader of the previous version would misread.
 // 2: every case declares what its figures mean (meaning.hpp); `better` became `direction`.
 inline constexpr int kVersion = 2;
-
-enum class Type { kInt64, kUInt64, kFloat64, kString };
-
-// One attribute or one column dataset: its name, element type, unit ("" for none) and meaning.
-struct Item {
-  std::string_view name;
-  Type type;
-  std::string_view unit;
-  std::string_view description;
-};
-
-// A stats column, counter or series: an Item and what its figure means. The family tables
-// (comm.hpp, storage.hpp) and kStatsColumns are the declaration the writer writes.
-struct Column {
-  std::string_view name;
-  Type type;
-  std::string_view unit;
-  std::string_view description;
-  Direction direction = Direction::kNone;
-  Kind kind = Kind::kLabel;
-  // Stats columns only:
-  PerIteration per_iteration = PerIteration::kNone;
-  std::string_view per_iteration_source = "";  // a counter, for counter_rate and counter_median
-  bool headline = false;                       // the case's one headline figure
-};
 
 // Group and dataset names.
 inline constexpr std::string_view kEnvironmentGroup = "environment";
@@ -186,30 +163,48 @@ inline constexpr std::array kNetworkEnvironmentColumns = {
          "the link rate of the host's fastest active RDMA port; 0 when none"},
 };
 
+namespace harness {
+inline constexpr Attr<std::int64_t> kIndex{"index", "", "position of the case in the run, 0-based"};
+inline constexpr Attr<std::string> kName{"name", "", "human-readable case name"};
+inline constexpr Attr<std::string> kFamily{"family", "", "benchmark family, e.g. comm"};
+inline constexpr Attr<std::string> kBackend{"backend", "", "backend within the family, e.g. mpi"};
+inline constexpr Attr<std::string> kStatus{"status", "", "ok, failed or timeout"};
+inline constexpr Attr<std::uint64_t> kWrongElements{"wrong_elements", "elements",
+                                                    "wrong result elements, all points and ranks"};
+inline constexpr Attr<std::int64_t> kGroupCount{"group_count", "groups",
+                                                "rank groups that ran at the same time"};
+inline constexpr Attr<std::string> kBenchmark{"benchmark", "",
+                                              "name of the campaign's benchmark entry"};
+inline constexpr Attr<std::string> kVariant{"variant", "",
+                                            "name of the variant (environment) it ran under"};
+inline constexpr Attr<std::int64_t> kRepetition{"repetition", "",
+                                                "repetition of the campaign, 0-based"};
+inline constexpr Attr<double> kTimeoutS{
+    "timeout_s", "s",
+    "the watchdog's limit on this case making no progress (no operation completing)"};
+}  // namespace harness
 inline constexpr std::array kCaseAttributes = {
-    Item{"index", Type::kInt64, "", "position of the case in the run, 0-based"},
-    Item{"name", Type::kString, "", "human-readable case name"},
-    Item{"family", Type::kString, "", "benchmark family, e.g. comm"},
-    Item{"backend", Type::kString, "", "backend within the family, e.g. mpi"},
-    Item{"status", Type::kString, "", "ok, failed or timeout"},
-    Item{"wrong_elements", Type::kUInt64, "elements",
-         "wrong result elements, all points and ranks"},
-    Item{"group_count", Type::kInt64, "groups", "rank groups that ran at the same time"},
-    Item{"benchmark", Type::kString, "", "name of the campaign's benchmark entry"},
-    Item{"variant", Type::kString, "", "name of the variant (environment) it ran under"},
-    Item{"repetition", Type::kInt64, "", "repetition of the campaign, 0-based"},
-    Item{"timeout_s", Type::kFloat64, "s",
-         "the watchdog's limit on this case making no progress (no operation completing)"},
+    harness::kIndex.item(),      harness::kName.item(),      harness::kFamily.item(),
+    harness::kBackend.item(),    harness::kStatus.item(),    harness::kWrongElements.item(),
+    harness::kGroupCount.item(), harness::kBenchmark.item(), harness::kVariant.item(),
+    harness::kRepetition.item(), harness::kTimeoutS.item(),
 };
 
 // Further attributes of a case with status timeout (case_budget_s only with case_budget).
 inline constexpr std::string_view kCaseBudgetAttribute = "case_budget_s";
+namespace harness {
+inline constexpr Attr<std::string> kTimeoutMessage{
+    "timeout_message", "",
+    "what the watchdog found: which ranks on which hosts did not arrive, what each was doing"};
+inline constexpr Attr<std::string> kTimeoutReason{kTimeoutReasonAttribute, "",
+                                                  "no_progress or case_budget"};
+inline constexpr Attr<double> kCaseBudgetS{kCaseBudgetAttribute, "s",
+                                           "the longest the case could run while making progress"};
+}  // namespace harness
 inline constexpr std::array kTimeoutCaseAttributes = {
-    Item{"timeout_message", Type::kString, "",
-         "what the watchdog found: which ranks on which hosts did not arrive, what each was doing"},
-    Item{kTimeoutReasonAttribute, Type::kString, "", "no_progress or case_budget"},
-    Item{kCaseBudgetAttribute, Type::kFloat64, "s",
-         "the longest the case could run while making progress"},
+    harness::kTimeoutMessage.item(),
+    harness::kTimeoutReason.item(),
+    harness::kCaseBudgetS.item(),
 };
 
 // How much of the hosts' CPU went to others while the case ran (bench/harness/host_load.hpp),
@@ -219,25 +214,37 @@ inline constexpr std::array kTimeoutCaseAttributes = {
 inline constexpr std::string_view kHostCpuStolenAttribute = "host_cpu_stolen";
 inline constexpr std::string_view kHostCpuForeignAttribute = "host_cpu_foreign";
 inline constexpr std::string_view kHostCpuSecondsAttribute = "host_cpu_s";
+namespace harness {
+inline constexpr Attr<double> kHostCpuStolen{
+    kHostCpuStolenAttribute, "",
+    "on the host others took the most from while the case ran: the share of its CPU time "
+    "the hypervisor gave to other machines"};
+inline constexpr Attr<double> kHostCpuForeign{
+    kHostCpuForeignAttribute, "",
+    "on that host: the share of its CPU time processes other than preflight's ranks used "
+    "in user mode; a short case's can be a little below zero (ticks against microseconds)"};
+inline constexpr Attr<double> kHostCpuS{
+    kHostCpuSecondsAttribute, "s",
+    "that host's CPU time over the case (cores x wall): the shares' weight when a run's "
+    "cases are pooled"};
+}  // namespace harness
 inline constexpr std::array kCaseHostLoadAttributes = {
-    Item{kHostCpuStolenAttribute, Type::kFloat64, "",
-         "on the host others took the most from while the case ran: the share of its CPU time "
-         "the hypervisor gave to other machines"},
-    Item{kHostCpuForeignAttribute, Type::kFloat64, "",
-         "on that host: the share of its CPU time processes other than preflight's ranks used "
-         "in user mode; a short case's can be a little below zero (ticks against microseconds)"},
-    Item{kHostCpuSecondsAttribute, Type::kFloat64, "s",
-         "that host's CPU time over the case (cores x wall): the shares' weight when a run's "
-         "cases are pooled"},
+    harness::kHostCpuStolen.item(),
+    harness::kHostCpuForeign.item(),
+    harness::kHostCpuS.item(),
 };
 
 // A case whose figure spans its ranks, first start to last finish (bench/harness/rank_span.hpp:
 // storage), has these attributes besides its family's, written by the harness.
 enum SpanCaseAttribute : std::size_t { kClockError, kSpanCaseAttributeCount };
+namespace harness {
+inline constexpr Attr<double> kClockErrorS{
+    "clock_error_s", "s",
+    "how far an active rank's start may be off rank 0's clock: half the round trip its "
+    "clock offset was measured with; 0 where every active rank shares rank 0's clock"};
+}  // namespace harness
 inline constexpr std::array kSpanCaseAttributes = {
-    Item{"clock_error_s", Type::kFloat64, "s",
-         "how far an active rank's start may be off rank 0's clock: half the round trip its "
-         "clock offset was measured with; 0 where every active rank shares rank 0's clock"},
+    harness::kClockErrorS.item(),
 };
 static_assert(kSpanCaseAttributes.size() == kSpanCaseAttributeCount);
 static_assert(kSpanCaseAttributes[kClockError].name == "clock_error_s");
@@ -252,49 +259,87 @@ inline constexpr Column kReleaseSpreadColumn{
     Kind::kTime};
 
 // Columns of cases/<id>/stats every family writes: one row per point and group.
+namespace harness {
+inline constexpr Column kPointColumn{
+    "point",          Type::kInt64, "", "index of the point (size) in the case",
+    Direction::kNone, Kind::kLabel};
+inline constexpr Column kGroupColumn{
+    "group",          Type::kInt64, "", "rank group; -1 is all groups together",
+    Direction::kNone, Kind::kLabel};
+inline constexpr Column kGroupRanksColumn{
+    "group_ranks",    Type::kInt64,
+    "ranks",          "ranks in the group; in the all-groups row, ranks in all groups",
+    Direction::kNone, Kind::kLabel};
+inline constexpr Column kIterationsColumn{"iterations",     Type::kInt64,
+                                          "iterations",     "timed per-iteration samples",
+                                          Direction::kNone, Kind::kCount};
+inline constexpr Column kStopReasonColumn{
+    "stop_reason",    Type::kString, "", "why timing stopped: max_iterations, budget or precision",
+    Direction::kNone, Kind::kLabel};
+inline constexpr Column kTimeMinColumn{
+    "time_min", Type::kFloat64, "s", "per-iteration time, minimum", Direction::kLower, Kind::kTime};
+inline constexpr Column kTimeP5Column{
+    "time_p5",         Type::kFloat64, "s", "per-iteration time, 5th percentile",
+    Direction::kLower, Kind::kTime};
+inline constexpr Column kTimeMedianColumn{
+    "time_median", Type::kFloat64,     "s", "per-iteration time, median", Direction::kLower,
+    Kind::kTime,   PerIteration::kTime};
+inline constexpr Column kTimeP95Column{
+    "time_p95",        Type::kFloat64, "s", "per-iteration time, 95th percentile",
+    Direction::kLower, Kind::kTime};
+inline constexpr Column kTimeMaxColumn{
+    "time_max", Type::kFloat64, "s", "per-iteration time, maximum", Direction::kLower, Kind::kTime};
+inline constexpr Column kTimeMeanColumn{
+    "time_mean", Type::kFloat64, "s", "per-iteration time, mean", Direction::kLower, Kind::kTime};
+inline constexpr Column kTimeCvColumn{
+    "time_cv",         Type::kFloat64, "", "per-iteration time, coefficient of variation",
+    Direction::kLower, Kind::kFraction};
+inline constexpr Column kMedianCiLowColumn{
+    "median_ci_low",   Type::kFloat64, "s", "95% confidence interval of the median, low end",
+    Direction::kLower, Kind::kTime};
+inline constexpr Column kMedianCiHighColumn{
+    "median_ci_high",  Type::kFloat64, "s", "95% confidence interval of the median, high end",
+    Direction::kLower, Kind::kTime};
+inline constexpr Column kBatchBlocksColumn{"batch_blocks",   Type::kInt64,
+                                           "blocks",         "timed back-to-back blocks",
+                                           Direction::kNone, Kind::kCount};
+inline constexpr Column kBatchOpsColumn{"batch_ops",      Type::kInt64,
+                                        "operations",     "operations in each back-to-back block",
+                                        Direction::kNone, Kind::kCount};
+inline constexpr Column kBatchedTimeMedianColumn{
+    "batched_time_median", Type::kFloat64, "s", "back-to-back time per operation, median",
+    Direction::kLower,     Kind::kTime};
+inline constexpr Column kBatchedTimeMinColumn{
+    "batched_time_min", Type::kFloat64, "s", "back-to-back time per operation, minimum",
+    Direction::kLower,  Kind::kTime};
+inline constexpr Column kBatchedTimeMaxColumn{
+    "batched_time_max", Type::kFloat64, "s", "back-to-back time per operation, maximum",
+    Direction::kLower,  Kind::kTime};
+inline constexpr Column kWrongColumn{"wrong",          Type::kUInt64,
+                                     "elements",       "wrong result elements in the group",
+                                     Direction::kNone, Kind::kCount};
+}  // namespace harness
 inline constexpr std::array kStatsColumns = {
-    Column{"point", Type::kInt64, "", "index of the point (size) in the case", Direction::kNone,
-           Kind::kLabel},
-    Column{"group", Type::kInt64, "", "rank group; -1 is all groups together", Direction::kNone,
-           Kind::kLabel},
-    Column{"group_ranks", Type::kInt64, "ranks",
-           "ranks in the group; in the all-groups row, ranks in all groups", Direction::kNone,
-           Kind::kLabel},
-    Column{"iterations", Type::kInt64, "iterations", "timed per-iteration samples",
-           Direction::kNone, Kind::kCount},
-    Column{"stop_reason", Type::kString, "",
-           "why timing stopped: max_iterations, budget or precision", Direction::kNone,
-           Kind::kLabel},
-    Column{"time_min", Type::kFloat64, "s", "per-iteration time, minimum", Direction::kLower,
-           Kind::kTime},
-    Column{"time_p5", Type::kFloat64, "s", "per-iteration time, 5th percentile", Direction::kLower,
-           Kind::kTime},
-    Column{"time_median", Type::kFloat64, "s", "per-iteration time, median", Direction::kLower,
-           Kind::kTime, PerIteration::kTime},
-    Column{"time_p95", Type::kFloat64, "s", "per-iteration time, 95th percentile",
-           Direction::kLower, Kind::kTime},
-    Column{"time_max", Type::kFloat64, "s", "per-iteration time, maximum", Direction::kLower,
-           Kind::kTime},
-    Column{"time_mean", Type::kFloat64, "s", "per-iteration time, mean", Direction::kLower,
-           Kind::kTime},
-    Column{"time_cv", Type::kFloat64, "", "per-iteration time, coefficient of variation",
-           Direction::kLower, Kind::kFraction},
-    Column{"median_ci_low", Type::kFloat64, "s", "95% confidence interval of the median, low end",
-           Direction::kLower, Kind::kTime},
-    Column{"median_ci_high", Type::kFloat64, "s", "95% confidence interval of the median, high end",
-           Direction::kLower, Kind::kTime},
-    Column{"batch_blocks", Type::kInt64, "blocks", "timed back-to-back blocks", Direction::kNone,
-           Kind::kCount},
-    Column{"batch_ops", Type::kInt64, "operations", "operations in each back-to-back block",
-           Direction::kNone, Kind::kCount},
-    Column{"batched_time_median", Type::kFloat64, "s", "back-to-back time per operation, median",
-           Direction::kLower, Kind::kTime},
-    Column{"batched_time_min", Type::kFloat64, "s", "back-to-back time per operation, minimum",
-           Direction::kLower, Kind::kTime},
-    Column{"batched_time_max", Type::kFloat64, "s", "back-to-back time per operation, maximum",
-           Direction::kLower, Kind::kTime},
-    Column{"wrong", Type::kUInt64, "elements", "wrong result elements in the group",
-           Direction::kNone, Kind::kCount},
+    harness::kPointColumn,
+    harness::kGroupColumn,
+    harness::kGroupRanksColumn,
+    harness::kIterationsColumn,
+    harness::kStopReasonColumn,
+    harness::kTimeMinColumn,
+    harness::kTimeP5Column,
+    harness::kTimeMedianColumn,
+    harness::kTimeP95Column,
+    harness::kTimeMaxColumn,
+    harness::kTimeMeanColumn,
+    harness::kTimeCvColumn,
+    harness::kMedianCiLowColumn,
+    harness::kMedianCiHighColumn,
+    harness::kBatchBlocksColumn,
+    harness::kBatchOpsColumn,
+    harness::kBatchedTimeMedianColumn,
+    harness::kBatchedTimeMinColumn,
+    harness::kBatchedTimeMaxColumn,
+    harness::kWrongColumn,
 };
 
 // What a case declares about its figures (meaning.hpp), written as the case attributes
@@ -314,26 +359,40 @@ struct CaseMeaning {
   std::int64_t min_samples = 1;
 };
 
+namespace harness {
+inline constexpr Attr<std::string> kStage{kStageAttribute, "", "stage in a training step's chain"};
+inline constexpr Attr<std::string> kXAxis{
+    kXAxisAttribute, "",
+    "stats column that is a point's x-axis and identity across runs; empty: point index"};
+inline constexpr Attr<std::string> kBands{kBandsAttribute, "",
+                                          "how points group: size_bands or each_point"};
+inline constexpr Attr<std::string> kScaling{
+    kScalingAttribute, "", "how the headline scales with ranks: aggregate, per_rank or none"};
+inline constexpr Attr<std::string> kSubject{
+    kSubjectAttribute, "",
+    "what stays the same along a scaling series: the name without its layout label"};
+inline constexpr Attr<std::string> kSeries{kSeriesAttribute, "",
+                                           "which scaling curve the case is on"};
+inline constexpr Attr<std::int64_t> kSpanNodes{kSpanNodesAttribute, "nodes",
+                                               "nodes spanned by group 0's ranks"};
+inline constexpr Attr<std::int64_t> kPeerSlow{
+    kPeerSlowAttribute, "", "1: a rank whose own time is longer than its peers' is slow"};
+inline constexpr Attr<std::int64_t> kPeerLate{
+    kPeerLateAttribute, "", "1: a rank whose own time is shorter than its peers' arrived late"};
+inline constexpr Attr<std::string> kWorkCounter{
+    kWorkCounterAttribute, "",
+    "counter of the work each iteration did, when it varies; empty: none"};
+inline constexpr Attr<std::string> kQuality{kQualityAttribute, "",
+                                            "comma-separated measurement-quality rules"};
+inline constexpr Attr<std::int64_t> kMinSamples{
+    kMinSamplesAttribute, "iterations",
+    "fewer timed iterations than this at a point is too few samples"};
+}  // namespace harness
 inline constexpr std::array kCaseMeaningAttributes = {
-    Item{kStageAttribute, Type::kString, "", "stage in a training step's chain"},
-    Item{kXAxisAttribute, Type::kString, "",
-         "stats column that is a point's x-axis and identity across runs; empty: point index"},
-    Item{kBandsAttribute, Type::kString, "", "how points group: size_bands or each_point"},
-    Item{kScalingAttribute, Type::kString, "",
-         "how the headline scales with ranks: aggregate, per_rank or none"},
-    Item{kSubjectAttribute, Type::kString, "",
-         "what stays the same along a scaling series: the name without its layout label"},
-    Item{kSeriesAttribute, Type::kString, "", "which scaling curve the case is on"},
-    Item{kSpanNodesAttribute, Type::kInt64, "nodes", "nodes spanned by group 0's ranks"},
-    Item{kPeerSlowAttribute, Type::kInt64, "",
-         "1: a rank whose own time is longer than its peers' is slow"},
-    Item{kPeerLateAttribute, Type::kInt64, "",
-         "1: a rank whose own time is shorter than its peers' arrived late"},
-    Item{kWorkCounterAttribute, Type::kString, "",
-         "counter of the work each iteration did, when it varies; empty: none"},
-    Item{kQualityAttribute, Type::kString, "", "comma-separated measurement-quality rules"},
-    Item{kMinSamplesAttribute, Type::kInt64, "iterations",
-         "fewer timed iterations than this at a point is too few samples"},
+    harness::kStage.item(),       harness::kXAxis.item(),    harness::kBands.item(),
+    harness::kScaling.item(),     harness::kSubject.item(),  harness::kSeries.item(),
+    harness::kSpanNodes.item(),   harness::kPeerSlow.item(), harness::kPeerLate.item(),
+    harness::kWorkCounter.item(), harness::kQuality.item(),  harness::kMinSamples.item(),
 };
 
 // Attributes on every stats column dataset, and on every counter and series dataset.

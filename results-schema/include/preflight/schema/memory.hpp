@@ -4,27 +4,46 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
+#include <string>
 #include <string_view>
 
+#include "preflight/schema/attr.hpp"
 #include "preflight/schema/layout.hpp"
 #include "preflight/schema/meaning.hpp"
 
 namespace preflight::schema {
 
+namespace memory {
+inline constexpr Attr<std::string> kMemoryOp{
+    "memory_op", "", "copy, scale, add, triad (STREAM's); hbm_triad, d2d, h2d, d2h"};
+inline constexpr Attr<std::int64_t> kThreads{"threads", "threads", "threads of each rank"};
+inline constexpr Attr<std::int64_t> kRanksPerNode{"ranks_per_node", "ranks",
+                                                  "active ranks per node in this case"};
+inline constexpr Attr<std::int64_t> kNodes{"nodes", "nodes",
+                                           "nodes with active ranks in this case"};
+inline constexpr Attr<std::int64_t> kRanks{"ranks", "ranks", "active ranks in this case"};
+inline constexpr Attr<std::string> kLayout{"layout", "",
+                                           "the case's rank layout; the case name ends with it"};
+inline constexpr Attr<double> kMemoryPeak{"memory_peak", "GB/s",
+                                          "theoretical bandwidth of a node; NaN: unknown"};
+inline constexpr Attr<std::string> kMemoryPeakSource{"memory_peak_source", "",
+                                                     "where memory_peak came from, or why unknown"};
+inline constexpr Attr<double> kIntervalS{"interval_s", "s",
+                                         "time one row of series/interval_bw covers"};
+inline constexpr Attr<std::string> kTelemetry{"telemetry", "",
+                                              "which telemetry series were recorded, or why not"};
+inline constexpr Attr<std::string> kBytesCounted{
+    "bytes_counted", "",
+    "what bytes_moved counts per array element, and the convention it follows"};
+}  // namespace memory
 inline constexpr std::array kMemoryCaseAttributes = {
-    Item{"memory_op", Type::kString, "",
-         "copy, scale, add, triad (STREAM's); hbm_triad, d2d, h2d, d2h"},
-    Item{"threads", Type::kInt64, "threads", "threads of each rank"},
-    Item{"ranks_per_node", Type::kInt64, "ranks", "active ranks per node in this case"},
-    Item{"nodes", Type::kInt64, "nodes", "nodes with active ranks in this case"},
-    Item{"ranks", Type::kInt64, "ranks", "active ranks in this case"},
-    Item{"layout", Type::kString, "", "the case's rank layout; the case name ends with it"},
-    Item{"memory_peak", Type::kFloat64, "GB/s", "theoretical bandwidth of a node; NaN: unknown"},
-    Item{"memory_peak_source", Type::kString, "", "where memory_peak came from, or why unknown"},
-    Item{"interval_s", Type::kFloat64, "s", "time one row of series/interval_bw covers"},
-    Item{"telemetry", Type::kString, "", "which telemetry series were recorded, or why not"},
-    Item{"bytes_counted", Type::kString, "",
-         "what bytes_moved counts per array element, and the convention it follows"},
+    memory::kMemoryOp.item(),     memory::kThreads.item(),
+    memory::kRanksPerNode.item(), memory::kNodes.item(),
+    memory::kRanks.item(),        memory::kLayout.item(),
+    memory::kMemoryPeak.item(),   memory::kMemoryPeakSource.item(),
+    memory::kIntervalS.item(),    memory::kTelemetry.item(),
+    memory::kBytesCounted.item(),
 };
 
 enum MemoryColumn : std::size_t {
@@ -40,29 +59,75 @@ enum MemoryColumn : std::size_t {
   kMemoryRankBwMedian,
   kMemoryColumnCount
 };
+namespace memory {
+inline constexpr Column kArrayBytesColumn{
+    "array_bytes",    Type::kInt64, "B", "bytes of each of the rank's arrays",
+    Direction::kNone, Kind::kCount};
+inline constexpr Column kBytesMovedColumn{
+    "bytes_moved",
+    Type::kInt64,
+    "B",
+    "bytes one operation reads and writes on one rank, counted as STREAM does",
+    Direction::kNone,
+    Kind::kCount};
+inline constexpr Column kBwColumn{"bw",
+                                  Type::kFloat64,
+                                  "GB/s",
+                                  "bytes_moved / time of the slowest rank: one rank's rate",
+                                  Direction::kHigher,
+                                  Kind::kDataRate,
+                                  PerIteration::kInverseTime,
+                                  "",
+                                  true};
+inline constexpr Column kBatchedBwColumn{"batched_bw",
+                                         Type::kFloat64,
+                                         "GB/s",
+                                         "the same from the back-to-back time",
+                                         Direction::kHigher,
+                                         Kind::kDataRate,
+                                         PerIteration::kInverseTime};
+inline constexpr Column kNodeBwColumn{"node_bw",
+                                      Type::kFloat64,
+                                      "GB/s",
+                                      "bw x active ranks per node: one node's rate",
+                                      Direction::kHigher,
+                                      Kind::kDataRate,
+                                      PerIteration::kInverseTime};
+inline constexpr Column kBatchedNodeBwColumn{"batched_node_bw",
+                                             Type::kFloat64,
+                                             "GB/s",
+                                             "the same from the back-to-back time",
+                                             Direction::kHigher,
+                                             Kind::kDataRate,
+                                             PerIteration::kInverseTime};
+inline constexpr Column kPeakFractionColumn{"peak_fraction",
+                                            Type::kFloat64,
+                                            "",
+                                            "node_bw / memory_peak; NaN when it is unknown",
+                                            Direction::kHigher,
+                                            Kind::kFraction,
+                                            PerIteration::kInverseTime};
+inline constexpr Column kBatchedPeakFractionColumn{
+    "batched_peak_fraction",         Type::kFloat64,     "",
+    "batched_node_bw / memory_peak", Direction::kHigher, Kind::kFraction,
+    PerIteration::kInverseTime};
+inline constexpr Column kRankBwMinColumn{
+    "rank_bw_min",
+    Type::kFloat64,
+    "GB/s",
+    "per-rank rate (bytes_moved / median own time), lowest rank",
+    Direction::kHigher,
+    Kind::kDataRate};
+inline constexpr Column kRankBwMedianColumn{
+    "rank_bw_median",   Type::kFloat64, "GB/s", "per-rank rate, median rank",
+    Direction::kHigher, Kind::kDataRate};
+}  // namespace memory
 inline constexpr std::array kMemoryStatsColumns = {
-    Column{"array_bytes", Type::kInt64, "B", "bytes of each of the rank's arrays", Direction::kNone,
-           Kind::kCount},
-    Column{"bytes_moved", Type::kInt64, "B",
-           "bytes one operation reads and writes on one rank, counted as STREAM does",
-           Direction::kNone, Kind::kCount},
-    Column{"bw", Type::kFloat64, "GB/s", "bytes_moved / time of the slowest rank: one rank's rate",
-           Direction::kHigher, Kind::kDataRate, PerIteration::kInverseTime, "", true},
-    Column{"batched_bw", Type::kFloat64, "GB/s", "the same from the back-to-back time",
-           Direction::kHigher, Kind::kDataRate, PerIteration::kInverseTime},
-    Column{"node_bw", Type::kFloat64, "GB/s", "bw x active ranks per node: one node's rate",
-           Direction::kHigher, Kind::kDataRate, PerIteration::kInverseTime},
-    Column{"batched_node_bw", Type::kFloat64, "GB/s", "the same from the back-to-back time",
-           Direction::kHigher, Kind::kDataRate, PerIteration::kInverseTime},
-    Column{"peak_fraction", Type::kFloat64, "", "node_bw / memory_peak; NaN when it is unknown",
-           Direction::kHigher, Kind::kFraction, PerIteration::kInverseTime},
-    Column{"batched_peak_fraction", Type::kFloat64, "", "batched_node_bw / memory_peak",
-           Direction::kHigher, Kind::kFraction, PerIteration::kInverseTime},
-    Column{"rank_bw_min", Type::kFloat64, "GB/s",
-           "per-rank rate (bytes_moved / median own time), lowest rank", Direction::kHigher,
-           Kind::kDataRate},
-    Column{"rank_bw_median", Type::kFloat64, "GB/s", "per-rank rate, median rank",
-           Direction::kHigher, Kind::kDataRate},
+    memory::kArrayBytesColumn,   memory::kBytesMovedColumn,
+    memory::kBwColumn,           memory::kBatchedBwColumn,
+    memory::kNodeBwColumn,       memory::kBatchedNodeBwColumn,
+    memory::kPeakFractionColumn, memory::kBatchedPeakFractionColumn,
+    memory::kRankBwMinColumn,    memory::kRankBwMedianColumn,
 };
 static_assert(kMemoryStatsColumns.size() == kMemoryColumnCount);
 static_assert(kMemoryStatsColumns[kMemoryArrayBytes].name == "array_bytes");
@@ -76,10 +141,17 @@ static_assert(kMemoryStatsColumns[kMemoryBatchedPeakFraction].name == "batched_p
 static_assert(kMemoryStatsColumns[kMemoryRankBwMin].name == "rank_bw_min");
 static_assert(kMemoryStatsColumns[kMemoryRankBwMedian].name == "rank_bw_median");
 
+namespace memory {
+inline constexpr Column kIntervalBwSeries{
+    "interval_bw",
+    Type::kFloat64,
+    "GB/s",
+    "the rank's rate in each interval of interval_s, from its first operation of the point",
+    Direction::kHigher,
+    Kind::kDataRate};
+}  // namespace memory
 inline constexpr std::array kMemorySeries = {
-    Column{"interval_bw", Type::kFloat64, "GB/s",
-           "the rank's rate in each interval of interval_s, from its first operation of the point",
-           Direction::kHigher, Kind::kDataRate},
+    memory::kIntervalBwSeries,
 };
 
 // What every memory case declares (SPEC.md, "The memory family", Meaning).

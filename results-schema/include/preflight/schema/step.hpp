@@ -5,8 +5,11 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
+#include <string>
 #include <string_view>
 
+#include "preflight/schema/attr.hpp"
 #include "preflight/schema/layout.hpp"
 #include "preflight/schema/meaning.hpp"
 
@@ -61,43 +64,104 @@ enum StepAttribute : std::size_t {
   kStepGemmDevice,
   kStepAttributeCount
 };
+namespace step {
+inline constexpr Attr<std::string> kModelPreset{"model_preset", "", "the model preset, or custom"};
+inline constexpr Attr<std::string> kModelSource{"model_source", "",
+                                                "where the model's shape comes from"};
+inline constexpr Attr<std::string> kModelKind{"model_kind", "", "transformer or resnet50"};
+inline constexpr Attr<std::int64_t> kLayers{"layers", "", "transformer layers"};
+inline constexpr Attr<std::int64_t> kHidden{"hidden", "", "hidden size"};
+inline constexpr Attr<std::int64_t> kFfnHidden{"ffn_hidden", "", "the MLP's inner width"};
+inline constexpr Attr<std::int64_t> kGatedMlp{"gated_mlp", "",
+                                              "1: SwiGLU (3 matrices), 0: 2 matrices"};
+inline constexpr Attr<std::int64_t> kHeads{"heads", "", "attention heads"};
+inline constexpr Attr<std::int64_t> kKvHeads{"kv_heads", "",
+                                             "key and value heads (grouped-query attention)"};
+inline constexpr Attr<std::int64_t> kVocab{"vocab", "", "vocabulary"};
+inline constexpr Attr<std::int64_t> kSeqLen{"seq_len", "tokens", "tokens per sample"};
+inline constexpr Attr<std::int64_t> kImageSize{"image_size", "pixels", "image side (resnet50)"};
+inline constexpr Attr<std::int64_t> kParameters{"parameters", "parameters",
+                                                "the model's parameters"};
+inline constexpr Attr<std::int64_t> kGradientBytes{"gradient_bytes", "B",
+                                                   "bytes per gradient element"};
+inline constexpr Attr<std::int64_t> kGlobalBatch{"global_batch", "samples",
+                                                 "samples per optimizer step, whole job"};
+inline constexpr Attr<std::int64_t> kMicroBatch{"micro_batch", "samples",
+                                                "samples per forward and backward pass"};
+inline constexpr Attr<std::int64_t> kWorkloadRanksPerNode{"workload_ranks_per_node", "ranks",
+                                                          "GPUs per node of the training run"};
+inline constexpr Attr<std::int64_t> kTargetNodes{"target_nodes", "nodes",
+                                                 "nodes of the training run"};
+inline constexpr Attr<std::int64_t> kTensorParallel{"tensor_parallel", "ranks",
+                                                    "tensor-parallel degree"};
+inline constexpr Attr<std::int64_t> kPipelineParallel{"pipeline_parallel", "ranks",
+                                                      "pipeline-parallel degree"};
+inline constexpr Attr<std::string> kGradientSync{
+    "gradient_sync", "", "all-reduce or reduce-scatter+all-gather (sharded)"};
+inline constexpr Attr<std::int64_t> kOverlap{"overlap", "",
+                                             "1: buckets reduced during the backward pass"};
+inline constexpr Attr<std::int64_t> kBucketBytes{"bucket_bytes", "B", "gradient bucket size"};
+inline constexpr Attr<std::int64_t> kCheckpointBytes{"checkpoint_bytes", "B",
+                                                     "checkpoint bytes per node; 0: none"};
+inline constexpr Attr<double> kCheckpointIntervalS{"checkpoint_interval_s", "s",
+                                                   "planned checkpoint interval; 0: none"};
+inline constexpr Attr<double> kMfu{"mfu", "", "fraction of the GEMM rate the whole step reaches"};
+inline constexpr Attr<std::string> kCommBackend{"comm_backend", "",
+                                                "the comm backend the buckets went through"};
+inline constexpr Attr<std::string> kGemmLibrary{"gemm_library", "",
+                                                "the GEMM backend and its library"};
+inline constexpr Attr<std::string> kDtype{"dtype", "", "GEMM element type"};
+inline constexpr Attr<std::int64_t> kThreads{"threads", "threads",
+                                             "BLAS threads of each rank (CPU)"};
+inline constexpr Attr<std::string> kLayout{"layout", "",
+                                           "the node count's label; the case name ends with it"};
+inline constexpr Attr<std::string> kDataDir{
+    "data_dir", "", "the images the step's data feed reads; empty: no feed"};
+inline constexpr Attr<std::int64_t> kDataWorkers{"data_workers", "threads",
+                                                 "the data feed's worker threads per rank"};
+inline constexpr Attr<std::string> kDataEngine{"data_engine", "", "the data feed's storage engine"};
+inline constexpr Attr<std::string> kDataCache{"data_cache", "",
+                                              "the images' page-cache state before a step's reads"};
+inline constexpr Attr<std::string> kGemmDevice{"gemm_device", "",
+                                               "where the GEMMs run: cpu or gpu"};
+}  // namespace step
 inline constexpr std::array kStepCaseAttributes = {
-    Item{"model_preset", Type::kString, "", "the model preset, or custom"},
-    Item{"model_source", Type::kString, "", "where the model's shape comes from"},
-    Item{"model_kind", Type::kString, "", "transformer or resnet50"},
-    Item{"layers", Type::kInt64, "", "transformer layers"},
-    Item{"hidden", Type::kInt64, "", "hidden size"},
-    Item{"ffn_hidden", Type::kInt64, "", "the MLP's inner width"},
-    Item{"gated_mlp", Type::kInt64, "", "1: SwiGLU (3 matrices), 0: 2 matrices"},
-    Item{"heads", Type::kInt64, "", "attention heads"},
-    Item{"kv_heads", Type::kInt64, "", "key and value heads (grouped-query attention)"},
-    Item{"vocab", Type::kInt64, "", "vocabulary"},
-    Item{"seq_len", Type::kInt64, "tokens", "tokens per sample"},
-    Item{"image_size", Type::kInt64, "pixels", "image side (resnet50)"},
-    Item{"parameters", Type::kInt64, "parameters", "the model's parameters"},
-    Item{"gradient_bytes", Type::kInt64, "B", "bytes per gradient element"},
-    Item{"global_batch", Type::kInt64, "samples", "samples per optimizer step, whole job"},
-    Item{"micro_batch", Type::kInt64, "samples", "samples per forward and backward pass"},
-    Item{"workload_ranks_per_node", Type::kInt64, "ranks", "GPUs per node of the training run"},
-    Item{"target_nodes", Type::kInt64, "nodes", "nodes of the training run"},
-    Item{"tensor_parallel", Type::kInt64, "ranks", "tensor-parallel degree"},
-    Item{"pipeline_parallel", Type::kInt64, "ranks", "pipeline-parallel degree"},
-    Item{"gradient_sync", Type::kString, "", "all-reduce or reduce-scatter+all-gather (sharded)"},
-    Item{"overlap", Type::kInt64, "", "1: buckets reduced during the backward pass"},
-    Item{"bucket_bytes", Type::kInt64, "B", "gradient bucket size"},
-    Item{"checkpoint_bytes", Type::kInt64, "B", "checkpoint bytes per node; 0: none"},
-    Item{"checkpoint_interval_s", Type::kFloat64, "s", "planned checkpoint interval; 0: none"},
-    Item{"mfu", Type::kFloat64, "", "fraction of the GEMM rate the whole step reaches"},
-    Item{"comm_backend", Type::kString, "", "the comm backend the buckets went through"},
-    Item{"gemm_library", Type::kString, "", "the GEMM backend and its library"},
-    Item{"dtype", Type::kString, "", "GEMM element type"},
-    Item{"threads", Type::kInt64, "threads", "BLAS threads of each rank (CPU)"},
-    Item{"layout", Type::kString, "", "the node count's label; the case name ends with it"},
-    Item{"data_dir", Type::kString, "", "the images the step's data feed reads; empty: no feed"},
-    Item{"data_workers", Type::kInt64, "threads", "the data feed's worker threads per rank"},
-    Item{"data_engine", Type::kString, "", "the data feed's storage engine"},
-    Item{"data_cache", Type::kString, "", "the images' page-cache state before a step's reads"},
-    Item{"gemm_device", Type::kString, "", "where the GEMMs run: cpu or gpu"},
+    step::kModelPreset.item(),
+    step::kModelSource.item(),
+    step::kModelKind.item(),
+    step::kLayers.item(),
+    step::kHidden.item(),
+    step::kFfnHidden.item(),
+    step::kGatedMlp.item(),
+    step::kHeads.item(),
+    step::kKvHeads.item(),
+    step::kVocab.item(),
+    step::kSeqLen.item(),
+    step::kImageSize.item(),
+    step::kParameters.item(),
+    step::kGradientBytes.item(),
+    step::kGlobalBatch.item(),
+    step::kMicroBatch.item(),
+    step::kWorkloadRanksPerNode.item(),
+    step::kTargetNodes.item(),
+    step::kTensorParallel.item(),
+    step::kPipelineParallel.item(),
+    step::kGradientSync.item(),
+    step::kOverlap.item(),
+    step::kBucketBytes.item(),
+    step::kCheckpointBytes.item(),
+    step::kCheckpointIntervalS.item(),
+    step::kMfu.item(),
+    step::kCommBackend.item(),
+    step::kGemmLibrary.item(),
+    step::kDtype.item(),
+    step::kThreads.item(),
+    step::kLayout.item(),
+    step::kDataDir.item(),
+    step::kDataWorkers.item(),
+    step::kDataEngine.item(),
+    step::kDataCache.item(),
+    step::kGemmDevice.item(),
 };
 static_assert(kStepCaseAttributes.size() == kStepAttributeCount);
 static_assert(kStepCaseAttributes[kStepThreads].name == "threads");
@@ -118,26 +182,54 @@ enum StepCounter : std::size_t {
   kStepDataCpuShareCounter,
   kStepCounterCount
 };
+namespace step {
+inline constexpr Column kComputeSCounter{
+    "compute_s",
+    Type::kFloat64,
+    "s",
+    "the rank's time in GEMMs in the step (waits for the device included)",
+    Direction::kLower,
+    Kind::kTime};
+inline constexpr Column kCommExposedSCounter{
+    "comm_exposed_s",
+    Type::kFloat64,
+    "s",
+    "the rank's time in gradient collectives that compute did not hide",
+    Direction::kLower,
+    Kind::kTime};
+inline constexpr Column kDataExposedSCounter{
+    "data_exposed_s",
+    Type::kFloat64,
+    "s",
+    "the rank's time waiting for its data feed's next batch; NaN: no feed",
+    Direction::kLower,
+    Kind::kTime};
+inline constexpr Column kDataResidentBeforeCounter{
+    "data_resident_before",
+    Type::kFloat64,
+    "",
+    "fraction of the step's images in the page cache when the feed started on them",
+    Direction::kNone,
+    Kind::kFraction};
+inline constexpr Column kDataBusySCounter{
+    "data_busy_s",
+    Type::kFloat64,
+    "s",
+    "the feed's workers' time building the step's batches, summed, over the workers; "
+    "NaN: no feed",
+    Direction::kLower,
+    Kind::kTime};
+inline constexpr Column kDataCpuShareCounter{
+    "data_cpu_share",
+    Type::kFloat64,
+    "",
+    "the feed's workers' part of the CPU time the rank's process used in the step",
+    Direction::kNone,
+    Kind::kFraction};
+}  // namespace step
 inline constexpr std::array kStepCounters = {
-    Column{"compute_s", Type::kFloat64, "s",
-           "the rank's time in GEMMs in the step (waits for the device included)",
-           Direction::kLower, Kind::kTime},
-    Column{"comm_exposed_s", Type::kFloat64, "s",
-           "the rank's time in gradient collectives that compute did not hide", Direction::kLower,
-           Kind::kTime},
-    Column{"data_exposed_s", Type::kFloat64, "s",
-           "the rank's time waiting for its data feed's next batch; NaN: no feed",
-           Direction::kLower, Kind::kTime},
-    Column{"data_resident_before", Type::kFloat64, "",
-           "fraction of the step's images in the page cache when the feed started on them",
-           Direction::kNone, Kind::kFraction},
-    Column{"data_busy_s", Type::kFloat64, "s",
-           "the feed's workers' time building the step's batches, summed, over the workers; "
-           "NaN: no feed",
-           Direction::kLower, Kind::kTime},
-    Column{"data_cpu_share", Type::kFloat64, "",
-           "the feed's workers' part of the CPU time the rank's process used in the step",
-           Direction::kNone, Kind::kFraction},
+    step::kComputeSCounter,           step::kCommExposedSCounter, step::kDataExposedSCounter,
+    step::kDataResidentBeforeCounter, step::kDataBusySCounter,    step::kDataCpuShareCounter,
 };
 static_assert(kStepCounters.size() == kStepCounterCount);
 static_assert(kStepCounters[kStepComputeCounter].name == "compute_s");
@@ -159,33 +251,83 @@ enum StepColumn : std::size_t {
   kStepDataCpuShare,
   kStepColumnCount
 };
+namespace step {
+inline constexpr Column kNodesColumn{"nodes",          Type::kInt64,
+                                     "nodes",          "nodes of each group running the step",
+                                     Direction::kNone, Kind::kCount};
+inline constexpr Column kDataParallelColumn{"data_parallel",  Type::kInt64,
+                                            "ranks",          "data-parallel ranks of each group",
+                                            Direction::kNone, Kind::kCount};
+inline constexpr Column kAccumulationColumn{
+    "accumulation",   Type::kInt64, "", "micro-batches each rank runs per step",
+    Direction::kNone, Kind::kCount};
+inline constexpr Column kStepSColumn{"step_s",
+                                     Type::kFloat64,
+                                     "s",
+                                     "time of one step, the slowest rank's, median",
+                                     Direction::kLower,
+                                     Kind::kTime,
+                                     PerIteration::kTime};
+inline constexpr Column kSamplesPerSColumn{"samples_per_s",
+                                           Type::kFloat64,
+                                           "samples/s",
+                                           "global_batch / step_s: the group's training throughput",
+                                           Direction::kHigher,
+                                           Kind::kWorkRate,
+                                           PerIteration::kInverseTime,
+                                           "",
+                                           true};
+inline constexpr Column kComputeSColumn{
+    "compute_s",
+    Type::kFloat64,
+    "s",
+    "compute_s counter: median over iterations of the mean over the group's ranks",
+    Direction::kLower,
+    Kind::kTime,
+    PerIteration::kCounterMedian,
+    "compute_s"};
+inline constexpr Column kCommExposedSColumn{
+    "comm_exposed_s",
+    Type::kFloat64,
+    "s",
+    "comm_exposed_s counter: median over iterations of the mean over the group's ranks",
+    Direction::kLower,
+    Kind::kTime,
+    PerIteration::kCounterMedian,
+    "comm_exposed_s"};
+inline constexpr Column kDataExposedSColumn{
+    "data_exposed_s",
+    Type::kFloat64,
+    "s",
+    "data_exposed_s counter: median over iterations of the mean over the group's ranks",
+    Direction::kLower,
+    Kind::kTime,
+    PerIteration::kCounterMedian,
+    "data_exposed_s"};
+inline constexpr Column kDataBusySColumn{
+    "data_busy_s",
+    Type::kFloat64,
+    "s",
+    "data_busy_s counter: median over iterations of the mean over the group's ranks",
+    Direction::kLower,
+    Kind::kTime,
+    PerIteration::kCounterMedian,
+    "data_busy_s"};
+inline constexpr Column kDataCpuShareColumn{
+    "data_cpu_share",
+    Type::kFloat64,
+    "",
+    "data_cpu_share counter: median over iterations of the mean over the group's ranks",
+    Direction::kNone,
+    Kind::kFraction,
+    PerIteration::kCounterMedian,
+    "data_cpu_share"};
+}  // namespace step
 inline constexpr std::array kStepStatsColumns = {
-    Column{"nodes", Type::kInt64, "nodes", "nodes of each group running the step", Direction::kNone,
-           Kind::kCount},
-    Column{"data_parallel", Type::kInt64, "ranks", "data-parallel ranks of each group",
-           Direction::kNone, Kind::kCount},
-    Column{"accumulation", Type::kInt64, "", "micro-batches each rank runs per step",
-           Direction::kNone, Kind::kCount},
-    Column{"step_s", Type::kFloat64, "s", "time of one step, the slowest rank's, median",
-           Direction::kLower, Kind::kTime, PerIteration::kTime},
-    Column{"samples_per_s", Type::kFloat64, "samples/s",
-           "global_batch / step_s: the group's training throughput", Direction::kHigher,
-           Kind::kWorkRate, PerIteration::kInverseTime, "", true},
-    Column{"compute_s", Type::kFloat64, "s",
-           "compute_s counter: median over iterations of the mean over the group's ranks",
-           Direction::kLower, Kind::kTime, PerIteration::kCounterMedian, "compute_s"},
-    Column{"comm_exposed_s", Type::kFloat64, "s",
-           "comm_exposed_s counter: median over iterations of the mean over the group's ranks",
-           Direction::kLower, Kind::kTime, PerIteration::kCounterMedian, "comm_exposed_s"},
-    Column{"data_exposed_s", Type::kFloat64, "s",
-           "data_exposed_s counter: median over iterations of the mean over the group's ranks",
-           Direction::kLower, Kind::kTime, PerIteration::kCounterMedian, "data_exposed_s"},
-    Column{"data_busy_s", Type::kFloat64, "s",
-           "data_busy_s counter: median over iterations of the mean over the group's ranks",
-           Direction::kLower, Kind::kTime, PerIteration::kCounterMedian, "data_busy_s"},
-    Column{"data_cpu_share", Type::kFloat64, "",
-           "data_cpu_share counter: median over iterations of the mean over the group's ranks",
-           Direction::kNone, Kind::kFraction, PerIteration::kCounterMedian, "data_cpu_share"},
+    step::kNodesColumn,        step::kDataParallelColumn, step::kAccumulationColumn,
+    step::kStepSColumn,        step::kSamplesPerSColumn,  step::kComputeSColumn,
+    step::kCommExposedSColumn, step::kDataExposedSColumn, step::kDataBusySColumn,
+    step::kDataCpuShareColumn,
 };
 static_assert(kStepStatsColumns.size() == kStepColumnCount);
 static_assert(kStepStatsColumns[kStepNodes].name == "nodes");

@@ -6,8 +6,11 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
+#include <string>
 #include <string_view>
 
+#include "preflight/schema/attr.hpp"
 #include "preflight/schema/layout.hpp"
 #include "preflight/schema/meaning.hpp"
 
@@ -35,38 +38,69 @@ enum TelemetrySeries : std::size_t {
   kTelemetrySeriesCount
 };
 inline constexpr std::size_t kFirstGpuSeries = kGpuUtil;
+namespace telemetry {
+inline constexpr Column kCpuMhzSeries{
+    "cpu_mhz",        Type::kFloat64, "MHz", "clock of the CPU the rank ran on",
+    Direction::kNone, Kind::kCount};
+inline constexpr Column kCpuTempCSeries{
+    "cpu_temp_c", Type::kFloat64, "C", "CPU package temperature", Direction::kNone, Kind::kCount};
+inline constexpr Column kGpuUtilSeries{
+    "gpu_util",       Type::kFloat64, "", "fraction of the interval the rank's GPU was busy",
+    Direction::kNone, Kind::kFraction};
+inline constexpr Column kGpuMemUsedSeries{"gpu_mem_used",      Type::kFloat64,   "B",
+                                          "GPU memory in use", Direction::kNone, Kind::kCount};
+inline constexpr Column kGpuTempCSeries{"gpu_temp_c",      Type::kFloat64,   "C",
+                                        "GPU temperature", Direction::kNone, Kind::kCount};
+inline constexpr Column kGpuPowerWSeries{"gpu_power_w",    Type::kFloat64,   "W",
+                                         "GPU power draw", Direction::kNone, Kind::kCount};
+inline constexpr Column kGpuSmMhzSeries{"gpu_sm_mhz",   Type::kFloat64,   "MHz",
+                                        "GPU SM clock", Direction::kNone, Kind::kCount};
+inline constexpr Column kGpuMemMhzSeries{"gpu_mem_mhz",      Type::kFloat64,   "MHz",
+                                         "GPU memory clock", Direction::kNone, Kind::kCount};
+inline constexpr Column kGpuThrottleSeries{
+    "gpu_throttle",
+    Type::kFloat64,
+    "",
+    "NVML clock-event reason bits of forced slowdowns (hardware, thermal, power brake); 0: "
+    "none",
+    Direction::kNone,
+    Kind::kLabel};
+inline constexpr Column kGpuPowerCappedSeries{
+    "gpu_power_capped",
+    Type::kFloat64,
+    "",
+    "1 while the software power cap held the clocks (NVML reason 0x4), else 0",
+    Direction::kNone,
+    Kind::kLabel};
+inline constexpr Column kGpuEccErrorsSeries{
+    "gpu_ecc_errors",  Type::kFloat64, "", "volatile uncorrected ECC errors since boot",
+    Direction::kLower, Kind::kCount};
+inline constexpr Column kGpuPcieWidthSeries{"gpu_pcie_width", Type::kFloat64,
+                                            "lanes",          "current PCIe link width of the GPU",
+                                            Direction::kNone, Kind::kCount};
+inline constexpr Column kGpuPcieGenSeries{
+    "gpu_pcie_gen",   Type::kFloat64, "", "current PCIe link generation of the GPU",
+    Direction::kNone, Kind::kCount};
+inline constexpr Column kGpuPcieMaxWidthSeries{
+    "gpu_pcie_max_width", Type::kFloat64, "lanes", "widest PCIe link the GPU and its slot allow",
+    Direction::kNone,     Kind::kCount};
+inline constexpr Column kGpuPcieMaxGenSeries{
+    "gpu_pcie_max_gen",
+    Type::kFloat64,
+    "",
+    "highest PCIe link generation the GPU and its slot allow",
+    Direction::kNone,
+    Kind::kCount};
+}  // namespace telemetry
 inline constexpr std::array kTelemetrySeries = {
-    Column{"cpu_mhz", Type::kFloat64, "MHz", "clock of the CPU the rank ran on", Direction::kNone,
-           Kind::kCount},
-    Column{"cpu_temp_c", Type::kFloat64, "C", "CPU package temperature", Direction::kNone,
-           Kind::kCount},
-    Column{"gpu_util", Type::kFloat64, "", "fraction of the interval the rank's GPU was busy",
-           Direction::kNone, Kind::kFraction},
-    Column{"gpu_mem_used", Type::kFloat64, "B", "GPU memory in use", Direction::kNone,
-           Kind::kCount},
-    Column{"gpu_temp_c", Type::kFloat64, "C", "GPU temperature", Direction::kNone, Kind::kCount},
-    Column{"gpu_power_w", Type::kFloat64, "W", "GPU power draw", Direction::kNone, Kind::kCount},
-    Column{"gpu_sm_mhz", Type::kFloat64, "MHz", "GPU SM clock", Direction::kNone, Kind::kCount},
-    Column{"gpu_mem_mhz", Type::kFloat64, "MHz", "GPU memory clock", Direction::kNone,
-           Kind::kCount},
-    Column{"gpu_throttle", Type::kFloat64, "",
-           "NVML clock-event reason bits of forced slowdowns (hardware, thermal, power brake); 0: "
-           "none",
-           Direction::kNone, Kind::kLabel},
-    Column{"gpu_power_capped", Type::kFloat64, "",
-           "1 while the software power cap held the clocks (NVML reason 0x4), else 0",
-           Direction::kNone, Kind::kLabel},
-    Column{"gpu_ecc_errors", Type::kFloat64, "", "volatile uncorrected ECC errors since boot",
-           Direction::kLower, Kind::kCount},
-    Column{"gpu_pcie_width", Type::kFloat64, "lanes", "current PCIe link width of the GPU",
-           Direction::kNone, Kind::kCount},
-    Column{"gpu_pcie_gen", Type::kFloat64, "", "current PCIe link generation of the GPU",
-           Direction::kNone, Kind::kCount},
-    Column{"gpu_pcie_max_width", Type::kFloat64, "lanes",
-           "widest PCIe link the GPU and its slot allow", Direction::kNone, Kind::kCount},
-    Column{"gpu_pcie_max_gen", Type::kFloat64, "",
-           "highest PCIe link generation the GPU and its slot allow", Direction::kNone,
-           Kind::kCount},
+    telemetry::kCpuMhzSeries,        telemetry::kCpuTempCSeries,
+    telemetry::kGpuUtilSeries,       telemetry::kGpuMemUsedSeries,
+    telemetry::kGpuTempCSeries,      telemetry::kGpuPowerWSeries,
+    telemetry::kGpuSmMhzSeries,      telemetry::kGpuMemMhzSeries,
+    telemetry::kGpuThrottleSeries,   telemetry::kGpuPowerCappedSeries,
+    telemetry::kGpuEccErrorsSeries,  telemetry::kGpuPcieWidthSeries,
+    telemetry::kGpuPcieGenSeries,    telemetry::kGpuPcieMaxWidthSeries,
+    telemetry::kGpuPcieMaxGenSeries,
 };
 static_assert(kTelemetrySeries.size() == kTelemetrySeriesCount);
 static_assert(kTelemetrySeries[kCpuMhz].name == "cpu_mhz");
