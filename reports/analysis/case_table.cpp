@@ -10,8 +10,8 @@ CaseTable case_table(const CaseData& c) {
   t.group_name = c.group_name;
   t.name = c.name;
   t.status = c.status;
-  if (c.status == "timeout" && c.params.count("timeout_message"))
-    t.timeout_message = c.params.at("timeout_message");
+  if (c.status == schema::case_status::kTimeout)
+    t.timeout_message = c.get(schema::harness::kTimeoutMessage).value_or("");
   t.has_points = c.rows() != 0;
   if (!t.has_points) return t;
   const CaseView v(c);
@@ -47,8 +47,8 @@ std::vector<CaseTable> case_tables(const RunData& run) {
 CaseOutcomes case_outcomes(const RunData& run) {
   CaseOutcomes n;
   for (const auto& c : run.cases) {
-    n.failed += c.status == "failed";
-    n.timed_out += c.status == "timeout";
+    n.failed += c.status == schema::case_status::kFailed;
+    n.timed_out += c.status == schema::case_status::kTimeout;
   }
   return n;
 }

@@ -76,11 +76,13 @@ std::string legend(const CaseData& c, const std::vector<const CaseData*>& group)
   const auto same = std::count_if(group.begin(), group.end(),
                                   [&](const CaseData* o) { return where_ran(*o) == where_ran(c); });
   if (same > 1) {
-    for (const char* p : {"benchmark", "variant", "repetition"}) {
-      const auto it = c.params.find(p);
-      if (it != c.params.end() && !it->second.empty())
-        label += fmt::format(" {}={}", p, it->second);
-    }
+    const auto add = [&](std::string_view name, const std::string& text) {
+      if (!text.empty()) label += fmt::format(" {}={}", name, text);
+    };
+    namespace h = schema::harness;
+    add(h::kBenchmark.name, attribute_text(c.get(h::kBenchmark)));
+    add(h::kVariant.name, attribute_text(c.get(h::kVariant)));
+    add(h::kRepetition.name, attribute_text(c.get(h::kRepetition)));
     label += " #" + c.group_name;
   }
   return label;

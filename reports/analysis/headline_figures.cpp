@@ -12,7 +12,7 @@ std::vector<HeadlineFigure> headline_figures(const RunData& run) {
   for (const auto& c : run.cases) {
     const CaseView view(c);
     const std::string metric = view.primary_metric();
-    if (metric.empty() || c.status != "ok") continue;
+    if (metric.empty() || c.status != schema::case_status::kOk) continue;
     const auto column = c.stats.find(metric);
     const std::string unit = column == c.stats.end() ? "" : column->second.unit;
     for (std::size_t p = 0; p < view.points(); ++p) {

@@ -107,13 +107,14 @@ void add_sizes(std::vector<VerdictReason>& out, const RegressionSection& s, Verd
 void add_cases(std::vector<VerdictReason>& out, const RunReport& r) {
   std::size_t failed = 0, timed_out = 0;
   for (const auto& c : r.run->cases) {
-    if (c.status != "failed" && c.status != "timeout") continue;
-    (c.status == "failed" ? failed : timed_out)++;
+    if (c.status != schema::case_status::kFailed && c.status != schema::case_status::kTimeout)
+      continue;
+    (c.status == schema::case_status::kFailed ? failed : timed_out)++;
     if (failed + timed_out > kReasonsListed) continue;
-    const auto message = c.params.find("timeout_message");
+    const auto message = c.get(schema::harness::kTimeoutMessage);
     out.push_back({ReasonKind::kFail,
                    fmt::format("case {}: {} {}{}", c.status, c.group_name, c.name,
-                               message == c.params.end() ? "" : ": " + message->second),
+                               message ? ": " + *message : std::string()),
                    1, "cases failed or timed out"});
   }
   if (failed + timed_out > kReasonsListed)

@@ -192,9 +192,11 @@ class Writer {
     for (const auto& r : report_.runs) {
       if (!r.run) continue;
       const RunData& run = *r.run;
-      const char* cls = run.status == "complete"                            ? "pass"
-                        : run.status == "failed" || run.status == "timeout" ? "fail"
-                                                                            : "inconclusive";
+      const char* cls =
+          run.status == schema::run_status::kComplete ? "pass"
+          : run.status == schema::run_status::kFailed || run.status == schema::run_status::kTimeout
+              ? "fail"
+              : "inconclusive";
       add(
           fmt::format("<tr><td class=\"nw\">{}</td><td class=\"wrap mono path\">{}</td><td>{}</td>"
                       "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"mono\">{}</td>"
