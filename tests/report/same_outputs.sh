@@ -35,8 +35,9 @@ for entry in "${cases[@]}"; do
     --junit "$out/junit.xml" --prometheus "$out/metrics.prom" --html "$out/report.html" \
     >"$out/terminal.txt" 2>"$out/stderr.txt")
   echo $? >"$out/exit_code"
-  # The paths of this run's fixtures copies and rules file are the machine's, not the report's.
-  sed -i "s|$root|ROOT|g; s|$work|WORK|g" "$out"/*
+  # The paths of the rules and price files and of this run's copies are the machine's, not the
+  # report's (the command lines the files recorded are kept: they are the files' own).
+  sed -i "s|$root/configs/|ROOT/configs/|g; s|$work|WORK|g" "$out"/*
 done
 (cd "$work" && "$report" v2.h5 --make-reference "$work/reference.yaml" >/dev/null 2>&1)
 echo $? >"$work/reference.exit_code"
