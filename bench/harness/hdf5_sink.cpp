@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <signal.h>
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -163,6 +164,28 @@ void write_env_checks(hid_t file, const std::vector<EnvCheck>& checks) {
   column("where", [](const EnvCheck& c) { return c.where; });
   column("detail", [](const EnvCheck& c) { return c.detail; });
   column("fix", [](const EnvCheck& c) { return c.fix; });
+}
+
+// Whether the harness or the case's family declares a case attribute of this name.
+bool declared_case_attribute(const CaseRecord& r, std::string_view name) {
+  const auto in = [&](const auto& table) {
+    return std::any_of(table.begin(), table.end(),
+                       [&](const s::Item& item) { return item.name == name; });
+  };
+  return in(s::kCaseAttributes) || in(s::kTimeoutCaseAttributes) ||
+         in(s::kCaseHostLoadAttributes) || in(s::kSpanCaseAttributes) ||
+         (r.declaration != nullptr && in(r.declaration->case_attributes));
+}
+
+// A case attribute nobody declared is the writer's mistake, not a figure: a reader would find a
+// name SPEC.md does not list. Refused before anything of the case is written.
+void require_declared_params(const CaseRecord& r) {
+  for (const Param& p : r.params)
+    if (!declared_case_attribute(r, p.name))
+      throw std::logic_error(fmt::format(
+          "case '{}': case attribute '{}' is declared neither by family '{}' nor by the harness "
+          "(results-schema/include/preflight/schema/)",
+          r.name, p.name, r.declaration != nullptr ? r.declaration->name : r.family));
 }
 
 void set_param_attribute(hid_t object, const Param& p) {
@@ -363,6 +386,7 @@ class SignalsDeferred {
 };
 
 void write_case(hid_t file, const CaseRecord& r, const std::string& status) {
+  require_declared_params(r);
   h5::Handle cases = h5::open_group(file, s::kCasesGroup);
   h5::Handle g = h5::create_group(cases.get(), fmt::format("{:06d}", r.index));
   const auto set = [&](std::string_view name, const auto& value) {

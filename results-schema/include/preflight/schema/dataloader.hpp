@@ -10,6 +10,8 @@
 #include <string_view>
 
 #include "preflight/schema/attr.hpp"
+#include "preflight/schema/family_names.hpp"
+#include "preflight/schema/family_schema.hpp"
 #include "preflight/schema/layout.hpp"
 #include "preflight/schema/meaning.hpp"
 
@@ -89,21 +91,6 @@ inline constexpr std::array kDataloaderCaseAttributes = {
 };
 
 // Counters (points/<P>/counters/<name>), in the order an operation reports them.
-enum DataloaderCounter : std::size_t {
-  kDataloaderImages,
-  kDataloaderBytes,
-  kDataloaderReadS,
-  kDataloaderDecodeS,
-  kDataloaderAugmentS,
-  kDataloaderBatchS,
-  kDataloaderComputeS,
-  kDataloaderStallS,
-  kDataloaderBatchP50,
-  kDataloaderBatchP95,
-  kDataloaderDecodeErrors,
-  kDataloaderResidentBefore,
-  kDataloaderCounterCount
-};
 namespace dataloader {
 inline constexpr Column kImagesCounter{"images",         Type::kFloat64,
                                        "images",         "images the rank delivered in batches",
@@ -165,19 +152,6 @@ inline constexpr std::array kDataloaderCounters = {
     dataloader::kBatchP50SCounter,    dataloader::kBatchP95SCounter,
     dataloader::kDecodeErrorsCounter, dataloader::kResidentBeforeCounter,
 };
-static_assert(kDataloaderCounters.size() == kDataloaderCounterCount);
-static_assert(kDataloaderCounters[kDataloaderImages].name == "images");
-static_assert(kDataloaderCounters[kDataloaderBytes].name == "bytes");
-static_assert(kDataloaderCounters[kDataloaderReadS].name == "read_s");
-static_assert(kDataloaderCounters[kDataloaderDecodeS].name == "decode_s");
-static_assert(kDataloaderCounters[kDataloaderAugmentS].name == "augment_s");
-static_assert(kDataloaderCounters[kDataloaderBatchS].name == "batch_s");
-static_assert(kDataloaderCounters[kDataloaderComputeS].name == "compute_s");
-static_assert(kDataloaderCounters[kDataloaderStallS].name == "stall_s");
-static_assert(kDataloaderCounters[kDataloaderBatchP50].name == "batch_p50_s");
-static_assert(kDataloaderCounters[kDataloaderBatchP95].name == "batch_p95_s");
-static_assert(kDataloaderCounters[kDataloaderDecodeErrors].name == "decode_errors");
-static_assert(kDataloaderCounters[kDataloaderResidentBefore].name == "resident_before");
 
 // Stats columns: the point column workers, then the figures derived from the samples and
 // counters, in this order.
@@ -330,20 +304,26 @@ inline constexpr std::array kDataloaderStageColumns = {
 };
 
 // What every dataloader case declares (SPEC.md, "The dataloader family", Meaning).
-inline constexpr Stage kDataloaderStage = Stage::kDataIn;
-inline constexpr std::string_view kDataloaderXAxis =
-    kDataloaderStatsColumns[kDataloaderWorkers].name;
-inline constexpr Bands kDataloaderBands = Bands::kEachPoint;
-inline constexpr Scaling kDataloaderScaling = Scaling::kAggregate;
-inline constexpr std::string_view kDataloaderSeriesName = "ranks";
-inline constexpr bool kDataloaderPeerSlow = true;
-inline constexpr bool kDataloaderPeerLate = false;  // a rank's pipeline waits for no peer
-inline constexpr std::string_view kDataloaderWorkCounter =
-    kDataloaderCounters[kDataloaderImages].name;
-inline constexpr int kDataloaderMinSamples = 3;
+namespace dataloader {
 // Its figures are labelled by the page cache's state, as a storage read's, and count only where
 // the pipeline feeds the accelerator.
-inline constexpr std::array kDataloaderQuality = {kQualityServedFromMemory,
-                                                  kQualityFeedsAccelerator};
+inline constexpr std::array kQualityRules = {kQualityServedFromMemory, kQualityFeedsAccelerator};
+inline constexpr FamilySchema kDeclaration{
+    .name = kDataloaderFamily,
+    .stage = Stage::kDataIn,
+    .x_axis = kWorkersColumn.name,
+    .bands = Bands::kEachPoint,
+    .scaling = Scaling::kAggregate,
+    .series = "ranks",
+    .peer_slow = true,
+    .peer_late = false,  // a rank's pipeline waits for no peer
+    .work_counter = kImagesCounter.name,
+    .quality = kQualityRules,
+    .min_samples = 3,
+    .case_attributes = kDataloaderCaseAttributes,
+    .stats_columns = kDataloaderStatsColumns,
+    .counters = kDataloaderCounters,
+};
+}  // namespace dataloader
 
 }  // namespace preflight::schema

@@ -10,6 +10,8 @@
 #include <string_view>
 
 #include "preflight/schema/attr.hpp"
+#include "preflight/schema/family_names.hpp"
+#include "preflight/schema/family_schema.hpp"
 #include "preflight/schema/layout.hpp"
 #include "preflight/schema/meaning.hpp"
 
@@ -167,13 +169,21 @@ inline constexpr std::array kMatmulSeries = {
 };
 
 // What every matmul case declares (SPEC.md, "The matmul family", Meaning).
-inline constexpr Stage kMatmulStage = Stage::kCompute;
-inline constexpr std::string_view kMatmulXAxis = kMatmulStatsColumns[kMatmulFlop].name;
-inline constexpr Bands kMatmulBands = Bands::kEachPoint;
-inline constexpr Scaling kMatmulScaling = Scaling::kPerRank;
-inline constexpr std::string_view kMatmulSeriesName = "ranks";
-inline constexpr bool kMatmulPeerSlow = true;   // every rank its own device, all at once
-inline constexpr bool kMatmulPeerLate = false;  // no rank waits for another inside a GEMM
-inline constexpr int kMatmulMinSamples = 5;
+namespace matmul {
+inline constexpr FamilySchema kDeclaration{
+    .name = kMatmulFamily,
+    .stage = Stage::kCompute,
+    .x_axis = kFlopColumn.name,
+    .bands = Bands::kEachPoint,
+    .scaling = Scaling::kPerRank,
+    .series = "ranks",
+    .peer_slow = true,   // every rank its own device, all at once
+    .peer_late = false,  // no rank waits for another inside a GEMM
+    .min_samples = 5,
+    .case_attributes = kMatmulCaseAttributes,
+    .stats_columns = kMatmulStatsColumns,
+    .series_datasets = kMatmulSeries,
+};
+}  // namespace matmul
 
 }  // namespace preflight::schema

@@ -10,6 +10,8 @@
 #include <string_view>
 
 #include "preflight/schema/attr.hpp"
+#include "preflight/schema/family_names.hpp"
+#include "preflight/schema/family_schema.hpp"
 #include "preflight/schema/layout.hpp"
 #include "preflight/schema/meaning.hpp"
 
@@ -173,15 +175,6 @@ static_assert(kStepCaseAttributes[kStepDataCache].name == "data_cache");
 static_assert(kStepCaseAttributes[kStepGemmDevice].name == "gemm_device");
 
 // Counters (points/<P>/counters/<name>), in the order an operation reports them.
-enum StepCounter : std::size_t {
-  kStepComputeCounter,
-  kStepCommCounter,
-  kStepDataCounter,
-  kStepDataResidentCounter,
-  kStepDataBusyCounter,
-  kStepDataCpuShareCounter,
-  kStepCounterCount
-};
 namespace step {
 inline constexpr Column kComputeSCounter{
     "compute_s",
@@ -231,12 +224,6 @@ inline constexpr std::array kStepCounters = {
     step::kComputeSCounter,           step::kCommExposedSCounter, step::kDataExposedSCounter,
     step::kDataResidentBeforeCounter, step::kDataBusySCounter,    step::kDataCpuShareCounter,
 };
-static_assert(kStepCounters.size() == kStepCounterCount);
-static_assert(kStepCounters[kStepComputeCounter].name == "compute_s");
-static_assert(kStepCounters[kStepCommCounter].name == "comm_exposed_s");
-static_assert(kStepCounters[kStepDataCounter].name == "data_exposed_s");
-static_assert(kStepCounters[kStepDataBusyCounter].name == "data_busy_s");
-static_assert(kStepCounters[kStepDataCpuShareCounter].name == "data_cpu_share");
 
 enum StepColumn : std::size_t {
   kStepNodes,
@@ -340,13 +327,21 @@ static_assert(kStepStatsColumns[kStepDataBusy].name == "data_busy_s");
 static_assert(kStepStatsColumns[kStepDataCpuShare].name == "data_cpu_share");
 
 // What every step case declares (SPEC.md, "The step family", Meaning).
-inline constexpr Stage kStepStage = Stage::kStep;
-inline constexpr std::string_view kStepXAxis = kStepStatsColumns[kStepNodes].name;
-inline constexpr Bands kStepBands = Bands::kEachPoint;
-inline constexpr Scaling kStepScaling = Scaling::kNone;  // the projection judges scaling
-inline constexpr std::string_view kStepSeriesName = "nodes";
-inline constexpr bool kStepPeerSlow = false;  // ranks wait for each other in the collectives
-inline constexpr bool kStepPeerLate = false;
-inline constexpr int kStepMinSamples = 3;
+namespace step {
+inline constexpr FamilySchema kDeclaration{
+    .name = kStepFamily,
+    .stage = Stage::kStep,
+    .x_axis = kNodesColumn.name,
+    .bands = Bands::kEachPoint,
+    .scaling = Scaling::kNone,  // the projection judges scaling
+    .series = "nodes",
+    .peer_slow = false,  // ranks wait for each other in the collectives
+    .peer_late = false,
+    .min_samples = 3,
+    .case_attributes = kStepCaseAttributes,
+    .stats_columns = kStepStatsColumns,
+    .counters = kStepCounters,
+};
+}  // namespace step
 
 }  // namespace preflight::schema
