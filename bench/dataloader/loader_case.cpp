@@ -33,11 +33,11 @@ namespace s = schema;
 constexpr std::size_t counter(const s::Column& c) {
   return s::index_in(s::kDataloaderCounters, c);
 }
-// The pipeline stages' time counters, in the order of s::kDataloaderStageColumns.
+// The pipeline stages' time counters, in the order of s::dataloader::kStages.
 constexpr std::array kStageCounters = {
     counter(s::dataloader::kReadSCounter), counter(s::dataloader::kDecodeSCounter),
     counter(s::dataloader::kAugmentSCounter), counter(s::dataloader::kBatchSCounter)};
-static_assert(kStageCounters.size() == s::kDataloaderStageColumns.size());
+static_assert(kStageCounters.size() == s::dataloader::kStages.size());
 constexpr std::size_t kNamedBadImages = 10;
 
 class LoaderOperation final : public Operation {
@@ -269,13 +269,13 @@ std::vector<Metric> LoaderCase::sample_metrics(std::size_t, int, const SampleVie
     return (*v.times)[i * v.ranks + static_cast<std::size_t>(r)];
   };
   std::vector<double> rate, mb, au, worker_s_per_image, p50, p95;
-  std::array<std::vector<double>, s::kDataloaderStageColumns.size()> stage;
+  std::array<std::vector<double>, s::dataloader::kStages.size()> stage;
   double errors = 0, resident = kNaN;
   const bool computes = spec_.pipeline.compute_per_batch_s > 0;
   for (std::size_t i = 0; i < v.iterations; ++i) {
     double slowest = 0, images = 0, bytes = 0, lowest_au = kNaN, worker_s = 0;
     std::vector<double> rank_p50;
-    std::array<std::vector<double>, s::kDataloaderStageColumns.size()> rank_stage;
+    std::array<std::vector<double>, s::dataloader::kStages.size()> rank_stage;
     double top_p95 = kNaN;
     for (int r : *v.members) {
       slowest = std::max(slowest, time(i, r));
@@ -310,7 +310,6 @@ std::vector<Metric> LoaderCase::sample_metrics(std::size_t, int, const SampleVie
   const double needed = computes ? std::ceil(spec_.au_target * p.batch_size /
                                              p.compute_per_batch_s * median(worker_s_per_image))
                                  : -1;
-  const auto& columns = s::kDataloaderStatsColumns;
   std::vector<Metric> out{
       metric(schema::dataloader::kImagesPerSColumn, images_per_s),
       metric(schema::dataloader::kMbPerSColumn, median(mb)),
@@ -320,7 +319,7 @@ std::vector<Metric> LoaderCase::sample_metrics(std::size_t, int, const SampleVie
       metric(schema::dataloader::kWorkersNeededColumn, needed),
   };
   for (std::size_t k = 0; k < stage.size(); ++k)
-    out.push_back(metric(columns[s::kDataloaderStageColumns[k].first], median(stage[k])));
+    out.push_back(metric(*s::dataloader::kStages[k].first, median(stage[k])));
   out.push_back(metric(schema::dataloader::kBatchP50SColumn, median(p50)));
   out.push_back(metric(schema::dataloader::kBatchP95SColumn, median(p95)));
   out.push_back(metric(schema::dataloader::kDecodeErrorsColumn, errors));

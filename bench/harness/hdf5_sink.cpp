@@ -389,16 +389,17 @@ void write_case(hid_t file, const CaseRecord& r, const std::string& status) {
   require_declared_params(r);
   h5::Handle cases = h5::open_group(file, s::kCasesGroup);
   h5::Handle g = h5::create_group(cases.get(), fmt::format("{:06d}", r.index));
-  const auto set = [&](std::string_view name, const auto& value) {
-    set_item_attribute(g.get(), s::kCaseAttributes, name, value);
+  namespace h = s::harness;
+  const auto set = [&](const auto& attribute, const auto& value) {
+    set_item_attribute(g.get(), s::kCaseAttributes, attribute.name, value);
   };
-  set("index", static_cast<std::int64_t>(r.index));
-  set("name", std::string_view(r.name));
-  set("family", std::string_view(r.family));
-  set("backend", std::string_view(r.backend));
-  set("wrong_elements", r.wrong_elements);
-  set("group_count", std::int64_t{r.group_count});
-  set("timeout_s", r.timeout_s);
+  set(h::kIndex, static_cast<std::int64_t>(r.index));
+  set(h::kName, std::string_view(r.name));
+  set(h::kFamily, std::string_view(r.family));
+  set(h::kBackend, std::string_view(r.backend));
+  set(h::kWrongElements, r.wrong_elements);
+  set(h::kGroupCount, std::int64_t{r.group_count});
+  set(h::kTimeoutS, r.timeout_s);
   for (const auto& p : r.params) set_param_attribute(g.get(), p);
   set_attributes(g.get(), s::kCaseMeaningAttributes, s::values_of(r.meaning));
   const auto host = [&](std::string_view name, double value) {
@@ -419,7 +420,7 @@ void write_case(hid_t file, const CaseRecord& r, const std::string& status) {
   }
   write_points(g.get(), r);
   // Last: a case whose write was cut short has no status, and --resume runs it again.
-  set("status", std::string_view(status));
+  set(h::kStatus, std::string_view(status));
 }
 
 void write_run_start(hid_t f, const RunInfo& run, const std::vector<RankEnvironment>& environment) {

@@ -90,7 +90,7 @@ std::vector<Metric> MatmulCase::sample_metrics(std::size_t point, int /*group*/,
 }
 
 std::vector<CounterSpec> MatmulCase::series() const {
-  std::vector<CounterSpec> out{{&s::kMatmulSeries[0], spec_.interval_s}};
+  std::vector<CounterSpec> out{{&s::matmul::kIntervalTflopsSeries, spec_.interval_s}};
   for (const auto& t : telemetry_->specs()) out.push_back(t);
   return out;
 }

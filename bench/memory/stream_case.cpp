@@ -88,7 +88,7 @@ std::vector<Metric> StreamCase::sample_metrics(std::size_t point, int /*group*/,
 }
 
 std::vector<CounterSpec> StreamCase::series() const {
-  std::vector<CounterSpec> out{{&s::kMemorySeries[0], spec_.interval_s}};
+  std::vector<CounterSpec> out{{&s::memory::kIntervalBwSeries, spec_.interval_s}};
   for (const auto& t : telemetry_->specs()) out.push_back(t);
   return out;
 }

@@ -414,7 +414,7 @@ std::vector<CounterSpec> StorageCase::counters() const {
 }
 
 std::vector<CounterSpec> StorageCase::series() const {
-  return {{&schema::kStorageSeries[0], spec_.interval_s}};
+  return {{&schema::storage::kIntervalBwSeries, spec_.interval_s}};
 }
 
 std::vector<Metric> StorageCase::sample_metrics(std::size_t, int, const SampleView& v) const {

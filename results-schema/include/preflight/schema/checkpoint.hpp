@@ -116,18 +116,6 @@ inline constexpr std::array kCheckpointCounters = {
 
 // Save stats columns: the point column block_bytes, then the figures derived from the samples
 // and counters, in this order.
-enum CheckpointColumn : std::size_t {
-  kCheckpointBlockBytes,
-  kCheckpointSaveBw,
-  kCheckpointHandoffBw,
-  kCheckpointBlockingS,
-  kCheckpointHandoffS,
-  kCheckpointRankBwMin,
-  kCheckpointRankBwMedian,
-  kCheckpointBytesTotal,
-  kCheckpointReleaseSpread,
-  kCheckpointColumnCount
-};
 namespace checkpoint {
 inline constexpr Column kBlockBytesColumn{"block_bytes",         Type::kInt64,     "B",
                                           "bytes of each write", Direction::kNone, Kind::kCount};
@@ -175,16 +163,27 @@ inline constexpr std::array kCheckpointStatsColumns = {
     checkpoint::kBlockingSColumn,    checkpoint::kHandoffSColumn,   checkpoint::kRankBwMinColumn,
     checkpoint::kRankBwMedianColumn, checkpoint::kBytesTotalColumn, kReleaseSpreadColumn,
 };
-static_assert(kCheckpointStatsColumns.size() == kCheckpointColumnCount);
-static_assert(kCheckpointStatsColumns[kCheckpointBlockBytes].name == "block_bytes");
-static_assert(kCheckpointStatsColumns[kCheckpointSaveBw].name == "save_bw");
-static_assert(kCheckpointStatsColumns[kCheckpointHandoffBw].name == "handoff_bw");
-static_assert(kCheckpointStatsColumns[kCheckpointBlockingS].name == "blocking_s");
-static_assert(kCheckpointStatsColumns[kCheckpointHandoffS].name == "handoff_s");
-static_assert(kCheckpointStatsColumns[kCheckpointRankBwMin].name == "rank_bw_min");
-static_assert(kCheckpointStatsColumns[kCheckpointRankBwMedian].name == "rank_bw_median");
-static_assert(kCheckpointStatsColumns[kCheckpointBytesTotal].name == "bytes_total");
-static_assert(kCheckpointStatsColumns[kCheckpointReleaseSpread].name == "release_spread");
+
+// Places in the table, for code that still reads it by position (reports/plugins); found by
+// name, so they cannot fall out of step with it.
+inline constexpr std::size_t kCheckpointBlockBytes =
+    index_in(kCheckpointStatsColumns, checkpoint::kBlockBytesColumn);
+inline constexpr std::size_t kCheckpointSaveBw =
+    index_in(kCheckpointStatsColumns, checkpoint::kSaveBwColumn);
+inline constexpr std::size_t kCheckpointHandoffBw =
+    index_in(kCheckpointStatsColumns, checkpoint::kHandoffBwColumn);
+inline constexpr std::size_t kCheckpointBlockingS =
+    index_in(kCheckpointStatsColumns, checkpoint::kBlockingSColumn);
+inline constexpr std::size_t kCheckpointHandoffS =
+    index_in(kCheckpointStatsColumns, checkpoint::kHandoffSColumn);
+inline constexpr std::size_t kCheckpointRankBwMin =
+    index_in(kCheckpointStatsColumns, checkpoint::kRankBwMinColumn);
+inline constexpr std::size_t kCheckpointRankBwMedian =
+    index_in(kCheckpointStatsColumns, checkpoint::kRankBwMedianColumn);
+inline constexpr std::size_t kCheckpointBytesTotal =
+    index_in(kCheckpointStatsColumns, checkpoint::kBytesTotalColumn);
+inline constexpr std::size_t kCheckpointReleaseSpread =
+    index_in(kCheckpointStatsColumns, kReleaseSpreadColumn);
 
 // What every save case declares (SPEC.md, "The checkpoint family", Meaning).
 namespace checkpoint {

@@ -37,14 +37,14 @@ struct Column {
   bool headline = false;                       // the case's one headline figure
 };
 
-// Where a declared column sits in a table (an operation's counter values, a series row, a watch),
-// found by its name, so that no index has to be kept in step with the table. A column not in the
-// table is a compile-time error where the index is a constant.
-template <std::size_t N>
-constexpr std::size_t index_in(const std::array<Column, N>& table, const Column& column) {
+// Where a declared entry (a Column, or an Attr) sits in a table (an operation's counter values,
+// a series row, a watch), found by its name, so that no index has to be kept in step with the
+// table. An entry not in the table is a compile-time error where the index is a constant.
+template <typename Entry, std::size_t N, typename Declared>
+constexpr std::size_t index_in(const std::array<Entry, N>& table, const Declared& declared) {
   for (std::size_t i = 0; i < N; ++i)
-    if (table[i].name == column.name) return i;
-  throw std::invalid_argument("index_in: the column is not in the table");
+    if (table[i].name == declared.name) return i;
+  throw std::invalid_argument("index_in: the entry is not in the table");
 }
 
 }  // namespace preflight::schema

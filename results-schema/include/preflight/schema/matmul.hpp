@@ -48,21 +48,6 @@ inline constexpr std::array kMatmulCaseAttributes = {
 };
 
 // Stats columns: the point's shape, then the figures, in this order.
-enum MatmulColumn : std::size_t {
-  kMatmulM,
-  kMatmulN,
-  kMatmulK,
-  kMatmulFlop,
-  kMatmulAlgorithm,
-  kMatmulTflops,
-  kMatmulBatchedTflops,
-  kMatmulPeakFraction,
-  kMatmulBatchedPeakFraction,
-  kMatmulRankTflopsMin,
-  kMatmulRankTflopsMedian,
-  kMatmulSpanTflops,
-  kMatmulColumnCount
-};
 namespace matmul {
 inline constexpr Column kGemmMColumn{"gemm_m",          Type::kInt64,     "",
                                      "rows of A and C", Direction::kNone, Kind::kCount};
@@ -139,19 +124,28 @@ inline constexpr std::array kMatmulStatsColumns = {
     matmul::kRankTflopsMedianColumn,
     matmul::kSpanTflopsColumn,
 };
-static_assert(kMatmulStatsColumns.size() == kMatmulColumnCount);
-static_assert(kMatmulStatsColumns[kMatmulM].name == "gemm_m");
-static_assert(kMatmulStatsColumns[kMatmulN].name == "gemm_n");
-static_assert(kMatmulStatsColumns[kMatmulK].name == "gemm_k");
-static_assert(kMatmulStatsColumns[kMatmulFlop].name == "flop");
-static_assert(kMatmulStatsColumns[kMatmulAlgorithm].name == "kept_algorithm");
-static_assert(kMatmulStatsColumns[kMatmulTflops].name == "tflops");
-static_assert(kMatmulStatsColumns[kMatmulBatchedTflops].name == "batched_tflops");
-static_assert(kMatmulStatsColumns[kMatmulPeakFraction].name == "peak_fraction");
-static_assert(kMatmulStatsColumns[kMatmulBatchedPeakFraction].name == "batched_peak_fraction");
-static_assert(kMatmulStatsColumns[kMatmulRankTflopsMin].name == "rank_tflops_min");
-static_assert(kMatmulStatsColumns[kMatmulRankTflopsMedian].name == "rank_tflops_median");
-static_assert(kMatmulStatsColumns[kMatmulSpanTflops].name == "span_tflops");
+
+// Places in the table, for code that still reads it by position (reports/plugins); found by
+// name, so they cannot fall out of step with it.
+inline constexpr std::size_t kMatmulM = index_in(kMatmulStatsColumns, matmul::kGemmMColumn);
+inline constexpr std::size_t kMatmulN = index_in(kMatmulStatsColumns, matmul::kGemmNColumn);
+inline constexpr std::size_t kMatmulK = index_in(kMatmulStatsColumns, matmul::kGemmKColumn);
+inline constexpr std::size_t kMatmulFlop = index_in(kMatmulStatsColumns, matmul::kFlopColumn);
+inline constexpr std::size_t kMatmulAlgorithm =
+    index_in(kMatmulStatsColumns, matmul::kKeptAlgorithmColumn);
+inline constexpr std::size_t kMatmulTflops = index_in(kMatmulStatsColumns, matmul::kTflopsColumn);
+inline constexpr std::size_t kMatmulBatchedTflops =
+    index_in(kMatmulStatsColumns, matmul::kBatchedTflopsColumn);
+inline constexpr std::size_t kMatmulPeakFraction =
+    index_in(kMatmulStatsColumns, matmul::kPeakFractionColumn);
+inline constexpr std::size_t kMatmulBatchedPeakFraction =
+    index_in(kMatmulStatsColumns, matmul::kBatchedPeakFractionColumn);
+inline constexpr std::size_t kMatmulRankTflopsMin =
+    index_in(kMatmulStatsColumns, matmul::kRankTflopsMinColumn);
+inline constexpr std::size_t kMatmulRankTflopsMedian =
+    index_in(kMatmulStatsColumns, matmul::kRankTflopsMedianColumn);
+inline constexpr std::size_t kMatmulSpanTflops =
+    index_in(kMatmulStatsColumns, matmul::kSpanTflopsColumn);
 
 // Series (points/<P>/series/<name>), besides the telemetry series (telemetry.hpp): the rate
 // per interval, to see clocks fall as the device heats (sustained mode: a long timing budget).
