@@ -539,12 +539,12 @@ void Hdf5Sink::case_timed_out(const CaseRecord& partial, const TimeoutVerdict& v
   write_case(file_.get(), partial, std::string(s::case_status::kTimeout));
   h5::Handle cases = h5::open_group(file_.get(), s::kCasesGroup);
   h5::Handle g = h5::open_group(cases.get(), fmt::format("{:06d}", partial.index));
-  set_item_attribute(g.get(), s::kTimeoutCaseAttributes, "timeout_message",
+  set_item_attribute(g.get(), s::kTimeoutCaseAttributes, s::harness::kTimeoutMessage.name,
                      std::string_view(fitting(verdict.message)));
-  set_item_attribute(g.get(), s::kTimeoutCaseAttributes, s::kTimeoutReasonAttribute,
+  set_item_attribute(g.get(), s::kTimeoutCaseAttributes, s::harness::kTimeoutReason.name,
                      std::string_view(name_of(verdict.reason)));
   if (verdict.reason == TimeoutReason::kCaseBudget)
-    set_item_attribute(g.get(), s::kTimeoutCaseAttributes, s::kCaseBudgetAttribute,
+    set_item_attribute(g.get(), s::kTimeoutCaseAttributes, s::harness::kCaseBudgetS.name,
                        verdict.limit_s);
   std::vector<std::int64_t> ranks(verdict.not_arrived.begin(), verdict.not_arrived.end());
   h5::write_column(g.get(), "not_arrived", std::span<const std::int64_t>(ranks),
