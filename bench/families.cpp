@@ -10,6 +10,7 @@
 #include "fabric/fabric_family.hpp"
 #include "matmul/matmul_family.hpp"
 #include "memory/memory_family.hpp"
+#include "preflight/schema/family_names.hpp"
 #include "step/step_family.hpp"
 #include "storage/storage_family.hpp"
 
@@ -17,14 +18,14 @@ namespace preflight {
 
 std::span<const FamilyEntry> family_table() {
   static constexpr std::array kFamilies = {
-      FamilyEntry{"comm", &comm::make_comm_family},
-      FamilyEntry{"storage", &storage::make_storage_family},
-      FamilyEntry{"checkpoint", &checkpoint::make_checkpoint_family},
-      FamilyEntry{"matmul", &matmul::make_matmul_family},
-      FamilyEntry{"memory", &memory::make_memory_family},
-      FamilyEntry{"fabric", &fabric::make_fabric_family},
-      FamilyEntry{"dataloader", &dataloader::make_dataloader_family},
-      FamilyEntry{"step", &step::make_step_family},
+      FamilyEntry{schema::kCommFamily, &comm::make_comm_family},
+      FamilyEntry{schema::kStorageFamily, &storage::make_storage_family},
+      FamilyEntry{schema::kCheckpointFamily, &checkpoint::make_checkpoint_family},
+      FamilyEntry{schema::kMatmulFamily, &matmul::make_matmul_family},
+      FamilyEntry{schema::kMemoryFamily, &memory::make_memory_family},
+      FamilyEntry{schema::kFabricFamily, &fabric::make_fabric_family},
+      FamilyEntry{schema::kDataloaderFamily, &dataloader::make_dataloader_family},
+      FamilyEntry{schema::kStepFamily, &step::make_step_family},
   };
   return kFamilies;
 }

@@ -40,9 +40,15 @@ dirs = [pathlib.Path(d) for d in sys.argv[3:]]
 FAMILIES = {"comm", "storage", "dataloader", "matmul", "fabric", "checkpoint", "memory", "step"}
 # The family tables of preflight and of the test-only build (whose family "pace" the report
 # must judge without naming it).
+# A table names a family by its literal or by its constant in family_names.hpp.
+NAME_OF = dict(re.findall(r'(k\w+Family) = "([a-z_]+)"',
+                          (root / "results-schema" / "include" / "preflight" / "schema" /
+                           "family_names.hpp").read_text()))
 for table in (root / "bench" / "families.cpp", root / "tests" / "family" / "families.cpp"):
     if table.exists():
-        FAMILIES |= set(re.findall(r'FamilyEntry\{"([a-z_]+)"', table.read_text()))
+        text = table.read_text()
+        FAMILIES |= set(re.findall(r'FamilyEntry\{"([a-z_]+)"', text))
+        FAMILIES |= {NAME_OF[k] for k in re.findall(r'FamilyEntry\{schema::(k\w+Family)', text)}
 
 # Version-1 names (until the writer's family schema headers exist).
 BUILTIN = """

@@ -276,10 +276,10 @@ class CheckpointFamily final : public Family {
                 r.verify = c.verify;
                 auto restore_params = params;
                 restore_params.push_back(
-                    {"phase", std::string(schema::kCheckpointRestore), "", false});
+                    attr(schema::checkpoint::kPhase, schema::kCheckpointRestore));
                 cases.push_back(std::make_unique<storage::StorageCase>(
                     r, layout, c.block_sizes, dataset_, ctx,
-                    storage::ReadIdentity{"checkpoint", schema::Stage::kCheckpoint, "restore ",
+                    storage::ReadIdentity{&schema::checkpoint::kRestoreDeclaration, "restore ",
                                           std::move(restore_params)}));
               }
             }
@@ -311,18 +311,19 @@ class CheckpointFamily final : public Family {
         preset != nullptr ? preset->parameters : static_cast<std::uint64_t>(c.parameters);
     const bool default_mtbf = c.node_mtbf_s <= 0;
     return {
-        {"model_preset", c.model.empty() ? std::string("custom") : c.model, "", false},
-        {"parameters", static_cast<std::int64_t>(parameters), "parameters", false},
-        {"bytes_per_param", c.bytes_per_param, "B", false},
-        {"tensor_parallel", std::int64_t{c.tensor_parallel}, "ranks", false},
-        {"pipeline_parallel", std::int64_t{c.pipeline_parallel}, "ranks", false},
-        {"data_parallel", std::int64_t{dp}, "ranks", false},
-        {"checkpoint_bytes", static_cast<std::int64_t>(total), "B", false},
-        {"node_mtbf_s", default_mtbf ? kDefaultNodeMtbfS : c.node_mtbf_s, "s", false},
-        {"node_mtbf_source", std::string(default_mtbf ? kDefaultMtbfSource : "config: node_mtbf"),
-         "", false},
-        {"job_nodes", std::int64_t{c.job_nodes > 0 ? c.job_nodes : ctx.node_count}, "nodes", false},
-        {"planned_interval_s", c.planned_interval_s, "s", false},
+        attr(schema::checkpoint::kModelPreset, c.model.empty() ? std::string("custom") : c.model),
+        attr(schema::checkpoint::kParameters, static_cast<std::int64_t>(parameters)),
+        attr(schema::checkpoint::kBytesPerParam, c.bytes_per_param),
+        attr(schema::checkpoint::kTensorParallel, std::int64_t{c.tensor_parallel}),
+        attr(schema::checkpoint::kPipelineParallel, std::int64_t{c.pipeline_parallel}),
+        attr(schema::checkpoint::kDataParallel, std::int64_t{dp}),
+        attr(schema::checkpoint::kCheckpointBytes, static_cast<std::int64_t>(total)),
+        attr(schema::checkpoint::kNodeMtbfS, default_mtbf ? kDefaultNodeMtbfS : c.node_mtbf_s),
+        attr(schema::checkpoint::kNodeMtbfSource,
+             std::string(default_mtbf ? kDefaultMtbfSource : "config: node_mtbf")),
+        attr(schema::checkpoint::kJobNodes,
+             std::int64_t{c.job_nodes > 0 ? c.job_nodes : ctx.node_count}),
+        attr(schema::checkpoint::kPlannedIntervalS, c.planned_interval_s),
     };
   }
 

@@ -28,9 +28,14 @@ namespace {
 
 using storage::Clock;
 constexpr std::size_t kVerifyChunk = 1 << 20;
-constexpr std::size_t kBytes = schema::kCheckpointBytes, kHandoff = schema::kCheckpointHandoff,
-                      kDurable = schema::kCheckpointDurable,
-                      kCounterCount = schema::kCheckpointCounterCount;
+// Where each counter sits among an operation's counters: its place in the declared table.
+constexpr std::size_t counter(const schema::Column& c) {
+  return schema::index_in(schema::kCheckpointCounters, c);
+}
+constexpr std::size_t kBytes = counter(schema::checkpoint::kBytesCounter),
+                      kHandoff = counter(schema::checkpoint::kHandoffSCounter),
+                      kDurable = counter(schema::checkpoint::kDurableSCounter),
+                      kCounterCount = schema::kCheckpointCounters.size();
 
 double seconds(Clock::duration d) {
   return std::chrono::duration<double>(d).count();
@@ -208,43 +213,32 @@ std::string SaveCase::name() const {
   return fmt::format("{} {}", subject(), layout_.label);
 }
 
-CaseMeaning SaveCase::meaning() const {
-  namespace s = schema;
-  CaseMeaning m;
-  m.stage = s::kCheckpointStage;
-  m.x_axis = s::kCheckpointXAxis;
-  m.bands = s::kCheckpointBands;
-  m.scaling = s::kCheckpointScaling;
-  m.subject = subject();
-  m.series = s::kCheckpointSeriesName;
-  m.peer_slow = s::kCheckpointPeerSlow;
-  m.peer_late = s::kCheckpointPeerLate;
-  m.work_counter = s::kCheckpointWorkCounter;
-  m.min_samples = s::kCheckpointMinSamples;
-  return m;
+schema::OwnMeaning SaveCase::own_meaning() const {
+  return {.subject = subject()};
 }
 
 std::vector<Param> SaveCase::params() const {
   std::vector<Param> out{
-      {"engine", spec_.engine, "", false},
-      {"file_layout", std::string(spec_.shared ? "shared" : "file-per-rank"), "", false},
-      {"queue_depth", std::int64_t{spec_.queue_depth}, "", false},
-      {"bytes_per_rank", static_cast<std::int64_t>(dataset_->spec().bytes_per_rank), "B", false},
-      {"ranks_per_node", std::int64_t{layout_.ranks_per_node}, "ranks", false},
-      {"nodes", std::int64_t{layout_.nodes}, "nodes", false},
-      {"ranks", std::int64_t{layout_.ranks}, "ranks", false},
-      {"layout", layout_.label, "", false},
-      {"dataset_dir", dataset_->set_dir(), "", false},
-      {"fs_type", dataset_->fs_type(), "", false},
-      {"phase", std::string(schema::kCheckpointSave), "", false},
-      {"durable", std::int64_t{spec_.durable}, "", false},
+      attr(schema::checkpoint::kEngine, spec_.engine),
+      attr(schema::checkpoint::kFileLayout, std::string(spec_.shared ? "shared" : "file-per-rank")),
+      attr(schema::checkpoint::kQueueDepth, std::int64_t{spec_.queue_depth}),
+      attr(schema::checkpoint::kBytesPerRank,
+           static_cast<std::int64_t>(dataset_->spec().bytes_per_rank)),
+      attr(schema::checkpoint::kRanksPerNode, std::int64_t{layout_.ranks_per_node}),
+      attr(schema::checkpoint::kNodes, std::int64_t{layout_.nodes}),
+      attr(schema::checkpoint::kRanks, std::int64_t{layout_.ranks}),
+      attr(schema::checkpoint::kLayout, layout_.label),
+      attr(schema::checkpoint::kDatasetDir, dataset_->set_dir()),
+      attr(schema::checkpoint::kFsType, dataset_->fs_type()),
+      attr(schema::checkpoint::kPhase, std::string(schema::kCheckpointSave)),
+      attr(schema::checkpoint::kDurable, std::int64_t{spec_.durable}),
   };
   out.insert(out.end(), params_.begin(), params_.end());
   return out;
 }
 
 std::vector<Param> SaveCase::point_columns(std::size_t point, int) const {
-  return {column_param(schema::kCheckpointStatsColumns[schema::kCheckpointBlockBytes],
+  return {column_param(schema::checkpoint::kBlockBytesColumn,
                        static_cast<std::int64_t>(block_sizes_[point]), true)};
 }
 
@@ -281,16 +275,15 @@ std::vector<Metric> SaveCase::sample_metrics(std::size_t, int, const SampleView&
   const double rank_min =
       per_rank.empty() ? kNaN : *std::min_element(per_rank.begin(), per_rank.end());
   namespace s = schema;
-  const auto& columns = s::kCheckpointStatsColumns;
   return {
-      metric(columns[s::kCheckpointSaveBw], median(save_bw)),
-      metric(columns[s::kCheckpointHandoffBw], median(handoff_bw)),
-      metric(columns[s::kCheckpointBlockingS], median(blocking)),
-      metric(columns[s::kCheckpointHandoffS], median(handoff)),
-      metric(columns[s::kCheckpointRankBwMin], rank_min),
-      metric(columns[s::kCheckpointRankBwMedian], median(per_rank)),
-      metric(columns[s::kCheckpointBytesTotal], total),
-      metric(columns[s::kCheckpointReleaseSpread], median(spread)),
+      metric(schema::checkpoint::kSaveBwColumn, median(save_bw)),
+      metric(schema::checkpoint::kHandoffBwColumn, median(handoff_bw)),
+      metric(schema::checkpoint::kBlockingSColumn, median(blocking)),
+      metric(schema::checkpoint::kHandoffSColumn, median(handoff)),
+      metric(schema::checkpoint::kRankBwMinColumn, rank_min),
+      metric(schema::checkpoint::kRankBwMedianColumn, median(per_rank)),
+      metric(schema::checkpoint::kBytesTotalColumn, total),
+      metric(schema::kReleaseSpreadColumn, median(spread)),
   };
 }
 

@@ -9,6 +9,7 @@
 
 #include "harness/case.hpp"
 #include "harness/rank_context.hpp"
+#include "preflight/schema/checkpoint.hpp"
 #include "storage/dataset.hpp"
 #include "storage/storage_case.hpp"
 
@@ -30,10 +31,12 @@ class SaveCase final : public Case {
            std::shared_ptr<storage::Dataset> dataset, const RankContext& ctx,
            std::vector<Param> params);
   std::string name() const override;
-  std::string family() const override { return "checkpoint"; }
   std::string backend() const override { return spec_.engine; }
   std::vector<Param> params() const override;
-  CaseMeaning meaning() const override;
+  const schema::FamilySchema& declaration() const override {
+    return schema::checkpoint::kDeclaration;
+  }
+  schema::OwnMeaning own_meaning() const override;
   const std::vector<int>& group_of_rank() const override { return layout_.group_of_rank; }
   std::size_t point_count() const override { return block_sizes_.size(); }
   std::vector<Param> point_columns(std::size_t point, int group) const override;

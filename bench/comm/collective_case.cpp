@@ -64,39 +64,25 @@ std::string CollectiveCase::name() const {
   return fmt::format("{} {}", subject(), groups_->layout().label);
 }
 
-CaseMeaning CollectiveCase::meaning() const {
-  namespace s = schema;
-  CaseMeaning m;
-  m.stage = s::kCommStage;
-  m.x_axis = s::kCommXAxis;
-  m.bands = s::kCommBands;
-  m.scaling = s::kCommScaling;
-  m.subject = subject();
-  m.series = name_of(groups_->layout().topology);
-  m.peer_slow = s::kCommPeerSlow;
-  m.peer_late = s::kCommPeerLate;
-  m.work_counter = s::kCommWorkCounter;
-  if (!s::kCommQuality.empty()) m.quality = {std::string(s::kCommQuality)};
-  m.min_samples = s::kCommMinSamples;
-  return m;
+schema::OwnMeaning CollectiveCase::own_meaning() const {
+  return {.subject = subject(), .series = std::string(name_of(groups_->layout().topology))};
 }
 
 std::vector<Param> CollectiveCase::params() const {
   const auto& layout = groups_->layout();
   std::vector<Param> out = {
-      {"collective", std::string(name_of(spec_.op)), "", false},
-      {"dtype", std::string(name_of(spec_.dtype)), "", true},
-      {"redop", reduces(spec_.op) ? std::string(name_of(spec_.redop)) : std::string("none"), "",
-       true},
-      {"root", std::int64_t{has_root(spec_.op) ? 0 : -1}, "", true},
-      {"placement", std::string(spec_.in_place ? "in-place" : "out-of-place"), "", false},
-      {"topology", std::string(name_of(layout.topology)), "", false},
-      {"layout", layout.label, "", false},
-      {"ladder_nodes", std::int64_t{layout.nodes}, "nodes", false},
-      {"measures",
-       std::string(groups_->group_size(-1) < 2 ? schema::kCommMeasuresLaunch
-                                               : schema::kCommMeasuresBandwidth),
-       "", false},
+      attr(schema::comm::kCollective, std::string(name_of(spec_.op))),
+      attr(schema::comm::kDtype, std::string(name_of(spec_.dtype)), true),
+      attr(schema::comm::kRedop,
+           reduces(spec_.op) ? std::string(name_of(spec_.redop)) : std::string("none"), true),
+      attr(schema::comm::kRoot, std::int64_t{has_root(spec_.op) ? 0 : -1}, true),
+      attr(schema::comm::kPlacement, std::string(spec_.in_place ? "in-place" : "out-of-place")),
+      attr(schema::comm::kTopology, std::string(name_of(layout.topology))),
+      attr(schema::comm::kLayout, layout.label),
+      attr(schema::comm::kLadderNodes, std::int64_t{layout.nodes}),
+      attr(schema::comm::kMeasures,
+           std::string(groups_->group_size(-1) < 2 ? schema::kCommMeasuresLaunch
+                                                   : schema::kCommMeasuresBandwidth)),
   };
   for (auto& p : backend_->case_params()) out.push_back(std::move(p));
   return out;
@@ -110,20 +96,18 @@ std::uint64_t CollectiveCase::bytes(std::size_t point, int ranks) const {
 std::vector<Param> CollectiveCase::point_columns(std::size_t point, int group) const {
   const int ranks = groups_->group_size(group);
   const std::uint64_t b = bytes(point, ranks);
-  const auto& columns = schema::kCommStatsColumns;
   return {
-      column_param(columns[schema::kCommSizeBytes], static_cast<std::int64_t>(b), false),
-      column_param(columns[schema::kCommCount], static_cast<std::int64_t>(b / size_of(spec_.dtype)),
+      column_param(schema::comm::kSizeBytesColumn, static_cast<std::int64_t>(b), false),
+      column_param(schema::comm::kCountColumn, static_cast<std::int64_t>(b / size_of(spec_.dtype)),
                    false),
   };
 }
 
 std::vector<Metric> CollectiveCase::metrics(std::size_t point, int group, double seconds) const {
-  const auto& columns = schema::kCommStatsColumns;
   auto both = [&](double algbw, double busbw) {
     return std::vector<Metric>{
-        metric(columns[schema::kCommAlgbw], algbw, &columns[schema::kCommBatchedAlgbw]),
-        metric(columns[schema::kCommBusbw], busbw, &columns[schema::kCommBatchedBusbw])};
+        metric(schema::comm::kAlgbwColumn, algbw, &schema::comm::kBatchedAlgbwColumn),
+        metric(schema::comm::kBusbwColumn, busbw, &schema::comm::kBatchedBusbwColumn)};
   };
   const double nan = std::numeric_limits<double>::quiet_NaN();
   // Across groups of different sizes one bandwidth would mix unlike figures: show none.

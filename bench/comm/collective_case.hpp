@@ -8,6 +8,7 @@
 #include "comm/topology.hpp"
 #include "harness/case.hpp"
 #include "harness/rank_context.hpp"
+#include "preflight/schema/comm.hpp"
 
 namespace preflight::comm {
 
@@ -47,10 +48,10 @@ class CollectiveCase final : public Case {
   CollectiveCase(CollectiveSpec spec, std::shared_ptr<GroupSet> groups,
                  std::vector<std::uint64_t> sizes, std::shared_ptr<CommBackend> backend);
   std::string name() const override;
-  std::string family() const override { return "comm"; }
   std::string backend() const override { return std::string(backend_->name()); }
   std::vector<Param> params() const override;
-  CaseMeaning meaning() const override;
+  const schema::FamilySchema& declaration() const override { return schema::comm::kDeclaration; }
+  schema::OwnMeaning own_meaning() const override;
   const std::vector<int>& group_of_rank() const override { return groups_->layout().group_of_rank; }
   std::size_t point_count() const override { return sizes_.size(); }
   std::vector<Param> point_columns(std::size_t point, int group) const override;

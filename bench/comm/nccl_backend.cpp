@@ -641,14 +641,10 @@ class NcclBackend final : public CommBackend {
   }
 
   std::vector<Param> case_params() const override {
-    const auto& a = schema::kCommGpuCaseAttributes;
-    auto param = [&](std::size_t i, std::string value) {
-      return Param{std::string(a[i].name), std::move(value), std::string(a[i].unit), false};
-    };
-    return {param(schema::kCommLaunch, settings_.cuda_graph ? "cuda-graph" : "stream"),
-            param(schema::kCommRegistration,
-                  std::string(registration_names().name(settings_.registration))),
-            param(schema::kCommTimer, "cuda-events")};
+    namespace c = schema::comm;
+    return {attr(c::kLaunch, settings_.cuda_graph ? "cuda-graph" : "stream"),
+            attr(c::kRegistration, registration_names().name(settings_.registration)),
+            attr(c::kTimer, "cuda-events")};
   }
 
   std::unique_ptr<CommGroup> connect(MPI_Comm group) override {

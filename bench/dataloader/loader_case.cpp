@@ -28,6 +28,16 @@ namespace preflight::dataloader {
 namespace {
 
 namespace s = schema;
+
+// Where each counter sits among an operation's counters: its place in the declared table.
+constexpr std::size_t counter(const s::Column& c) {
+  return s::index_in(s::kDataloaderCounters, c);
+}
+// The pipeline stages' time counters, in the order of s::dataloader::kStages.
+constexpr std::array kStageCounters = {
+    counter(s::dataloader::kReadSCounter), counter(s::dataloader::kDecodeSCounter),
+    counter(s::dataloader::kAugmentSCounter), counter(s::dataloader::kBatchSCounter)};
+static_assert(kStageCounters.size() == s::dataloader::kStages.size());
 constexpr std::size_t kNamedBadImages = 10;
 
 class LoaderOperation final : public Operation {
@@ -95,20 +105,20 @@ class LoaderOperation final : public Operation {
   void corrupt_result() override { corrupt_ = true; }
 
   std::vector<double> iteration_counters() override {
-    std::vector<double> v(s::kDataloaderCounterCount, kNaN);
+    std::vector<double> v(s::kDataloaderCounters.size(), kNaN);
     const PassResult& r = result_;
-    v[s::kDataloaderImages] = r.images;
-    v[s::kDataloaderBytes] = r.bytes;
-    v[s::kDataloaderReadS] = r.read_s;
-    v[s::kDataloaderDecodeS] = r.decode_s;
-    v[s::kDataloaderAugmentS] = r.augment_s;
-    v[s::kDataloaderBatchS] = r.batch_s;
-    v[s::kDataloaderComputeS] = r.compute_s;
-    v[s::kDataloaderStallS] = r.stall_s;
-    v[s::kDataloaderBatchP50] = r.batch_p50_s;
-    v[s::kDataloaderBatchP95] = r.batch_p95_s;
-    v[s::kDataloaderDecodeErrors] = r.decode_errors;
-    v[s::kDataloaderResidentBefore] = resident_;
+    v[counter(s::dataloader::kImagesCounter)] = r.images;
+    v[counter(s::dataloader::kBytesCounter)] = r.bytes;
+    v[counter(s::dataloader::kReadSCounter)] = r.read_s;
+    v[counter(s::dataloader::kDecodeSCounter)] = r.decode_s;
+    v[counter(s::dataloader::kAugmentSCounter)] = r.augment_s;
+    v[counter(s::dataloader::kBatchSCounter)] = r.batch_s;
+    v[counter(s::dataloader::kComputeSCounter)] = r.compute_s;
+    v[counter(s::dataloader::kStallSCounter)] = r.stall_s;
+    v[counter(s::dataloader::kBatchP50SCounter)] = r.batch_p50_s;
+    v[counter(s::dataloader::kBatchP95SCounter)] = r.batch_p95_s;
+    v[counter(s::dataloader::kDecodeErrorsCounter)] = r.decode_errors;
+    v[counter(s::dataloader::kResidentBeforeCounter)] = resident_;
     return v;
   }
 
@@ -160,61 +170,47 @@ std::string LoaderCase::name() const {
   return fmt::format("{} {}", subject(), layout_.label);
 }
 
-CaseMeaning LoaderCase::meaning() const {
-  CaseMeaning m;
-  m.stage = s::kDataloaderStage;
-  m.x_axis = s::kDataloaderXAxis;
-  m.bands = s::kDataloaderBands;
-  m.scaling = s::kDataloaderScaling;
-  m.subject = subject();
-  m.series = s::kDataloaderSeriesName;
-  m.peer_slow = s::kDataloaderPeerSlow;
-  m.peer_late = s::kDataloaderPeerLate;
-  m.work_counter = s::kDataloaderWorkCounter;
-  for (const auto rule : s::kDataloaderQuality) m.quality.emplace_back(rule);
-  m.min_samples = s::kDataloaderMinSamples;
-  return m;
+schema::OwnMeaning LoaderCase::own_meaning() const {
+  return {.subject = subject()};
 }
 
 std::vector<Param> LoaderCase::params() const {
   const auto& p = spec_.pipeline;
   return {
-      {"data_dir", images_->set.dir, "", false},
-      {"data_layout", std::string(name_of(images_->set.layout)), "", false},
-      {"fs_type",
-       storage::fs_type_of(images_->make_images > 0
-                               ? std::filesystem::path(images_->set.dir).parent_path().string()
-                               : images_->set.dir),
-       "", false},
-      {"images", static_cast<std::int64_t>(images_->images()), "images", false},
-      {"bad_images", static_cast<std::int64_t>(images_->set.bad.size()), "images", false},
-      {"bad_image_names", bad_names(images_->set.bad), "", false},
-      {"engine", p.engine, "", false},
-      {"cache_state", std::string(storage::name_of(spec_.cache)), "", false},
-      {"decoder", std::string(p.gpu_decode ? "nvjpeg+libpng" : "libjpeg-turbo+libpng"), "", false},
-      {"batch_size", std::int64_t{p.batch_size}, "images", false},
-      {"crop", std::int64_t{p.crop}, "pixels", false},
-      {"element_type", std::string(p.float_output ? "float32" : "uint8"), "", false},
-      {"batch_memory",
-       spec_.batches_pageable_why.empty() ? std::string("pinned (cudaHostRegister)")
-                                          : "pageable: " + spec_.batches_pageable_why,
-       "", false},
-      {"prefetch", std::int64_t{p.prefetch}, "batches", false},
-      {"batches_per_iteration", static_cast<std::int64_t>(spec_.batches), "batches", false},
-      {"compute_per_batch_s", p.compute_per_batch_s, "s", false},
-      {"compute_source", spec_.compute_source, "", false},
-      {"au_target", spec_.au_target, "", false},
-      {"seed", static_cast<std::int64_t>(p.seed), "", false},
-      {"ranks_per_node", std::int64_t{layout_.ranks_per_node}, "ranks", false},
-      {"nodes", std::int64_t{layout_.nodes}, "nodes", false},
-      {"ranks", std::int64_t{layout_.ranks}, "ranks", false},
-      {"layout", layout_.label, "", false},
+      attr(schema::dataloader::kDataDir, images_->set.dir),
+      attr(schema::dataloader::kDataLayout, std::string(name_of(images_->set.layout))),
+      attr(schema::dataloader::kFsType,
+           storage::fs_type_of(images_->make_images > 0
+                                   ? std::filesystem::path(images_->set.dir).parent_path().string()
+                                   : images_->set.dir)),
+      attr(schema::dataloader::kImages, static_cast<std::int64_t>(images_->images())),
+      attr(schema::dataloader::kBadImages, static_cast<std::int64_t>(images_->set.bad.size())),
+      attr(schema::dataloader::kBadImageNames, bad_names(images_->set.bad)),
+      attr(schema::dataloader::kEngine, p.engine),
+      attr(schema::dataloader::kCacheState, std::string(storage::name_of(spec_.cache))),
+      attr(schema::dataloader::kDecoder,
+           std::string(p.gpu_decode ? "nvjpeg+libpng" : "libjpeg-turbo+libpng")),
+      attr(schema::dataloader::kBatchSize, std::int64_t{p.batch_size}),
+      attr(schema::dataloader::kCrop, std::int64_t{p.crop}),
+      attr(schema::dataloader::kElementType, std::string(p.float_output ? "float32" : "uint8")),
+      attr(schema::dataloader::kBatchMemory, spec_.batches_pageable_why.empty()
+                                                 ? std::string("pinned (cudaHostRegister)")
+                                                 : "pageable: " + spec_.batches_pageable_why),
+      attr(schema::dataloader::kPrefetch, std::int64_t{p.prefetch}),
+      attr(schema::dataloader::kBatchesPerIteration, static_cast<std::int64_t>(spec_.batches)),
+      attr(schema::dataloader::kComputePerBatchS, p.compute_per_batch_s),
+      attr(schema::dataloader::kComputeSource, spec_.compute_source),
+      attr(schema::dataloader::kAuTarget, spec_.au_target),
+      attr(schema::dataloader::kSeed, static_cast<std::int64_t>(p.seed)),
+      attr(schema::dataloader::kRanksPerNode, std::int64_t{layout_.ranks_per_node}),
+      attr(schema::dataloader::kNodes, std::int64_t{layout_.nodes}),
+      attr(schema::dataloader::kRanks, std::int64_t{layout_.ranks}),
+      attr(schema::dataloader::kLayout, layout_.label),
   };
 }
 
 std::vector<Param> LoaderCase::point_columns(std::size_t point, int) const {
-  return {column_param(s::kDataloaderStatsColumns[s::kDataloaderWorkers],
-                       std::int64_t{workers_[point]}, true)};
+  return {column_param(schema::dataloader::kWorkersColumn, std::int64_t{workers_[point]}, true)};
 }
 
 std::vector<CounterSpec> LoaderCase::counters() const {
@@ -273,30 +269,30 @@ std::vector<Metric> LoaderCase::sample_metrics(std::size_t, int, const SampleVie
     return (*v.times)[i * v.ranks + static_cast<std::size_t>(r)];
   };
   std::vector<double> rate, mb, au, worker_s_per_image, p50, p95;
-  std::array<std::vector<double>, s::kDataloaderStageColumns.size()> stage;
+  std::array<std::vector<double>, s::dataloader::kStages.size()> stage;
   double errors = 0, resident = kNaN;
   const bool computes = spec_.pipeline.compute_per_batch_s > 0;
   for (std::size_t i = 0; i < v.iterations; ++i) {
     double slowest = 0, images = 0, bytes = 0, lowest_au = kNaN, worker_s = 0;
     std::vector<double> rank_p50;
-    std::array<std::vector<double>, s::kDataloaderStageColumns.size()> rank_stage;
+    std::array<std::vector<double>, s::dataloader::kStages.size()> rank_stage;
     double top_p95 = kNaN;
     for (int r : *v.members) {
       slowest = std::max(slowest, time(i, r));
-      images += at(s::kDataloaderImages, i, r);
-      bytes += at(s::kDataloaderBytes, i, r);
-      const double a = at(s::kDataloaderComputeS, i, r) / time(i, r);
+      images += at(counter(s::dataloader::kImagesCounter), i, r);
+      bytes += at(counter(s::dataloader::kBytesCounter), i, r);
+      const double a = at(counter(s::dataloader::kComputeSCounter), i, r) / time(i, r);
       if (computes && !(a >= lowest_au)) lowest_au = a;
       for (std::size_t k = 0; k < rank_stage.size(); ++k) {
-        const double t = at(s::kDataloaderReadS + k, i, r);
+        const double t = at(kStageCounters[k], i, r);
         rank_stage[k].push_back(t);
         worker_s += t;
       }
-      rank_p50.push_back(at(s::kDataloaderBatchP50, i, r));
-      const double q = at(s::kDataloaderBatchP95, i, r);
+      rank_p50.push_back(at(counter(s::dataloader::kBatchP50SCounter), i, r));
+      const double q = at(counter(s::dataloader::kBatchP95SCounter), i, r);
       if (!(q <= top_p95)) top_p95 = q;
-      errors += at(s::kDataloaderDecodeErrors, i, r);
-      const double res = at(s::kDataloaderResidentBefore, i, r);
+      errors += at(counter(s::dataloader::kDecodeErrorsCounter), i, r);
+      const double res = at(counter(s::dataloader::kResidentBeforeCounter), i, r);
       if (!std::isnan(res) && !(res <= resident)) resident = res;
     }
     rate.push_back(slowest > 0 ? images / slowest : kNaN);
@@ -314,21 +310,20 @@ std::vector<Metric> LoaderCase::sample_metrics(std::size_t, int, const SampleVie
   const double needed = computes ? std::ceil(spec_.au_target * p.batch_size /
                                              p.compute_per_batch_s * median(worker_s_per_image))
                                  : -1;
-  const auto& columns = s::kDataloaderStatsColumns;
   std::vector<Metric> out{
-      metric(columns[s::kDataloaderImagesPerS], images_per_s),
-      metric(columns[s::kDataloaderMbPerS], median(mb)),
-      metric(columns[s::kDataloaderAu], au_median),
-      metric(columns[s::kDataloaderAuMet], met ? 1 : 0),
-      metric(columns[s::kDataloaderValidImagesPerS], met ? images_per_s : kNaN),
-      metric(columns[s::kDataloaderWorkersNeeded], needed),
+      metric(schema::dataloader::kImagesPerSColumn, images_per_s),
+      metric(schema::dataloader::kMbPerSColumn, median(mb)),
+      metric(schema::dataloader::kAuColumn, au_median),
+      metric(schema::dataloader::kAuMetColumn, met ? 1 : 0),
+      metric(schema::dataloader::kValidImagesPerSColumn, met ? images_per_s : kNaN),
+      metric(schema::dataloader::kWorkersNeededColumn, needed),
   };
   for (std::size_t k = 0; k < stage.size(); ++k)
-    out.push_back(metric(columns[s::kDataloaderStageColumns[k].first], median(stage[k])));
-  out.push_back(metric(columns[s::kDataloaderBatchP50Column], median(p50)));
-  out.push_back(metric(columns[s::kDataloaderBatchP95Column], median(p95)));
-  out.push_back(metric(columns[s::kDataloaderDecodeErrorsTotal], errors));
-  out.push_back(metric(columns[s::kDataloaderResidentBeforeMax], resident));
+    out.push_back(metric(*s::dataloader::kStages[k].first, median(stage[k])));
+  out.push_back(metric(schema::dataloader::kBatchP50SColumn, median(p50)));
+  out.push_back(metric(schema::dataloader::kBatchP95SColumn, median(p95)));
+  out.push_back(metric(schema::dataloader::kDecodeErrorsColumn, errors));
+  out.push_back(metric(schema::dataloader::kResidentBeforeMaxColumn, resident));
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include "dataloader/pipeline.hpp"
 #include "harness/case.hpp"
 #include "harness/rank_context.hpp"
+#include "preflight/schema/dataloader.hpp"
 #include "storage/cache_state.hpp"
 #include "storage/storage_case.hpp"
 
@@ -30,10 +31,12 @@ class LoaderCase final : public Case {
   LoaderCase(LoaderSpec spec, storage::RankLayout layout, std::vector<int> workers,
              std::shared_ptr<ImageSource> images, const RankContext& ctx);
   std::string name() const override;
-  std::string family() const override { return "dataloader"; }
   std::string backend() const override { return spec_.pipeline.engine; }
   std::vector<Param> params() const override;
-  CaseMeaning meaning() const override;
+  const schema::FamilySchema& declaration() const override {
+    return schema::dataloader::kDeclaration;
+  }
+  schema::OwnMeaning own_meaning() const override;
   const std::vector<int>& group_of_rank() const override { return layout_.group_of_rank; }
   std::size_t point_count() const override { return workers_.size(); }
   std::vector<Param> point_columns(std::size_t point, int group) const override;

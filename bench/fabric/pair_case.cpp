@@ -139,58 +139,39 @@ std::string PairCase::name() const {
   return fmt::format("{} pass {} round {}", name_of(spec_.test), spec_.pass + 1, spec_.round + 1);
 }
 
-std::string PairCase::family() const {
-  return std::string(schema::kFabricFamily);
-}
-
 std::vector<Param> PairCase::params() const {
   return {
-      {std::string(schema::kFabricTestAttribute), std::string(name_of(spec_.test)), "", false},
-      {"transport", std::string(transport_->name()), "", false},
-      {"provider", transport_->provider(), "", false},
-      {"round", std::int64_t{spec_.round}, "", false},
-      {std::string(schema::kFabricPassAttribute), std::int64_t{spec_.pass}, "", false},
-      {std::string(schema::kFabricPairsAttribute), pairs_text(spec_.pairs), "", false},
-      {"window", std::int64_t{spec_.test == PairTest::kLatency ? 1 : spec_.window}, "messages",
-       false},
+      attr(schema::fabric::kPairTest, name_of(spec_.test)),
+      attr(schema::fabric::kTransport, std::string(transport_->name())),
+      attr(schema::fabric::kProvider, transport_->provider()),
+      attr(schema::fabric::kRound, std::int64_t{spec_.round}),
+      attr(schema::fabric::kSweepPass, spec_.pass),
+      attr(schema::fabric::kPairs, pairs_text(spec_.pairs)),
+      attr(schema::fabric::kWindow,
+           std::int64_t{spec_.test == PairTest::kLatency ? 1 : spec_.window}),
   };
 }
 
-CaseMeaning PairCase::meaning() const {
-  namespace s = schema;
-  CaseMeaning m;
-  m.stage = s::kFabricStage;
-  m.x_axis = s::kFabricXAxis;
-  m.bands = s::kFabricBands;
-  m.scaling = s::kFabricScaling;
-  m.subject = std::string(name_of(spec_.test));
-  m.series = std::string(s::kFabricSeriesName);
-  m.peer_slow = s::kFabricPeerSlow;
-  m.peer_late = s::kFabricPeerLate;
-  m.work_counter = s::kFabricWorkCounter;
-  if (!s::kFabricQuality.empty()) m.quality = {std::string(s::kFabricQuality)};
-  m.min_samples = s::kFabricMinSamples;
-  return m;
+schema::OwnMeaning PairCase::own_meaning() const {
+  return {.subject = std::string(name_of(spec_.test))};
 }
 
 std::vector<Param> PairCase::point_columns(std::size_t point, int /*group*/) const {
-  const auto& size = spec_.test == PairTest::kLatency
-                         ? schema::kFabricLatencyColumns[schema::kFabricSizeBytes]
-                         : schema::kFabricBandwidthColumns[schema::kFabricSizeBytes];
+  const auto& size = spec_.test == PairTest::kLatency ? schema::fabric::kSizeBytesColumn
+                                                      : schema::fabric::kSizeBytesColumn;
   return {column_param(size, static_cast<std::int64_t>(sizes_[point]), true)};
 }
 
 std::vector<Metric> PairCase::metrics(std::size_t point, int /*group*/, double seconds) const {
   namespace s = schema;
   if (spec_.test == PairTest::kLatency)
-    return {metric(s::kFabricLatencyColumns[s::kFabricHeadline], seconds,
-                   &s::kFabricLatencyColumns[s::kFabricBatchedHeadline]),
-            metric(s::kFabricLatencyColumns[s::kFabricLatency], seconds / 2,
-                   &s::kFabricLatencyColumns[s::kFabricBatchedLatency])};
+    return {
+        metric(s::fabric::kRoundTripColumn, seconds, &s::fabric::kBatchedRoundTripColumn),
+        metric(s::fabric::kPairLatencyColumn, seconds / 2, &s::fabric::kBatchedPairLatencyColumn)};
   const double ways = spec_.test == PairTest::kBidirectional ? 2 : 1;
   const double bytes = ways * spec_.window * static_cast<double>(sizes_[point]);
-  return {metric(s::kFabricBandwidthColumns[s::kFabricHeadline], bytes / seconds / 1e9,
-                 &s::kFabricBandwidthColumns[s::kFabricBatchedHeadline])};
+  return {metric(s::fabric::kPairBandwidthColumn, bytes / seconds / 1e9,
+                 &s::fabric::kBatchedPairBandwidthColumn)};
 }
 
 std::unique_ptr<Operation> PairCase::make_operation(std::size_t point) {

@@ -12,6 +12,7 @@
 #include "fabric/pair_schedule.hpp"
 #include "fabric/transport.hpp"
 #include "harness/case.hpp"
+#include "preflight/schema/fabric.hpp"
 
 namespace preflight::fabric {
 
@@ -31,10 +32,10 @@ class PairCase final : public Case {
   PairCase(PairCaseSpec spec, int world_size, int my_rank, std::vector<std::uint64_t> sizes,
            std::shared_ptr<Transport> transport);
   std::string name() const override;
-  std::string family() const override;
   std::string backend() const override { return std::string(transport_->name()); }
   std::vector<Param> params() const override;
-  CaseMeaning meaning() const override;
+  const schema::FamilySchema& declaration() const override { return schema::fabric::kDeclaration; }
+  schema::OwnMeaning own_meaning() const override;
   const std::vector<int>& group_of_rank() const override { return group_of_rank_; }
   std::size_t point_count() const override { return sizes_.size(); }
   std::vector<Param> point_columns(std::size_t point, int group) const override;

@@ -5,9 +5,13 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
+#include "preflight/schema/attr.hpp"
+#include "preflight/schema/family_schema.hpp"
 #include "preflight/schema/layout.hpp"
 
 namespace preflight {
@@ -26,6 +30,19 @@ struct Param {
   // for point columns, unused for case parameters.
   const schema::Column* column = nullptr;
 };
+
+// A case attribute from its declaration: a value of the declared type, under the declared name
+// and unit. The only way a family makes a case attribute; the sink refuses a name that neither the
+// case's family nor the harness declares.
+template <typename T>
+requires(!std::is_same_v<T, std::string> && !std::is_same_v<T, std::uint64_t>) Param
+    attr(const schema::Attr<T>& a, std::type_identity_t<T> value, bool in_table = false) {
+  return {std::string(a.name), value, std::string(a.unit), in_table};
+}
+inline Param attr(const schema::Attr<std::string>& a, std::string_view value,
+                  bool in_table = false) {
+  return {std::string(a.name), std::string(value), std::string(a.unit), in_table};
+}
 
 // A point column from its declaration.
 inline Param column_param(const schema::Column& c,
@@ -146,12 +163,16 @@ class Case {
  public:
   virtual ~Case() = default;
   virtual std::string name() const = 0;
-  virtual std::string family() const = 0;
+  std::string family() const { return std::string(declaration().name); }
   virtual std::string backend() const = 0;
   virtual std::vector<Param> params() const = 0;
-  // What the case's figures mean (its stage, x-axis, scaling, peer and quality rules); the
-  // harness adds span_nodes. Every column, metric and counter carries its own declaration.
-  virtual CaseMeaning meaning() const = 0;
+  // Its family's declaration (results-schema): the family's name, what every case of it means
+  // (stage, x-axis, scaling, peer and quality rules) and its tables.
+  virtual const schema::FamilySchema& declaration() const = 0;
+  // What the case's meaning says of the case itself: its subject, and its series where the
+  // family fixes none. The harness makes the CaseMeaning from both (schema::meaning_of) and adds
+  // span_nodes. Every column, metric and counter carries its own declaration.
+  virtual schema::OwnMeaning own_meaning() const = 0;
   // world rank -> index of the group it runs in, -1 when idle. Groups run at the same time.
   virtual const std::vector<int>& group_of_rank() const = 0;
   virtual std::size_t point_count() const = 0;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <signal.h>
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -163,6 +164,28 @@ void write_env_checks(hid_t file, const std::vector<EnvCheck>& checks) {
   column("where", [](const EnvCheck& c) { return c.where; });
   column("detail", [](const EnvCheck& c) { return c.detail; });
   column("fix", [](const EnvCheck& c) { return c.fix; });
+}
+
+// Whether the harness or the case's family declares a case attribute of this name.
+bool declared_case_attribute(const CaseRecord& r, std::string_view name) {
+  const auto in = [&](const auto& table) {
+    return std::any_of(table.begin(), table.end(),
+                       [&](const s::Item& item) { return item.name == name; });
+  };
+  return in(s::kCaseAttributes) || in(s::kTimeoutCaseAttributes) ||
+         in(s::kCaseHostLoadAttributes) || in(s::kSpanCaseAttributes) ||
+         (r.declaration != nullptr && in(r.declaration->case_attributes));
+}
+
+// A case attribute nobody declared is the writer's mistake, not a figure: a reader would find a
+// name SPEC.md does not list. Refused before anything of the case is written.
+void require_declared_params(const CaseRecord& r) {
+  for (const Param& p : r.params)
+    if (!declared_case_attribute(r, p.name))
+      throw std::logic_error(fmt::format(
+          "case '{}': case attribute '{}' is declared neither by family '{}' nor by the harness "
+          "(results-schema/include/preflight/schema/)",
+          r.name, p.name, r.declaration != nullptr ? r.declaration->name : r.family));
 }
 
 void set_param_attribute(hid_t object, const Param& p) {
@@ -363,18 +386,20 @@ class SignalsDeferred {
 };
 
 void write_case(hid_t file, const CaseRecord& r, const std::string& status) {
+  require_declared_params(r);
   h5::Handle cases = h5::open_group(file, s::kCasesGroup);
   h5::Handle g = h5::create_group(cases.get(), fmt::format("{:06d}", r.index));
-  const auto set = [&](std::string_view name, const auto& value) {
-    set_item_attribute(g.get(), s::kCaseAttributes, name, value);
+  namespace h = s::harness;
+  const auto set = [&](const auto& attribute, const auto& value) {
+    set_item_attribute(g.get(), s::kCaseAttributes, attribute.name, value);
   };
-  set("index", static_cast<std::int64_t>(r.index));
-  set("name", std::string_view(r.name));
-  set("family", std::string_view(r.family));
-  set("backend", std::string_view(r.backend));
-  set("wrong_elements", r.wrong_elements);
-  set("group_count", std::int64_t{r.group_count});
-  set("timeout_s", r.timeout_s);
+  set(h::kIndex, static_cast<std::int64_t>(r.index));
+  set(h::kName, std::string_view(r.name));
+  set(h::kFamily, std::string_view(r.family));
+  set(h::kBackend, std::string_view(r.backend));
+  set(h::kWrongElements, r.wrong_elements);
+  set(h::kGroupCount, std::int64_t{r.group_count});
+  set(h::kTimeoutS, r.timeout_s);
   for (const auto& p : r.params) set_param_attribute(g.get(), p);
   set_attributes(g.get(), s::kCaseMeaningAttributes, s::values_of(r.meaning));
   const auto host = [&](std::string_view name, double value) {
@@ -395,7 +420,7 @@ void write_case(hid_t file, const CaseRecord& r, const std::string& status) {
   }
   write_points(g.get(), r);
   // Last: a case whose write was cut short has no status, and --resume runs it again.
-  set("status", std::string_view(status));
+  set(h::kStatus, std::string_view(status));
 }
 
 void write_run_start(hid_t f, const RunInfo& run, const std::vector<RankEnvironment>& environment) {
@@ -514,12 +539,12 @@ void Hdf5Sink::case_timed_out(const CaseRecord& partial, const TimeoutVerdict& v
   write_case(file_.get(), partial, std::string(s::case_status::kTimeout));
   h5::Handle cases = h5::open_group(file_.get(), s::kCasesGroup);
   h5::Handle g = h5::open_group(cases.get(), fmt::format("{:06d}", partial.index));
-  set_item_attribute(g.get(), s::kTimeoutCaseAttributes, "timeout_message",
+  set_item_attribute(g.get(), s::kTimeoutCaseAttributes, s::harness::kTimeoutMessage.name,
                      std::string_view(fitting(verdict.message)));
-  set_item_attribute(g.get(), s::kTimeoutCaseAttributes, s::kTimeoutReasonAttribute,
+  set_item_attribute(g.get(), s::kTimeoutCaseAttributes, s::harness::kTimeoutReason.name,
                      std::string_view(name_of(verdict.reason)));
   if (verdict.reason == TimeoutReason::kCaseBudget)
-    set_item_attribute(g.get(), s::kTimeoutCaseAttributes, s::kCaseBudgetAttribute,
+    set_item_attribute(g.get(), s::kTimeoutCaseAttributes, s::harness::kCaseBudgetS.name,
                        verdict.limit_s);
   std::vector<std::int64_t> ranks(verdict.not_arrived.begin(), verdict.not_arrived.end());
   h5::write_column(g.get(), "not_arrived", std::span<const std::int64_t>(ranks),

@@ -50,6 +50,9 @@ struct CaseRecord {
   std::string name, family, backend, status;
   std::vector<Param> params;
   CaseMeaning meaning;  // the case's declaration, span_nodes filled in by the harness
+  // Its family's declaration: the case attributes it may carry besides the harness's. nullptr:
+  // only the harness's.
+  const schema::FamilySchema* declaration = nullptr;
   std::vector<int> group_of_rank;
   int group_count = 0;
   std::uint64_t wrong_elements = 0;

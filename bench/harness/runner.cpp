@@ -360,17 +360,15 @@ CaseRecord start_record(const PlannedCase& planned, std::size_t index, const Ran
   r.name = c.name();
   r.family = c.family();
   r.backend = c.backend();
-  r.params = {{"benchmark", planned.benchmark, "", false},
-              {"variant", planned.variant, "", false},
-              {"repetition", std::int64_t{planned.repetition}, "", false}};
+  namespace h = schema::harness;
+  r.params = {attr(h::kBenchmark, planned.benchmark), attr(h::kVariant, planned.variant),
+              attr(h::kRepetition, planned.repetition)};
   for (auto& p : c.params()) r.params.push_back(std::move(p));
-  if (c.measures_span()) {
-    const auto& attribute = schema::kSpanCaseAttributes[schema::kClockError];
-    r.params.push_back({std::string(attribute.name), clock_error(c.group_of_rank(), clocks),
-                        std::string(attribute.unit), false});
-  }
+  if (c.measures_span())
+    r.params.push_back(attr(h::kClockErrorS, clock_error(c.group_of_rank(), clocks)));
+  r.declaration = &c.declaration();
   r.group_of_rank = c.group_of_rank();
-  r.meaning = c.meaning();
+  r.meaning = schema::meaning_of(c.declaration(), c.own_meaning());
   r.meaning.span_nodes = span_nodes(r.group_of_rank, ctx);
   r.group_count = group_count(c);
   r.timeout_s = planned.timing.timeout_s;

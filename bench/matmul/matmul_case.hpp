@@ -9,6 +9,7 @@
 
 #include "harness/case.hpp"
 #include "matmul/backend.hpp"
+#include "preflight/schema/matmul.hpp"
 #include "telemetry/sampler.hpp"
 
 namespace preflight::matmul {
@@ -29,10 +30,10 @@ class MatmulCase final : public Case {
   MatmulCase(MatmulCaseSpec spec, std::shared_ptr<GemmBackend> backend,
              std::shared_ptr<const telemetry::TelemetryPlan> telemetry, int rank, int ranks);
   std::string name() const override;
-  std::string family() const override { return "matmul"; }
   std::string backend() const override { return std::string(backend_->name()); }
   std::vector<Param> params() const override;
-  CaseMeaning meaning() const override;
+  const schema::FamilySchema& declaration() const override { return schema::matmul::kDeclaration; }
+  schema::OwnMeaning own_meaning() const override;
   const std::vector<int>& group_of_rank() const override { return group_of_rank_; }
   std::size_t point_count() const override { return spec_.shapes.size(); }
   std::vector<Param> point_columns(std::size_t point, int group) const override;

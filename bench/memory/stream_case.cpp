@@ -33,35 +33,22 @@ std::string StreamCase::name() const {
 }
 
 std::vector<Param> StreamCase::params() const {
-  const auto& a = s::kMemoryCaseAttributes;
-  auto item = [&](std::size_t i, std::variant<std::int64_t, double, std::string> v) {
-    return Param{std::string(a[i].name), std::move(v), std::string(a[i].unit), false};
-  };
-  return {item(0, spec_.kernel_label),
-          item(1, std::int64_t{spec_.threads}),
-          item(2, std::int64_t{spec_.ranks_per_node}),
-          item(3, std::int64_t{spec_.nodes}),
-          item(4, std::int64_t{spec_.ranks}),
-          item(5, spec_.layout),
-          item(6, spec_.memory_peak_gbs),
-          item(7, spec_.memory_peak_source),
-          item(8, spec_.interval_s),
-          item(9, telemetry_->description),
-          item(10, spec_.bytes_counted)};
+  namespace m = s::memory;
+  return {attr(m::kMemoryOp, spec_.kernel_label),
+          attr(m::kThreads, spec_.threads),
+          attr(m::kRanksPerNode, spec_.ranks_per_node),
+          attr(m::kNodes, spec_.nodes),
+          attr(m::kRanks, spec_.ranks),
+          attr(m::kLayout, spec_.layout),
+          attr(m::kMemoryPeak, spec_.memory_peak_gbs),
+          attr(m::kMemoryPeakSource, spec_.memory_peak_source),
+          attr(m::kIntervalS, spec_.interval_s),
+          attr(m::kTelemetry, telemetry_->description),
+          attr(m::kBytesCounted, spec_.bytes_counted)};
 }
 
-CaseMeaning StreamCase::meaning() const {
-  CaseMeaning m;
-  m.stage = s::kMemoryStage;
-  m.x_axis = s::kMemoryXAxis;
-  m.bands = s::kMemoryBands;
-  m.scaling = s::kMemoryScaling;
-  m.subject = subject();
-  m.series = s::kMemorySeriesName;
-  m.peer_slow = s::kMemoryPeerSlow;
-  m.peer_late = s::kMemoryPeerLate;
-  m.min_samples = s::kMemoryMinSamples;
-  return m;
+schema::OwnMeaning StreamCase::own_meaning() const {
+  return {.subject = subject()};
 }
 
 double StreamCase::bytes_moved(std::size_t point) const {
@@ -70,20 +57,19 @@ double StreamCase::bytes_moved(std::size_t point) const {
 }
 
 std::vector<Param> StreamCase::point_columns(std::size_t point, int /*group*/) const {
-  const auto& c = s::kMemoryStatsColumns;
-  return {
-      column_param(c[s::kMemoryArrayBytes], static_cast<std::int64_t>(spec_.sizes[point]), true),
-      column_param(c[s::kMemoryBytesMoved], static_cast<std::int64_t>(bytes_moved(point)), false)};
+  return {column_param(schema::memory::kArrayBytesColumn,
+                       static_cast<std::int64_t>(spec_.sizes[point]), true),
+          column_param(schema::memory::kBytesMovedColumn,
+                       static_cast<std::int64_t>(bytes_moved(point)), false)};
 }
 
 std::vector<Metric> StreamCase::metrics(std::size_t point, int /*group*/, double seconds) const {
-  const auto& c = s::kMemoryStatsColumns;
   const double bw = bytes_moved(point) / seconds / 1e9;
   const double node = bw * spec_.ranks_per_node;
-  return {metric(c[s::kMemoryBw], bw, &c[s::kMemoryBatchedBw]),
-          metric(c[s::kMemoryNodeBw], node, &c[s::kMemoryBatchedNodeBw]),
-          metric(c[s::kMemoryPeakFraction], node / spec_.memory_peak_gbs,
-                 &c[s::kMemoryBatchedPeakFraction])};
+  return {metric(schema::memory::kBwColumn, bw, &schema::memory::kBatchedBwColumn),
+          metric(schema::memory::kNodeBwColumn, node, &schema::memory::kBatchedNodeBwColumn),
+          metric(schema::memory::kPeakFractionColumn, node / spec_.memory_peak_gbs,
+                 &schema::memory::kBatchedPeakFractionColumn)};
 }
 
 std::vector<Metric> StreamCase::sample_metrics(std::size_t point, int /*group*/,
@@ -95,15 +81,14 @@ std::vector<Metric> StreamCase::sample_metrics(std::size_t point, int /*group*/,
       own.push_back((*view.times)[i * view.ranks + static_cast<std::size_t>(r)]);
     rates.push_back(bytes_moved(point) / median(own) / 1e9);
   }
-  const auto& c = s::kMemoryStatsColumns;
   const double nan = std::nan("");
-  return {metric(c[s::kMemoryRankBwMin],
+  return {metric(schema::memory::kRankBwMinColumn,
                  rates.empty() ? nan : *std::min_element(rates.begin(), rates.end())),
-          metric(c[s::kMemoryRankBwMedian], rates.empty() ? nan : median(rates))};
+          metric(schema::memory::kRankBwMedianColumn, rates.empty() ? nan : median(rates))};
 }
 
 std::vector<CounterSpec> StreamCase::series() const {
-  std::vector<CounterSpec> out{{&s::kMemorySeries[0], spec_.interval_s}};
+  std::vector<CounterSpec> out{{&s::memory::kIntervalBwSeries, spec_.interval_s}};
   for (const auto& t : telemetry_->specs()) out.push_back(t);
   return out;
 }

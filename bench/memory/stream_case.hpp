@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "harness/case.hpp"
+#include "preflight/schema/memory.hpp"
 #include "telemetry/sampler.hpp"
 
 namespace preflight::memory {
@@ -34,10 +35,10 @@ class StreamCase final : public Case {
   StreamCase(StreamCaseSpec spec, std::vector<int> group_of_rank,
              std::shared_ptr<const telemetry::TelemetryPlan> telemetry, int rank);
   std::string name() const override;
-  std::string family() const override { return "memory"; }
   std::string backend() const override { return spec_.backend; }
   std::vector<Param> params() const override;
-  CaseMeaning meaning() const override;
+  const schema::FamilySchema& declaration() const override { return schema::memory::kDeclaration; }
+  schema::OwnMeaning own_meaning() const override;
   const std::vector<int>& group_of_rank() const override { return group_of_rank_; }
   std::size_t point_count() const override { return spec_.sizes.size(); }
   std::vector<Param> point_columns(std::size_t point, int group) const override;

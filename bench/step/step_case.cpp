@@ -90,84 +90,71 @@ std::string StepCase::backend() const {
 std::vector<Param> StepCase::params() const {
   const auto& w = run_.workload;
   const auto& m = w.model;
-  const auto& a = s::kStepCaseAttributes;
-  std::vector<Value> v(s::kStepAttributeCount);
-  v[s::kStepModel] = w.preset.empty() ? std::string("custom") : w.preset;
-  v[s::kStepModelSource] = w.source;
-  v[s::kStepModelKind] =
-      std::string(m.kind == ModelKind::kResNet50 ? s::kStepResNet50 : s::kStepTransformer);
-  v[s::kStepLayers] = std::int64_t{m.layers};
-  v[s::kStepHidden] = std::int64_t{m.hidden};
-  v[s::kStepFfnHidden] = std::int64_t{m.ffn_hidden};
-  v[s::kStepGatedMlp] = std::int64_t{m.gated_mlp ? 1 : 0};
-  v[s::kStepHeads] = std::int64_t{m.heads};
-  v[s::kStepKvHeads] = std::int64_t{m.kv_heads};
-  v[s::kStepVocab] = std::int64_t{m.vocab};
-  v[s::kStepSeqLen] = std::int64_t{m.seq_len};
-  v[s::kStepImageSize] = std::int64_t{m.image_size};
-  v[s::kStepParameters] = static_cast<std::int64_t>(parameter_count(m));
-  v[s::kStepGradientBytes] = std::int64_t{w.gradient_bytes};
-  v[s::kStepGlobalBatch] = w.global_batch;
-  v[s::kStepMicroBatch] = std::int64_t{w.micro_batch};
-  v[s::kStepRanksPerNode] = std::int64_t{w.ranks_per_node};
-  v[s::kStepTargetNodes] = std::int64_t{w.target_nodes};
-  v[s::kStepTensorParallel] = std::int64_t{w.split.tensor_parallel};
-  v[s::kStepPipelineParallel] = std::int64_t{w.split.pipeline_parallel};
-  v[s::kStepGradientSync] = std::string(sync_name(w.sync));
-  v[s::kStepOverlap] = std::int64_t{w.overlap ? 1 : 0};
-  v[s::kStepBucketBytes] = static_cast<std::int64_t>(w.bucket_bytes);
-  v[s::kStepCheckpointBytes] = static_cast<std::int64_t>(w.checkpoint_bytes);
-  v[s::kStepCheckpointInterval] = w.checkpoint_interval_s;
-  v[s::kStepMfu] = w.mfu;
-  v[s::kStepCommBackend] = std::string(run_.comm->name());
-  v[s::kStepGemmLibrary] = fmt::format("{}: {}", run_.gemm->name(), run_.gemm->library());
-  v[s::kStepDtype] = std::string(matmul::kDTypeNames.name(run_.gemm_dtype));
-  v[s::kStepThreads] = std::int64_t{run_.threads};
-  v[s::kStepLayout] = groups_->layout().label;
+  namespace a = s::step;
   const bool fed = run_.data.images != nullptr;
-  v[s::kStepDataDir] = fed ? run_.data_dir : std::string();
-  v[s::kStepDataWorkers] = std::int64_t{fed ? run_.data.pipeline.workers : 0};
-  v[s::kStepDataEngine] = fed ? run_.data.pipeline.engine : std::string();
-  v[s::kStepDataCache] = fed ? run_.data_cache : std::string();
-  v[s::kStepGemmDevice] = std::string(run_.gemm->on_gpu() ? s::kStepOnGpu : s::kStepOnCpu);
-  std::vector<Param> out;
-  for (std::size_t i = 0; i < v.size(); ++i)
-    out.push_back({std::string(a[i].name), v[i], std::string(a[i].unit), false});
-  return out;
+  return {
+      attr(a::kModelPreset, w.preset.empty() ? std::string("custom") : w.preset),
+      attr(a::kModelSource, w.source),
+      attr(a::kModelKind,
+           std::string(m.kind == ModelKind::kResNet50 ? s::kStepResNet50 : s::kStepTransformer)),
+      attr(a::kLayers, std::int64_t{m.layers}),
+      attr(a::kHidden, std::int64_t{m.hidden}),
+      attr(a::kFfnHidden, std::int64_t{m.ffn_hidden}),
+      attr(a::kGatedMlp, std::int64_t{m.gated_mlp ? 1 : 0}),
+      attr(a::kHeads, std::int64_t{m.heads}),
+      attr(a::kKvHeads, std::int64_t{m.kv_heads}),
+      attr(a::kVocab, std::int64_t{m.vocab}),
+      attr(a::kSeqLen, std::int64_t{m.seq_len}),
+      attr(a::kImageSize, std::int64_t{m.image_size}),
+      attr(a::kParameters, static_cast<std::int64_t>(parameter_count(m))),
+      attr(a::kGradientBytes, std::int64_t{w.gradient_bytes}),
+      attr(a::kGlobalBatch, w.global_batch),
+      attr(a::kMicroBatch, std::int64_t{w.micro_batch}),
+      attr(a::kWorkloadRanksPerNode, std::int64_t{w.ranks_per_node}),
+      attr(a::kTargetNodes, std::int64_t{w.target_nodes}),
+      attr(a::kTensorParallel, std::int64_t{w.split.tensor_parallel}),
+      attr(a::kPipelineParallel, std::int64_t{w.split.pipeline_parallel}),
+      attr(a::kGradientSync, std::string(sync_name(w.sync))),
+      attr(a::kOverlap, std::int64_t{w.overlap ? 1 : 0}),
+      attr(a::kBucketBytes, static_cast<std::int64_t>(w.bucket_bytes)),
+      attr(a::kCheckpointBytes, static_cast<std::int64_t>(w.checkpoint_bytes)),
+      attr(a::kCheckpointIntervalS, w.checkpoint_interval_s),
+      attr(a::kMfu, w.mfu),
+      attr(a::kCommBackend, std::string(run_.comm->name())),
+      attr(a::kGemmLibrary, fmt::format("{}: {}", run_.gemm->name(), run_.gemm->library())),
+      attr(a::kDtype, std::string(matmul::kDTypeNames.name(run_.gemm_dtype))),
+      attr(a::kThreads, std::int64_t{run_.threads}),
+      attr(a::kLayout, groups_->layout().label),
+      attr(a::kDataDir, fed ? run_.data_dir : std::string()),
+      attr(a::kDataWorkers, std::int64_t{fed ? run_.data.pipeline.workers : 0}),
+      attr(a::kDataEngine, fed ? run_.data.pipeline.engine : std::string()),
+      attr(a::kDataCache, fed ? run_.data_cache : std::string()),
+      attr(a::kGemmDevice, std::string(run_.gemm->on_gpu() ? s::kStepOnGpu : s::kStepOnCpu)),
+  };
 }
 
-CaseMeaning StepCase::meaning() const {
-  CaseMeaning m;
-  m.stage = s::kStepStage;
-  m.x_axis = s::kStepXAxis;
-  m.bands = s::kStepBands;
-  m.scaling = s::kStepScaling;
-  m.subject = fmt::format("{} {}", run_.workload.preset.empty() ? "custom" : run_.workload.preset,
-                          sync_name(run_.workload.sync));
-  m.series = s::kStepSeriesName;
-  m.peer_slow = s::kStepPeerSlow;
-  m.peer_late = s::kStepPeerLate;
-  m.min_samples = s::kStepMinSamples;
-  return m;
+schema::OwnMeaning StepCase::own_meaning() const {
+  return {.subject =
+              fmt::format("{} {}", run_.workload.preset.empty() ? "custom" : run_.workload.preset,
+                          sync_name(run_.workload.sync))};
 }
 
 std::vector<Param> StepCase::point_columns(std::size_t, int) const {
-  const auto& c = s::kStepStatsColumns;
-  return {column_param(c[s::kStepNodes], std::int64_t{layout_.nodes}, true),
-          column_param(c[s::kStepDataParallel], std::int64_t{layout_.data_parallel}, false),
-          column_param(c[s::kStepAccumulation], layout_.accumulation, false)};
+  return {
+      column_param(schema::step::kNodesColumn, std::int64_t{layout_.nodes}, true),
+      column_param(schema::step::kDataParallelColumn, std::int64_t{layout_.data_parallel}, false),
+      column_param(schema::step::kAccumulationColumn, layout_.accumulation, false)};
 }
 
 std::vector<Metric> StepCase::metrics(std::size_t, int, double seconds) const {
-  const auto& c = s::kStepStatsColumns;
-  return {metric(c[s::kStepStepSeconds], seconds),
-          metric(c[s::kStepSamplesPerS], double(run_.workload.global_batch) / seconds)};
+  return {metric(schema::step::kStepSColumn, seconds),
+          metric(schema::step::kSamplesPerSColumn, double(run_.workload.global_batch) / seconds)};
 }
 
 // A counter's median over iterations of its mean over the group's ranks.
 std::vector<Metric> StepCase::sample_metrics(std::size_t, int, const SampleView& view) const {
-  auto median_of_means = [&](std::size_t counter) {
-    const auto& values = (*view.counters)[counter];
+  auto median_of_means = [&](const s::Column& counter) {
+    const auto& values = (*view.counters)[s::index_in(s::kStepCounters, counter)];
     std::vector<double> means;
     for (std::size_t i = 0; i < view.iterations; ++i) {
       double sum = 0;
@@ -176,15 +163,14 @@ std::vector<Metric> StepCase::sample_metrics(std::size_t, int, const SampleView&
     }
     return means.empty() ? std::nan("") : median(means);
   };
-  const auto& c = s::kStepStatsColumns;
-  return {metric(c[s::kStepCompute], median_of_means(s::kStepComputeCounter)),
-          metric(c[s::kStepCommExposed], median_of_means(s::kStepCommCounter)),
-          metric(c[s::kStepDataExposed],
-                 run_.data.images ? median_of_means(s::kStepDataCounter) : std::nan("")),
-          metric(c[s::kStepDataBusy],
-                 run_.data.images ? median_of_means(s::kStepDataBusyCounter) : std::nan("")),
-          metric(c[s::kStepDataCpuShare],
-                 run_.data.images ? median_of_means(s::kStepDataCpuShareCounter) : std::nan(""))};
+  return {metric(schema::step::kComputeSColumn, median_of_means(s::step::kComputeSCounter)),
+          metric(schema::step::kCommExposedSColumn, median_of_means(s::step::kCommExposedSCounter)),
+          metric(schema::step::kDataExposedSColumn,
+                 run_.data.images ? median_of_means(s::step::kDataExposedSCounter) : std::nan("")),
+          metric(schema::step::kDataBusySColumn,
+                 run_.data.images ? median_of_means(s::step::kDataBusySCounter) : std::nan("")),
+          metric(schema::step::kDataCpuShareColumn,
+                 run_.data.images ? median_of_means(s::step::kDataCpuShareCounter) : std::nan(""))};
 }
 
 std::vector<CounterSpec> StepCase::counters() const {

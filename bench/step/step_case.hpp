@@ -9,6 +9,7 @@
 #include "comm/collective_case.hpp"
 #include "harness/case.hpp"
 #include "matmul/backend.hpp"
+#include "preflight/schema/step.hpp"
 #include "step/data_feed.hpp"
 #include "step/workload.hpp"
 
@@ -29,10 +30,10 @@ class StepCase final : public Case {
  public:
   StepCase(StepRun run, std::shared_ptr<comm::GroupSet> groups, StepLayout layout);
   std::string name() const override;
-  std::string family() const override { return "step"; }
   std::string backend() const override;
   std::vector<Param> params() const override;
-  CaseMeaning meaning() const override;
+  const schema::FamilySchema& declaration() const override { return schema::step::kDeclaration; }
+  schema::OwnMeaning own_meaning() const override;
   const std::vector<int>& group_of_rank() const override { return groups_->layout().group_of_rank; }
   std::size_t point_count() const override { return 1; }
   std::vector<Param> point_columns(std::size_t point, int group) const override;

@@ -127,13 +127,17 @@ void StepOperation::corrupt_result() {
 }
 
 std::vector<double> StepOperation::iteration_counters() {
-  std::vector<double> out(schema::kStepCounterCount);
-  out[schema::kStepComputeCounter] = compute_s_;
-  out[schema::kStepCommCounter] = comm_exposed_s_;
-  out[schema::kStepDataCounter] = data_exposed_s_;
-  out[schema::kStepDataResidentCounter] = feed_ ? feed_->resident_before() : std::nan("");
-  out[schema::kStepDataBusyCounter] = feed_ ? feed_->busy() : std::nan("");
-  out[schema::kStepDataCpuShareCounter] = feed_ ? data_cpu_share_ : std::nan("");
+  namespace c = schema::step;
+  std::vector<double> out(schema::kStepCounters.size());
+  const auto at = [&](const schema::Column& counter) -> double& {
+    return out[schema::index_in(schema::kStepCounters, counter)];
+  };
+  at(c::kComputeSCounter) = compute_s_;
+  at(c::kCommExposedSCounter) = comm_exposed_s_;
+  at(c::kDataExposedSCounter) = data_exposed_s_;
+  at(c::kDataResidentBeforeCounter) = feed_ ? feed_->resident_before() : std::nan("");
+  at(c::kDataBusySCounter) = feed_ ? feed_->busy() : std::nan("");
+  at(c::kDataCpuShareCounter) = feed_ ? data_cpu_share_ : std::nan("");
   return out;
 }
 

@@ -28,11 +28,17 @@ namespace {
 
 constexpr double kWarnResident = 0.05;  // cached after eviction: worth a warning
 
-// The counters' order is the schema's (storage.hpp checks it against the names).
-constexpr std::size_t kBytes = schema::kStorageBytes, kOps = schema::kStorageOps,
-                      kResident = schema::kStorageResidentBefore, kP50 = schema::kStorageLatP50,
-                      kP99 = schema::kStorageLatP99, kP999 = schema::kStorageLatP999,
-                      kCounterCount = schema::kStorageCounterCount;
+// Where each counter sits among an operation's counters: its place in the declared table.
+constexpr std::size_t counter(const schema::Column& c) {
+  return schema::index_in(schema::kStorageCounters, c);
+}
+constexpr std::size_t kBytes = counter(schema::storage::kBytesCounter),
+                      kOps = counter(schema::storage::kOpsCounter),
+                      kResident = counter(schema::storage::kResidentBeforeCounter),
+                      kP50 = counter(schema::storage::kLatP50Counter),
+                      kP99 = counter(schema::storage::kLatP99Counter),
+                      kP999 = counter(schema::storage::kLatP999Counter),
+                      kCounterCount = schema::kStorageCounters.size();
 
 double seconds(Clock::duration d) {
   return std::chrono::duration<double>(d).count();
@@ -367,49 +373,37 @@ std::string StorageCase::name() const {
   return fmt::format("{} {}", subject(), layout_.label);
 }
 
-CaseMeaning StorageCase::meaning() const {
-  namespace s = schema;
-  CaseMeaning m;
-  m.stage = identity_.stage;
-  m.x_axis = s::kStorageXAxis;
-  m.bands = s::kStorageBands;
-  m.scaling = s::kStorageScaling;
-  m.subject = subject();
-  m.series = s::kStorageSeriesName;
-  m.peer_slow = s::kStoragePeerSlow;
-  m.peer_late = s::kStoragePeerLate;
-  m.work_counter = s::kStorageWorkCounter;
-  m.quality = {std::string(s::kStorageQuality)};
-  m.min_samples = s::kStorageMinSamples;
-  return m;
+schema::OwnMeaning StorageCase::own_meaning() const {
+  return {.subject = subject()};
 }
 
 std::vector<Param> StorageCase::params() const {
   std::vector<Param> out{
-      {"engine", spec_.engine, "", false},
-      {"direct", std::int64_t{spec_.cache == CacheState::kDirect}, "", false},
-      {"cache_state", std::string(name_of(spec_.cache)), "", false},
-      {"access", std::string(spec_.random ? "random" : "sequential"), "", false},
-      {"file_layout", std::string(spec_.shared ? "shared" : "file-per-rank"), "", false},
-      {"queue_depth", std::int64_t{spec_.queue_depth}, "", false},
-      {"threads", std::int64_t{spec_.threads}, "", false},
-      {"bytes_per_rank", static_cast<std::int64_t>(dataset_->spec().bytes_per_rank), "B", false},
-      {"stonewall_s", spec_.stonewall_s, "s", false},
-      {"interval_s", spec_.interval_s, "s", false},
-      {"ranks_per_node", std::int64_t{layout_.ranks_per_node}, "ranks", false},
-      {"nodes", std::int64_t{layout_.nodes}, "nodes", false},
-      {"ranks", std::int64_t{layout_.ranks}, "ranks", false},
-      {"layout", layout_.label, "", false},
-      {"dataset_dir", dataset_->set_dir(), "", false},
-      {"fs_type", dataset_->fs_type(), "", false},
-      {"verify", std::int64_t{spec_.verify}, "", false},
+      attr(schema::storage::kEngine, spec_.engine),
+      attr(schema::storage::kDirect, std::int64_t{spec_.cache == CacheState::kDirect}),
+      attr(schema::storage::kCacheState, std::string(name_of(spec_.cache))),
+      attr(schema::storage::kAccess, std::string(spec_.random ? "random" : "sequential")),
+      attr(schema::storage::kFileLayout, std::string(spec_.shared ? "shared" : "file-per-rank")),
+      attr(schema::storage::kQueueDepth, std::int64_t{spec_.queue_depth}),
+      attr(schema::storage::kThreads, std::int64_t{spec_.threads}),
+      attr(schema::storage::kBytesPerRank,
+           static_cast<std::int64_t>(dataset_->spec().bytes_per_rank)),
+      attr(schema::storage::kStonewallS, spec_.stonewall_s),
+      attr(schema::storage::kIntervalS, spec_.interval_s),
+      attr(schema::storage::kRanksPerNode, std::int64_t{layout_.ranks_per_node}),
+      attr(schema::storage::kNodes, std::int64_t{layout_.nodes}),
+      attr(schema::storage::kRanks, std::int64_t{layout_.ranks}),
+      attr(schema::storage::kLayout, layout_.label),
+      attr(schema::storage::kDatasetDir, dataset_->set_dir()),
+      attr(schema::storage::kFsType, dataset_->fs_type()),
+      attr(schema::storage::kVerify, std::int64_t{spec_.verify}),
   };
   out.insert(out.end(), identity_.params.begin(), identity_.params.end());
   return out;
 }
 
 std::vector<Param> StorageCase::point_columns(std::size_t point, int) const {
-  return {column_param(schema::kStorageStatsColumns[schema::kStorageBlockBytes],
+  return {column_param(schema::storage::kBlockBytesColumn,
                        static_cast<std::int64_t>(block_sizes_[point]), true)};
 }
 
@@ -420,7 +414,7 @@ std::vector<CounterSpec> StorageCase::counters() const {
 }
 
 std::vector<CounterSpec> StorageCase::series() const {
-  return {{&schema::kStorageSeries[0], spec_.interval_s}};
+  return {{&schema::storage::kIntervalBwSeries, spec_.interval_s}};
 }
 
 std::vector<Metric> StorageCase::sample_metrics(std::size_t, int, const SampleView& v) const {
@@ -456,18 +450,17 @@ std::vector<Metric> StorageCase::sample_metrics(std::size_t, int, const SampleVi
   const double rank_min =
       per_rank.empty() ? kNaN : *std::min_element(per_rank.begin(), per_rank.end());
   namespace s = schema;
-  const auto& columns = s::kStorageStatsColumns;
   return {
-      metric(columns[s::kStorageAggBw], median_of(agg)),
-      metric(columns[s::kStorageIops], median_of(iops)),
-      metric(columns[s::kStorageRankBwMin], rank_min),
-      metric(columns[s::kStorageRankBwMedian], median_of(per_rank)),
-      metric(columns[s::kStorageLatP50Column], median_of(lat50)),
-      metric(columns[s::kStorageLatP99Column], median_of(lat99)),
-      metric(columns[s::kStorageLatP999Column], median_of(lat999)),
-      metric(columns[s::kStorageResidentBeforeMax], resident_max),
-      metric(columns[s::kStorageBytesTotal], total),  // a figure, not a metric: no direction
-      metric(columns[s::kStorageReleaseSpread], median_of(spread)),  // how the figure was taken
+      metric(schema::storage::kAggBwColumn, median_of(agg)),
+      metric(schema::storage::kIopsColumn, median_of(iops)),
+      metric(schema::storage::kRankBwMinColumn, rank_min),
+      metric(schema::storage::kRankBwMedianColumn, median_of(per_rank)),
+      metric(schema::storage::kLatP50Column, median_of(lat50)),
+      metric(schema::storage::kLatP99Column, median_of(lat99)),
+      metric(schema::storage::kLatP999Column, median_of(lat999)),
+      metric(schema::storage::kResidentBeforeMaxColumn, resident_max),
+      metric(schema::storage::kBytesTotalColumn, total),  // a figure, not a metric: no direction
+      metric(schema::kReleaseSpreadColumn, median_of(spread)),  // how the figure was taken
   };
 }
 

@@ -42,10 +42,10 @@ std::vector<RankLayout> make_rank_layouts(const std::vector<int>& ranks_per_node
                                           const RankContext& ctx);
 
 // Whose read a case is: the storage family's own, or another family's that reads the same way
-// (a checkpoint's restore), with its name, stage, a prefix to the case name and its parameters.
+// (a checkpoint's restore), with that family's declaration, a prefix to the case name and its
+// parameters.
 struct ReadIdentity {
-  std::string family = "storage";
-  schema::Stage stage = schema::kStorageStage;
+  const schema::FamilySchema* declaration = &schema::storage::kDeclaration;
   std::string prefix;         // "restore ": before the case name
   std::vector<Param> params;  // recorded after the read's own
 };
@@ -55,10 +55,10 @@ class StorageCase final : public Case {
   StorageCase(ReadSpec spec, RankLayout layout, std::vector<std::uint64_t> block_sizes,
               std::shared_ptr<Dataset> dataset, const RankContext& ctx, ReadIdentity identity = {});
   std::string name() const override;
-  std::string family() const override { return identity_.family; }
   std::string backend() const override { return spec_.engine; }
   std::vector<Param> params() const override;
-  CaseMeaning meaning() const override;
+  const schema::FamilySchema& declaration() const override { return *identity_.declaration; }
+  schema::OwnMeaning own_meaning() const override;
   const std::vector<int>& group_of_rank() const override { return layout_.group_of_rank; }
   std::size_t point_count() const override { return block_sizes_.size(); }
   std::vector<Param> point_columns(std::size_t point, int group) const override;

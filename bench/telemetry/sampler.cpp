@@ -15,31 +15,36 @@ namespace {
 
 namespace s = schema;
 
+// Where a telemetry series sits in a reading: its place in the declared table.
+constexpr std::size_t series(const s::Column& c) {
+  return s::index_in(s::kTelemetrySeries, c);
+}
+
 double or_nan(const std::optional<double>& v) {
   return v ? *v : std::nan("");
 }
 
 // One value per telemetry series, NaN where this rank has no reading.
-std::array<double, s::kTelemetrySeriesCount> reading(const TelemetryPlan& plan) {
-  std::array<double, s::kTelemetrySeriesCount> v{};
+std::array<double, s::kTelemetrySeries.size()> reading(const TelemetryPlan& plan) {
+  std::array<double, s::kTelemetrySeries.size()> v{};
   v.fill(std::nan(""));
-  v[s::kCpuMhz] = or_nan(plan.cpu->mhz());
-  v[s::kCpuTempC] = or_nan(plan.cpu->temp_c());
+  v[series(s::telemetry::kCpuMhzSeries)] = or_nan(plan.cpu->mhz());
+  v[series(s::telemetry::kCpuTempCSeries)] = or_nan(plan.cpu->temp_c());
   if (plan.gpu_index >= 0) {
     const auto g = plan.nvml->read(static_cast<unsigned>(plan.gpu_index));
-    v[s::kGpuUtil] = or_nan(g.util);
-    v[s::kGpuMemUsed] = or_nan(g.mem_used);
-    v[s::kGpuTempC] = or_nan(g.temp_c);
-    v[s::kGpuPowerW] = or_nan(g.power_w);
-    v[s::kGpuSmMhz] = or_nan(g.sm_mhz);
-    v[s::kGpuMemMhz] = or_nan(g.mem_mhz);
-    v[s::kGpuThrottle] = or_nan(g.throttle);
-    v[s::kGpuPowerCapped] = or_nan(g.power_capped);
-    v[s::kGpuEccErrors] = or_nan(g.ecc_errors);
-    v[s::kGpuPcieWidth] = or_nan(g.pcie_width);
-    v[s::kGpuPcieGen] = or_nan(g.pcie_gen);
-    v[s::kGpuPcieMaxWidth] = or_nan(g.pcie_max_width);
-    v[s::kGpuPcieMaxGen] = or_nan(g.pcie_max_gen);
+    v[series(s::telemetry::kGpuUtilSeries)] = or_nan(g.util);
+    v[series(s::telemetry::kGpuMemUsedSeries)] = or_nan(g.mem_used);
+    v[series(s::telemetry::kGpuTempCSeries)] = or_nan(g.temp_c);
+    v[series(s::telemetry::kGpuPowerWSeries)] = or_nan(g.power_w);
+    v[series(s::telemetry::kGpuSmMhzSeries)] = or_nan(g.sm_mhz);
+    v[series(s::telemetry::kGpuMemMhzSeries)] = or_nan(g.mem_mhz);
+    v[series(s::telemetry::kGpuThrottleSeries)] = or_nan(g.throttle);
+    v[series(s::telemetry::kGpuPowerCappedSeries)] = or_nan(g.power_capped);
+    v[series(s::telemetry::kGpuEccErrorsSeries)] = or_nan(g.ecc_errors);
+    v[series(s::telemetry::kGpuPcieWidthSeries)] = or_nan(g.pcie_width);
+    v[series(s::telemetry::kGpuPcieGenSeries)] = or_nan(g.pcie_gen);
+    v[series(s::telemetry::kGpuPcieMaxWidthSeries)] = or_nan(g.pcie_max_width);
+    v[series(s::telemetry::kGpuPcieMaxGenSeries)] = or_nan(g.pcie_max_gen);
   }
   return v;
 }
@@ -69,7 +74,7 @@ TelemetryPlan plan_telemetry(const RankContext& ctx, const std::string& gpu_pci_
   plan.nvml = nvml;
   // Which sources any rank has: those series are declared on every rank.
   const auto first = reading(plan);
-  std::array<int, s::kTelemetrySeriesCount> mine{}, any{};
+  std::array<int, s::kTelemetrySeries.size()> mine{}, any{};
   for (std::size_t i = 0; i < mine.size(); ++i) mine[i] = std::isnan(first[i]) ? 0 : 1;
   MPI_Allreduce(mine.data(), any.data(), static_cast<int>(mine.size()), MPI_INT, MPI_MAX,
                 ctx.world);

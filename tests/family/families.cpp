@@ -6,14 +6,15 @@
 
 #include "comm/comm_family.hpp"
 #include "pace_family.hpp"
+#include "preflight/schema/family_names.hpp"
 #include "storage/storage_family.hpp"
 
 namespace preflight {
 
 std::span<const FamilyEntry> family_table() {
   static constexpr std::array kFamilies = {
-      FamilyEntry{"comm", &comm::make_comm_family},
-      FamilyEntry{"storage", &storage::make_storage_family},
+      FamilyEntry{schema::kCommFamily, &comm::make_comm_family},
+      FamilyEntry{schema::kStorageFamily, &storage::make_storage_family},
       FamilyEntry{"pace", &test::make_pace_family},
   };
   return kFamilies;

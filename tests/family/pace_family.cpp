@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "harness/usage_error.hpp"
+#include "preflight/schema/attr.hpp"
+#include "preflight/schema/family_schema.hpp"
 #include "preflight/schema/layout.hpp"
 #include "preflight/schema/meaning.hpp"
 
@@ -19,22 +21,54 @@ namespace {
 
 namespace s = schema;
 
-// The family's declaration: its point column and metrics, as a family's schema header would
-// hold them (a real family's tables live in results-schema/; this one is test-only).
-enum PaceColumn : std::size_t { kWorkUnits, kUnitsPerS, kBatchedUnitsPerS, kPaceColumnCount };
-constexpr std::array kPaceColumns = {
-    s::Column{"work_units", s::Type::kInt64, "units", "work units each rank does per operation",
-              s::Direction::kNone, s::Kind::kCount},
-    s::Column{"units_per_s", s::Type::kFloat64, "units/s", "work units per second",
-              s::Direction::kHigher, s::Kind::kWorkRate, s::PerIteration::kInverseTime, "", true},
-    s::Column{"batched_units_per_s", s::Type::kFloat64, "units/s",
-              "work units per second from the back-to-back time", s::Direction::kHigher,
-              s::Kind::kWorkRate, s::PerIteration::kInverseTime},
-};
-static_assert(kPaceColumns.size() == kPaceColumnCount);
-static_assert(kPaceColumns[kWorkUnits].name == "work_units");
-static_assert(kPaceColumns[kUnitsPerS].name == "units_per_s");
-static_assert(kPaceColumns[kBatchedUnitsPerS].name == "batched_units_per_s");
+// The family's declaration, as a family's schema header would hold it (a real family's lives in
+// results-schema/; this one is test-only): its case attributes, point column and metrics.
+constexpr s::Attr<std::int64_t> kSlowRank{"slow_rank", "",
+                                          "the rank that does 1.5x the work; -1: none"};
+constexpr s::Attr<std::int64_t> kNodes{"nodes", "nodes", "nodes with active ranks"};
+constexpr s::Attr<std::int64_t> kRanks{"ranks", "ranks", "active ranks"};
+constexpr s::Attr<std::string> kLayout{"layout", "", "the node count's label"};
+constexpr std::array kPaceCaseAttributes = {kSlowRank.item(), kNodes.item(), kRanks.item(),
+                                            kLayout.item()};
+constexpr s::Column kWorkUnitsColumn{.name = "work_units",
+                                     .type = s::Type::kInt64,
+                                     .unit = "units",
+                                     .description = "work units each rank does per operation",
+                                     .kind = s::Kind::kCount};
+constexpr s::Column kUnitsPerSColumn{.name = "units_per_s",
+                                     .type = s::Type::kFloat64,
+                                     .unit = "units/s",
+                                     .description = "work units per second",
+                                     .direction = s::Direction::kHigher,
+                                     .kind = s::Kind::kWorkRate,
+                                     .per_iteration = s::PerIteration::kInverseTime,
+                                     .headline = true};
+constexpr s::Column kBatchedUnitsPerSColumn{
+    .name = "batched_units_per_s",
+    .type = s::Type::kFloat64,
+    .unit = "units/s",
+    .description = "work units per second from the back-to-back time",
+    .direction = s::Direction::kHigher,
+    .kind = s::Kind::kWorkRate,
+    .per_iteration = s::PerIteration::kInverseTime};
+constexpr std::array kPaceColumns = {kWorkUnitsColumn, kUnitsPerSColumn, kBatchedUnitsPerSColumn};
+
+// Its meaning; its scaling is the one --scaling asks for.
+constexpr s::FamilySchema declaration_of(s::Scaling scaling) {
+  return {.name = "pace",
+          .stage = s::Stage::kCompute,
+          .x_axis = kWorkUnitsColumn.name,
+          .bands = s::Bands::kEachPoint,
+          .scaling = scaling,
+          .series = "nodes",
+          .peer_slow = true,
+          .peer_late = false,  // ranks do not wait for each other inside the operation
+          .min_samples = 5,
+          .case_attributes = kPaceCaseAttributes,
+          .stats_columns = kPaceColumns};
+}
+constexpr s::FamilySchema kPerRankDeclaration = declaration_of(s::Scaling::kPerRank);
+constexpr s::FamilySchema kAggregateDeclaration = declaration_of(s::Scaling::kAggregate);
 
 // One work unit is one microsecond of waiting: the operation sleeps until its deadline, so its
 // time does not depend on how many ranks share a core (on 2 cores, 4 busy ranks would slow one
@@ -87,38 +121,26 @@ class PaceCase final : public Case {
     for (int g : group_of_rank_) ranks_ += g >= 0 ? 1 : 0;
   }
   std::string name() const override { return fmt::format("{} {}", subject(), label()); }
-  std::string family() const override { return "pace"; }
   std::string backend() const override { return "cpu"; }
   std::vector<Param> params() const override {
-    return {{"slow_rank", std::int64_t{config_.slow_rank}, "", false},
-            {"nodes", std::int64_t{nodes_}, "nodes", false},
-            {"ranks", std::int64_t{ranks_}, "ranks", false},
-            {"layout", label(), "", false}};
+    return {attr(kSlowRank, config_.slow_rank), attr(kNodes, nodes_), attr(kRanks, ranks_),
+            attr(kLayout, label())};
   }
-  CaseMeaning meaning() const override {
-    CaseMeaning m;
-    m.stage = s::Stage::kCompute;
-    m.x_axis = kPaceColumns[kWorkUnits].name;
-    m.bands = s::Bands::kEachPoint;
-    m.scaling = config_.scaling;
-    m.subject = subject();
-    m.series = "nodes";
-    m.peer_slow = true;
-    m.peer_late = false;  // ranks do not wait for each other inside the operation
-    m.min_samples = 5;
-    return m;
+  const s::FamilySchema& declaration() const override {
+    return config_.scaling == s::Scaling::kAggregate ? kAggregateDeclaration : kPerRankDeclaration;
   }
+  s::OwnMeaning own_meaning() const override { return {.subject = subject()}; }
   const std::vector<int>& group_of_rank() const override { return group_of_rank_; }
   std::size_t point_count() const override { return config_.units.size(); }
   std::vector<Param> point_columns(std::size_t point, int) const override {
-    return {column_param(kPaceColumns[kWorkUnits], config_.units[point], true)};
+    return {column_param(kWorkUnitsColumn, config_.units[point], true)};
   }
   std::vector<Metric> metrics(std::size_t point, int /*group*/, double seconds) const override {
     // per_rank: one rank's units per second; aggregate: all the group's ranks' together.
     const int ranks = ranks_;
     const double per_rank = static_cast<double>(config_.units[point]) / seconds;
     const double value = config_.scaling == s::Scaling::kAggregate ? per_rank * ranks : per_rank;
-    return {metric(kPaceColumns[kUnitsPerS], value, &kPaceColumns[kBatchedUnitsPerS])};
+    return {metric(kUnitsPerSColumn, value, &kBatchedUnitsPerSColumn)};
   }
   std::unique_ptr<Operation> make_operation(std::size_t point) override {
     if (group_of_rank_[static_cast<std::size_t>(rank_)] < 0) return nullptr;
@@ -145,13 +167,25 @@ class PaceFamily final : public Family {
   }
   std::vector<OptionSpec> options() const override {
     return {
-        {"units", "--units", "Work units per operation, one point each (100,1000)", true},
-        {"slow_rank", "--slow-rank", "This rank does 1.5x the work of each operation (-1: none)",
-         false},
-        {"scaling", "--scaling", "units_per_s per rank (per_rank) or summed (aggregate)", false},
-        {"node_ladder", "--node-ladder", "One case per 1, 2, 4 ... nodes, then all (true)", false},
-        {"needs_library", "--needs-library", "A library it declares it loads at run time", false},
-        {"pins_bytes", "--pins-bytes", "Page-locked bytes per rank it declares it needs", false},
+        {.key = "units",
+         .flags = "--units",
+         .help = "Work units per operation, one point each (100,1000)",
+         .list = true},
+        {.key = "slow_rank",
+         .flags = "--slow-rank",
+         .help = "This rank does 1.5x the work of each operation (-1: none)"},
+        {.key = "scaling",
+         .flags = "--scaling",
+         .help = "units_per_s per rank (per_rank) or summed (aggregate)"},
+        {.key = "node_ladder",
+         .flags = "--node-ladder",
+         .help = "One case per 1, 2, 4 ... nodes, then all (true)"},
+        {.key = "needs_library",
+         .flags = "--needs-library",
+         .help = "A library it declares it loads at run time"},
+        {.key = "pins_bytes",
+         .flags = "--pins-bytes",
+         .help = "Page-locked bytes per rank it declares it needs"},
     };
   }
   void configure(const ConfigNode& entry) override {

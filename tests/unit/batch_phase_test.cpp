@@ -63,11 +63,12 @@ class GraphLikeOperation final : public AsyncOperation {
   int launched_ = 0;
 };
 
+constexpr preflight::schema::FamilySchema kDeclaration{.name = "test"};
+
 class SeriesCase final : public Case {
  public:
   explicit SeriesCase(std::string& log) : log_(log) {}
   std::string name() const override { return "graph-like"; }
-  std::string family() const override { return "test"; }
   std::string backend() const override { return "test"; }
   std::vector<Param> params() const override { return {}; }
   const std::vector<int>& group_of_rank() const override { return groups_; }
@@ -75,12 +76,13 @@ class SeriesCase final : public Case {
   std::vector<Param> point_columns(std::size_t, int) const override { return {}; }
   std::vector<Metric> metrics(std::size_t, int, double) const override { return {}; }
   std::vector<CounterSpec> series() const override {
-    return {{&schema::kTelemetrySeries[schema::kGpuSmMhz], 0.1, nullptr}};
+    return {{&schema::telemetry::kGpuSmMhzSeries, 0.1, nullptr}};
   }
   std::unique_ptr<Operation> make_operation(std::size_t) override {
     return std::make_unique<GraphLikeOperation>(log_);
   }
-  CaseMeaning meaning() const override { return {}; }
+  const preflight::schema::FamilySchema& declaration() const override { return kDeclaration; }
+  preflight::schema::OwnMeaning own_meaning() const override { return {}; }
 
  private:
   std::string& log_;

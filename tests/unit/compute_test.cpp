@@ -200,7 +200,10 @@ TEST(Telemetry, NvmlAbsentIsNotAvailableAndReadsNothing) {
 TEST(Telemetry, GpuCasesDeclareWatchesCpuCasesNone) {
   namespace s = schema;
   telemetry::TelemetryPlan plan;
-  plan.series = {s::kCpuMhz, s::kGpuSmMhz, s::kGpuThrottle, s::kGpuPcieWidth, s::kGpuPcieMaxGen};
+  namespace t = s::telemetry;
+  for (const auto* c : {&t::kCpuMhzSeries, &t::kGpuSmMhzSeries, &t::kGpuThrottleSeries,
+                        &t::kGpuPcieWidthSeries, &t::kGpuPcieMaxGenSeries})
+    plan.series.push_back(s::index_in(s::kTelemetrySeries, *c));
   for (const auto& spec : plan.specs()) EXPECT_EQ(spec.watch, nullptr) << spec.column->name;
   plan.drives_gpu = true;
   const auto specs = plan.specs();

@@ -1,6 +1,7 @@
 // The results sink's text that would not fit an attribute (results-schema/SPEC.md,
 // "Integrity"): the run's own config or command line is refused before any file is made, a
-// timeout message it composes is cut to fit. And a watched series carries its watch.
+// timeout message it composes is cut to fit. A watched series carries its watch, and a case
+// attribute that no declaration names is refused.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include "harness/hdf5_sink.hpp"
 #include "harness/record.hpp"
 #include "harness/watchdog.hpp"
+#include "preflight/schema/comm.hpp"
 #include "preflight/schema/telemetry.hpp"
 
 namespace {
@@ -69,6 +71,7 @@ TEST_F(Hdf5SinkText, ALongTimeoutMessageIsCutToFit) {
 // A series spec with a watch gets the watch's attributes on its dataset; one without gets none.
 TEST_F(Hdf5SinkText, AWatchedSeriesCarriesItsWatch) {
   namespace s = preflight::schema;
+  const std::size_t throttled = s::index_in(s::kTelemetrySeries, s::telemetry::kGpuThrottleSeries);
   {
     auto sink = Hdf5Sink::create(path_, run_, {});
     preflight::CaseRecord c;
@@ -84,9 +87,9 @@ TEST_F(Hdf5SinkText, AWatchedSeriesCarriesItsWatch) {
     p.samples = {1e-3};
     p.wrong_per_rank = {0};
     p.groups.push_back({});
-    p.series_specs = {{&s::kTelemetrySeries[s::kCpuMhz], s::kTelemetryIntervalS, nullptr},
-                      {&s::kTelemetrySeries[s::kGpuThrottle], s::kTelemetryIntervalS,
-                       &s::kTelemetryWatches[s::kGpuThrottle]}};
+    p.series_specs = {{&s::telemetry::kCpuMhzSeries, s::kTelemetryIntervalS, nullptr},
+                      {&s::telemetry::kGpuThrottleSeries, s::kTelemetryIntervalS,
+                       &s::kTelemetryWatches[throttled]}};
     p.series = {{1000, 1001}, {0, 8}};
     p.series_rows = {2, 2};
     c.points.push_back(std::move(p));
@@ -102,7 +105,34 @@ TEST_F(Hdf5SinkText, AWatchedSeriesCarriesItsWatch) {
   EXPECT_EQ(h5::string_attribute(throttle.get(), s::kWatchAttribute), "zero");
   EXPECT_EQ(h5::string_attribute(throttle.get(), s::kWatchFindingAttribute), "throttled");
   EXPECT_EQ(h5::string_attribute(throttle.get(), s::kWatchLabelsAttribute),
-            s::kTelemetryWatches[s::kGpuThrottle].labels);
+            s::kTelemetryWatches[throttled].labels);
+}
+
+// A case attribute the case's family does not declare (a misspelt name, or one added without its
+// declaration) is refused, naming it; the family's own and the harness's are written.
+TEST_F(Hdf5SinkText, ACaseAttributeNobodyDeclaredIsRefused) {
+  namespace s = preflight::schema;
+  auto sink = Hdf5Sink::create(path_, run_, {});
+  preflight::CaseRecord c;
+  c.name = "allreduce float32";
+  c.family = "comm";
+  c.backend = "mpi";
+  c.status = "ok";
+  c.group_of_rank = {0};
+  c.group_count = 1;
+  c.declaration = &s::comm::kDeclaration;
+  c.params = {preflight::attr(s::harness::kRepetition, 0),
+              preflight::attr(s::comm::kCollective, "allreduce")};
+  c.index = 0;
+  EXPECT_NO_THROW(sink->case_finished(c));
+  c.index = 1;
+  c.params.push_back({"colective", std::string("allreduce"), "", false});
+  try {
+    sink->case_finished(c);
+    FAIL() << "an undeclared case attribute was written";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("'colective'"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -56,11 +56,12 @@ TimingOptions fixed_iteration_timing(int warmup, int iterations, int blocks) {
 }
 
 // A one-rank case around whatever operation the test makes.
+constexpr preflight::schema::FamilySchema kDeclaration{.name = "fake"};
+
 class FakeCase final : public Case {
  public:
   explicit FakeCase(std::function<std::unique_ptr<Operation>()> make) : make_(std::move(make)) {}
   std::string name() const override { return "fake"; }
-  std::string family() const override { return "fake"; }
   std::string backend() const override { return "fake"; }
   std::vector<Param> params() const override { return {}; }
   const std::vector<int>& group_of_rank() const override { return groups_; }
@@ -68,7 +69,8 @@ class FakeCase final : public Case {
   std::vector<Param> point_columns(std::size_t, int) const override { return {}; }
   std::vector<Metric> metrics(std::size_t, int, double) const override { return {}; }
   std::unique_ptr<Operation> make_operation(std::size_t) override { return make_(); }
-  CaseMeaning meaning() const override { return {}; }
+  const preflight::schema::FamilySchema& declaration() const override { return kDeclaration; }
+  preflight::schema::OwnMeaning own_meaning() const override { return {}; }
 
  private:
   std::function<std::unique_ptr<Operation>()> make_;

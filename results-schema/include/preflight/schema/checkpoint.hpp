@@ -12,8 +12,11 @@
 #include <string_view>
 
 #include "preflight/schema/attr.hpp"
+#include "preflight/schema/family_names.hpp"
+#include "preflight/schema/family_schema.hpp"
 #include "preflight/schema/layout.hpp"
 #include "preflight/schema/meaning.hpp"
+#include "preflight/schema/storage.hpp"
 
 namespace preflight::schema {
 
@@ -86,12 +89,6 @@ inline constexpr std::array kCheckpointSaveAttributes = {
 };
 
 // Save counters (points/<P>/counters/<name>), in the order an operation reports them.
-enum CheckpointCounter : std::size_t {
-  kCheckpointBytes,
-  kCheckpointHandoff,
-  kCheckpointDurable,
-  kCheckpointCounterCount
-};
 namespace checkpoint {
 inline constexpr Column kBytesCounter{
     "bytes",          Type::kFloat64, "B", "bytes the rank wrote in the iteration",
@@ -116,25 +113,9 @@ inline constexpr std::array kCheckpointCounters = {
     checkpoint::kHandoffSCounter,
     checkpoint::kDurableSCounter,
 };
-static_assert(kCheckpointCounters.size() == kCheckpointCounterCount);
-static_assert(kCheckpointCounters[kCheckpointBytes].name == "bytes");
-static_assert(kCheckpointCounters[kCheckpointHandoff].name == "handoff_s");
-static_assert(kCheckpointCounters[kCheckpointDurable].name == "durable_s");
 
 // Save stats columns: the point column block_bytes, then the figures derived from the samples
 // and counters, in this order.
-enum CheckpointColumn : std::size_t {
-  kCheckpointBlockBytes,
-  kCheckpointSaveBw,
-  kCheckpointHandoffBw,
-  kCheckpointBlockingS,
-  kCheckpointHandoffS,
-  kCheckpointRankBwMin,
-  kCheckpointRankBwMedian,
-  kCheckpointBytesTotal,
-  kCheckpointReleaseSpread,
-  kCheckpointColumnCount
-};
 namespace checkpoint {
 inline constexpr Column kBlockBytesColumn{"block_bytes",         Type::kInt64,     "B",
                                           "bytes of each write", Direction::kNone, Kind::kCount};
@@ -182,29 +163,59 @@ inline constexpr std::array kCheckpointStatsColumns = {
     checkpoint::kBlockingSColumn,    checkpoint::kHandoffSColumn,   checkpoint::kRankBwMinColumn,
     checkpoint::kRankBwMedianColumn, checkpoint::kBytesTotalColumn, kReleaseSpreadColumn,
 };
-static_assert(kCheckpointStatsColumns.size() == kCheckpointColumnCount);
-static_assert(kCheckpointStatsColumns[kCheckpointBlockBytes].name == "block_bytes");
-static_assert(kCheckpointStatsColumns[kCheckpointSaveBw].name == "save_bw");
-static_assert(kCheckpointStatsColumns[kCheckpointHandoffBw].name == "handoff_bw");
-static_assert(kCheckpointStatsColumns[kCheckpointBlockingS].name == "blocking_s");
-static_assert(kCheckpointStatsColumns[kCheckpointHandoffS].name == "handoff_s");
-static_assert(kCheckpointStatsColumns[kCheckpointRankBwMin].name == "rank_bw_min");
-static_assert(kCheckpointStatsColumns[kCheckpointRankBwMedian].name == "rank_bw_median");
-static_assert(kCheckpointStatsColumns[kCheckpointBytesTotal].name == "bytes_total");
-static_assert(kCheckpointStatsColumns[kCheckpointReleaseSpread].name == "release_spread");
 
-// What every save case declares (SPEC.md, "The checkpoint family", Meaning); a restore case
-// declares the storage family's meaning with this stage.
-inline constexpr Stage kCheckpointStage = Stage::kCheckpoint;
-inline constexpr std::string_view kCheckpointXAxis =
-    kCheckpointStatsColumns[kCheckpointBlockBytes].name;
-inline constexpr Bands kCheckpointBands = Bands::kEachPoint;
-inline constexpr Scaling kCheckpointScaling = Scaling::kAggregate;
-inline constexpr std::string_view kCheckpointSeriesName = "ranks";
-inline constexpr bool kCheckpointPeerSlow = true;
-inline constexpr bool kCheckpointPeerLate = false;  // a write does not wait for its peers
-inline constexpr std::string_view kCheckpointWorkCounter =
-    kCheckpointCounters[kCheckpointBytes].name;
-inline constexpr int kCheckpointMinSamples = 3;  // an iteration writes a whole checkpoint
+// Places in the table, for code that still reads it by position (reports/plugins); found by
+// name, so they cannot fall out of step with it.
+inline constexpr std::size_t kCheckpointBlockBytes =
+    index_in(kCheckpointStatsColumns, checkpoint::kBlockBytesColumn);
+inline constexpr std::size_t kCheckpointSaveBw =
+    index_in(kCheckpointStatsColumns, checkpoint::kSaveBwColumn);
+inline constexpr std::size_t kCheckpointHandoffBw =
+    index_in(kCheckpointStatsColumns, checkpoint::kHandoffBwColumn);
+inline constexpr std::size_t kCheckpointBlockingS =
+    index_in(kCheckpointStatsColumns, checkpoint::kBlockingSColumn);
+inline constexpr std::size_t kCheckpointHandoffS =
+    index_in(kCheckpointStatsColumns, checkpoint::kHandoffSColumn);
+inline constexpr std::size_t kCheckpointRankBwMin =
+    index_in(kCheckpointStatsColumns, checkpoint::kRankBwMinColumn);
+inline constexpr std::size_t kCheckpointRankBwMedian =
+    index_in(kCheckpointStatsColumns, checkpoint::kRankBwMedianColumn);
+inline constexpr std::size_t kCheckpointBytesTotal =
+    index_in(kCheckpointStatsColumns, checkpoint::kBytesTotalColumn);
+inline constexpr std::size_t kCheckpointReleaseSpread =
+    index_in(kCheckpointStatsColumns, kReleaseSpreadColumn);
+
+// What every save case declares (SPEC.md, "The checkpoint family", Meaning).
+namespace checkpoint {
+inline constexpr std::array kSaveCaseAttributes =
+    concat(kCheckpointSaveAttributes, kCheckpointCaseAttributes);
+inline constexpr FamilySchema kDeclaration{
+    .name = kCheckpointFamily,
+    .stage = Stage::kCheckpoint,
+    .x_axis = kBlockBytesColumn.name,
+    .bands = Bands::kEachPoint,
+    .scaling = Scaling::kAggregate,
+    .series = "ranks",
+    .peer_slow = true,
+    .peer_late = false,  // a write does not wait for its peers
+    .work_counter = kBytesCounter.name,
+    .min_samples = 3,  // an iteration writes a whole checkpoint
+    .case_attributes = kSaveCaseAttributes,
+    .stats_columns = kCheckpointStatsColumns,
+    .counters = kCheckpointCounters,
+};
+
+// A restore case is a storage read under the checkpoint family's name and stage: the storage
+// family's meaning and figures, with the checkpoint's attributes after the read's own.
+inline constexpr std::array kRestoreCaseAttributes =
+    concat(kStorageCaseAttributes, kCheckpointCaseAttributes);
+inline constexpr FamilySchema kRestoreDeclaration = [] {
+  FamilySchema restore = storage::kDeclaration;
+  restore.name = kCheckpointFamily;
+  restore.stage = Stage::kCheckpoint;
+  restore.case_attributes = kRestoreCaseAttributes;
+  return restore;
+}();
+}  // namespace checkpoint
 
 }  // namespace preflight::schema

@@ -10,6 +10,8 @@
 #include <string_view>
 
 #include "preflight/schema/attr.hpp"
+#include "preflight/schema/family_names.hpp"
+#include "preflight/schema/family_schema.hpp"
 #include "preflight/schema/layout.hpp"
 #include "preflight/schema/meaning.hpp"
 
@@ -50,7 +52,6 @@ inline constexpr std::string_view kCommMeasuresLaunch =
 
 // Further case attributes of a case the NCCL backend ran (backend `nccl`): how its figures were
 // taken, in the order the backend writes them.
-enum CommGpuAttribute : std::size_t { kCommLaunch, kCommRegistration, kCommTimer };
 namespace comm {
 inline constexpr Attr<std::string> kLaunch{
     "launch", "",
@@ -70,15 +71,6 @@ inline constexpr std::array kCommGpuCaseAttributes = {
 
 // Stats columns: the point columns size_bytes and count, then the time metrics and their
 // back-to-back twins, in this order.
-enum CommColumn : std::size_t {
-  kCommSizeBytes,
-  kCommCount,
-  kCommAlgbw,
-  kCommBusbw,
-  kCommBatchedAlgbw,
-  kCommBatchedBusbw,
-  kCommColumnCount
-};
 namespace comm {
 inline constexpr Column kSizeBytesColumn{
     "size_bytes",     Type::kInt64, "B", "bytes the size column of nccl-tests would show",
@@ -120,24 +112,25 @@ inline constexpr std::array kCommStatsColumns = {
     comm::kSizeBytesColumn, comm::kCountColumn,        comm::kAlgbwColumn,
     comm::kBusbwColumn,     comm::kBatchedAlgbwColumn, comm::kBatchedBusbwColumn,
 };
-static_assert(kCommStatsColumns.size() == kCommColumnCount);
-static_assert(kCommStatsColumns[kCommSizeBytes].name == "size_bytes");
-static_assert(kCommStatsColumns[kCommCount].name == "count");
-static_assert(kCommStatsColumns[kCommAlgbw].name == "algbw");
-static_assert(kCommStatsColumns[kCommBusbw].name == "busbw");
-static_assert(kCommStatsColumns[kCommBatchedAlgbw].name == "batched_algbw");
-static_assert(kCommStatsColumns[kCommBatchedBusbw].name == "batched_busbw");
 
 // What every comm case declares (SPEC.md, "The comm family", Meaning). Its series is its
 // topology (the case attribute), its subject the case name without the layout label.
-inline constexpr Stage kCommStage = Stage::kCommunication;
-inline constexpr std::string_view kCommXAxis = kCommStatsColumns[kCommSizeBytes].name;
-inline constexpr Bands kCommBands = Bands::kSizeBands;
-inline constexpr Scaling kCommScaling = Scaling::kPerRank;  // bus bandwidth: ideal flat
-inline constexpr bool kCommPeerSlow = true;
-inline constexpr bool kCommPeerLate = true;  // the others wait for a late rank inside the call
-inline constexpr std::string_view kCommWorkCounter = "";
-inline constexpr std::string_view kCommQuality = "";
-inline constexpr int kCommMinSamples = 10;
+namespace comm {
+inline constexpr std::array kAllCaseAttributes =
+    concat(kCommCaseAttributes, kCommGpuCaseAttributes);
+inline constexpr FamilySchema kDeclaration{
+    .name = kCommFamily,
+    .stage = Stage::kCommunication,
+    .x_axis = kSizeBytesColumn.name,
+    .bands = Bands::kSizeBands,
+    .scaling = Scaling::kPerRank,  // bus bandwidth: ideal flat
+    .series = "",                  // each case's own: its topology
+    .peer_slow = true,
+    .peer_late = true,  // the others wait for a late rank inside the call
+    .min_samples = 10,
+    .case_attributes = kAllCaseAttributes,
+    .stats_columns = kCommStatsColumns,
+};
+}  // namespace comm
 
 }  // namespace preflight::schema

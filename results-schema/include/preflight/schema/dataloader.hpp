@@ -10,6 +10,8 @@
 #include <string_view>
 
 #include "preflight/schema/attr.hpp"
+#include "preflight/schema/family_names.hpp"
+#include "preflight/schema/family_schema.hpp"
 #include "preflight/schema/layout.hpp"
 #include "preflight/schema/meaning.hpp"
 
@@ -89,21 +91,6 @@ inline constexpr std::array kDataloaderCaseAttributes = {
 };
 
 // Counters (points/<P>/counters/<name>), in the order an operation reports them.
-enum DataloaderCounter : std::size_t {
-  kDataloaderImages,
-  kDataloaderBytes,
-  kDataloaderReadS,
-  kDataloaderDecodeS,
-  kDataloaderAugmentS,
-  kDataloaderBatchS,
-  kDataloaderComputeS,
-  kDataloaderStallS,
-  kDataloaderBatchP50,
-  kDataloaderBatchP95,
-  kDataloaderDecodeErrors,
-  kDataloaderResidentBefore,
-  kDataloaderCounterCount
-};
 namespace dataloader {
 inline constexpr Column kImagesCounter{"images",         Type::kFloat64,
                                        "images",         "images the rank delivered in batches",
@@ -165,40 +152,9 @@ inline constexpr std::array kDataloaderCounters = {
     dataloader::kBatchP50SCounter,    dataloader::kBatchP95SCounter,
     dataloader::kDecodeErrorsCounter, dataloader::kResidentBeforeCounter,
 };
-static_assert(kDataloaderCounters.size() == kDataloaderCounterCount);
-static_assert(kDataloaderCounters[kDataloaderImages].name == "images");
-static_assert(kDataloaderCounters[kDataloaderBytes].name == "bytes");
-static_assert(kDataloaderCounters[kDataloaderReadS].name == "read_s");
-static_assert(kDataloaderCounters[kDataloaderDecodeS].name == "decode_s");
-static_assert(kDataloaderCounters[kDataloaderAugmentS].name == "augment_s");
-static_assert(kDataloaderCounters[kDataloaderBatchS].name == "batch_s");
-static_assert(kDataloaderCounters[kDataloaderComputeS].name == "compute_s");
-static_assert(kDataloaderCounters[kDataloaderStallS].name == "stall_s");
-static_assert(kDataloaderCounters[kDataloaderBatchP50].name == "batch_p50_s");
-static_assert(kDataloaderCounters[kDataloaderBatchP95].name == "batch_p95_s");
-static_assert(kDataloaderCounters[kDataloaderDecodeErrors].name == "decode_errors");
-static_assert(kDataloaderCounters[kDataloaderResidentBefore].name == "resident_before");
 
 // Stats columns: the point column workers, then the figures derived from the samples and
 // counters, in this order.
-enum DataloaderColumn : std::size_t {
-  kDataloaderWorkers,
-  kDataloaderImagesPerS,
-  kDataloaderMbPerS,
-  kDataloaderAu,
-  kDataloaderAuMet,
-  kDataloaderValidImagesPerS,
-  kDataloaderWorkersNeeded,
-  kDataloaderReadColumn,
-  kDataloaderDecodeColumn,
-  kDataloaderAugmentColumn,
-  kDataloaderBatchColumn,
-  kDataloaderBatchP50Column,
-  kDataloaderBatchP95Column,
-  kDataloaderDecodeErrorsTotal,
-  kDataloaderResidentBeforeMax,
-  kDataloaderColumnCount
-};
 namespace dataloader {
 inline constexpr Column kWorkersColumn{
     "workers", Type::kInt64, "threads", "worker threads per rank", Direction::kNone, Kind::kCount};
@@ -303,22 +259,39 @@ inline constexpr std::array kDataloaderStatsColumns = {
     dataloader::kDecodeErrorsColumn,
     dataloader::kResidentBeforeMaxColumn,
 };
-static_assert(kDataloaderStatsColumns.size() == kDataloaderColumnCount);
-static_assert(kDataloaderStatsColumns[kDataloaderWorkers].name == "workers");
-static_assert(kDataloaderStatsColumns[kDataloaderImagesPerS].name == "images_per_s");
-static_assert(kDataloaderStatsColumns[kDataloaderMbPerS].name == "mb_per_s");
-static_assert(kDataloaderStatsColumns[kDataloaderAu].name == "au");
-static_assert(kDataloaderStatsColumns[kDataloaderAuMet].name == "au_met");
-static_assert(kDataloaderStatsColumns[kDataloaderValidImagesPerS].name == "valid_images_per_s");
-static_assert(kDataloaderStatsColumns[kDataloaderWorkersNeeded].name == "workers_needed");
-static_assert(kDataloaderStatsColumns[kDataloaderReadColumn].name == "read_s");
-static_assert(kDataloaderStatsColumns[kDataloaderDecodeColumn].name == "decode_s");
-static_assert(kDataloaderStatsColumns[kDataloaderAugmentColumn].name == "augment_s");
-static_assert(kDataloaderStatsColumns[kDataloaderBatchColumn].name == "batch_s");
-static_assert(kDataloaderStatsColumns[kDataloaderBatchP50Column].name == "batch_p50_s");
-static_assert(kDataloaderStatsColumns[kDataloaderBatchP95Column].name == "batch_p95_s");
-static_assert(kDataloaderStatsColumns[kDataloaderDecodeErrorsTotal].name == "decode_errors");
-static_assert(kDataloaderStatsColumns[kDataloaderResidentBeforeMax].name == "resident_before_max");
+
+// Places in the table, for code that still reads it by position (reports/plugins); found by
+// name, so they cannot fall out of step with it.
+inline constexpr std::size_t kDataloaderWorkers =
+    index_in(kDataloaderStatsColumns, dataloader::kWorkersColumn);
+inline constexpr std::size_t kDataloaderImagesPerS =
+    index_in(kDataloaderStatsColumns, dataloader::kImagesPerSColumn);
+inline constexpr std::size_t kDataloaderMbPerS =
+    index_in(kDataloaderStatsColumns, dataloader::kMbPerSColumn);
+inline constexpr std::size_t kDataloaderAu =
+    index_in(kDataloaderStatsColumns, dataloader::kAuColumn);
+inline constexpr std::size_t kDataloaderAuMet =
+    index_in(kDataloaderStatsColumns, dataloader::kAuMetColumn);
+inline constexpr std::size_t kDataloaderValidImagesPerS =
+    index_in(kDataloaderStatsColumns, dataloader::kValidImagesPerSColumn);
+inline constexpr std::size_t kDataloaderWorkersNeeded =
+    index_in(kDataloaderStatsColumns, dataloader::kWorkersNeededColumn);
+inline constexpr std::size_t kDataloaderReadColumn =
+    index_in(kDataloaderStatsColumns, dataloader::kReadSColumn);
+inline constexpr std::size_t kDataloaderDecodeColumn =
+    index_in(kDataloaderStatsColumns, dataloader::kDecodeSColumn);
+inline constexpr std::size_t kDataloaderAugmentColumn =
+    index_in(kDataloaderStatsColumns, dataloader::kAugmentSColumn);
+inline constexpr std::size_t kDataloaderBatchColumn =
+    index_in(kDataloaderStatsColumns, dataloader::kBatchSColumn);
+inline constexpr std::size_t kDataloaderBatchP50Column =
+    index_in(kDataloaderStatsColumns, dataloader::kBatchP50SColumn);
+inline constexpr std::size_t kDataloaderBatchP95Column =
+    index_in(kDataloaderStatsColumns, dataloader::kBatchP95SColumn);
+inline constexpr std::size_t kDataloaderDecodeErrorsTotal =
+    index_in(kDataloaderStatsColumns, dataloader::kDecodeErrorsColumn);
+inline constexpr std::size_t kDataloaderResidentBeforeMax =
+    index_in(kDataloaderStatsColumns, dataloader::kResidentBeforeMaxColumn);
 
 // The pipeline's stages, in order: the stats columns of their times and the names a finding
 // uses ("data in: decode").
@@ -329,21 +302,38 @@ inline constexpr std::array kDataloaderStageColumns = {
     std::pair{kDataloaderBatchColumn, std::string_view("batch")},
 };
 
+namespace dataloader {
+// The pipeline's stages, in order: the stats columns of their times and the names a finding uses
+// ("data in: decode").
+inline constexpr std::array kStages = {
+    std::pair{&kReadSColumn, std::string_view("read")},
+    std::pair{&kDecodeSColumn, std::string_view("decode")},
+    std::pair{&kAugmentSColumn, std::string_view("augment")},
+    std::pair{&kBatchSColumn, std::string_view("batch")},
+};
+}  // namespace dataloader
+
 // What every dataloader case declares (SPEC.md, "The dataloader family", Meaning).
-inline constexpr Stage kDataloaderStage = Stage::kDataIn;
-inline constexpr std::string_view kDataloaderXAxis =
-    kDataloaderStatsColumns[kDataloaderWorkers].name;
-inline constexpr Bands kDataloaderBands = Bands::kEachPoint;
-inline constexpr Scaling kDataloaderScaling = Scaling::kAggregate;
-inline constexpr std::string_view kDataloaderSeriesName = "ranks";
-inline constexpr bool kDataloaderPeerSlow = true;
-inline constexpr bool kDataloaderPeerLate = false;  // a rank's pipeline waits for no peer
-inline constexpr std::string_view kDataloaderWorkCounter =
-    kDataloaderCounters[kDataloaderImages].name;
-inline constexpr int kDataloaderMinSamples = 3;
+namespace dataloader {
 // Its figures are labelled by the page cache's state, as a storage read's, and count only where
 // the pipeline feeds the accelerator.
-inline constexpr std::array kDataloaderQuality = {kQualityServedFromMemory,
-                                                  kQualityFeedsAccelerator};
+inline constexpr std::array kQualityRules = {kQualityServedFromMemory, kQualityFeedsAccelerator};
+inline constexpr FamilySchema kDeclaration{
+    .name = kDataloaderFamily,
+    .stage = Stage::kDataIn,
+    .x_axis = kWorkersColumn.name,
+    .bands = Bands::kEachPoint,
+    .scaling = Scaling::kAggregate,
+    .series = "ranks",
+    .peer_slow = true,
+    .peer_late = false,  // a rank's pipeline waits for no peer
+    .work_counter = kImagesCounter.name,
+    .quality = kQualityRules,
+    .min_samples = 3,
+    .case_attributes = kDataloaderCaseAttributes,
+    .stats_columns = kDataloaderStatsColumns,
+    .counters = kDataloaderCounters,
+};
+}  // namespace dataloader
 
 }  // namespace preflight::schema

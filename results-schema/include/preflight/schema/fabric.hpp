@@ -11,6 +11,7 @@
 
 #include "preflight/schema/attr.hpp"
 #include "preflight/schema/family_names.hpp"
+#include "preflight/schema/family_schema.hpp"
 #include "preflight/schema/layout.hpp"
 #include "preflight/schema/meaning.hpp"
 
@@ -46,13 +47,6 @@ inline constexpr std::array kFabricCaseAttributes = {
 // twin), then of bandwidth cases (size, headline, twin). The headline of a latency case is the
 // round trip itself, the time measured, so that its confidence interval is the time's; latency is
 // half of it, as osu_latency shows.
-enum FabricColumn : std::size_t {
-  kFabricSizeBytes,
-  kFabricHeadline,
-  kFabricBatchedHeadline,
-  kFabricLatency,
-  kFabricBatchedLatency
-};
 namespace fabric {
 inline constexpr Column kSizeBytesColumn{"size_bytes",           Type::kInt64,     "B",
                                          "bytes of one message", Direction::kNone, Kind::kCount};
@@ -103,21 +97,33 @@ inline constexpr std::array kFabricBandwidthColumns = {
     fabric::kBatchedPairBandwidthColumn,
 };
 static_assert(kFabricLatencyColumns.size() == 5 && kFabricBandwidthColumns.size() == 3);
-static_assert(kFabricLatencyColumns[kFabricLatency].name == "pair_latency");
-static_assert(kFabricLatencyColumns[kFabricSizeBytes].name == "size_bytes");
-static_assert(kFabricBandwidthColumns[kFabricSizeBytes].name == "size_bytes");
 
 // What every fabric case declares (SPEC.md, "The fabric family", Meaning). Pairs are not
 // peers of each other: the pair-matrix plug-in compares them, not the generic outlier analysis.
-inline constexpr Stage kFabricStage = Stage::kCommunication;
-inline constexpr std::string_view kFabricXAxis = kFabricLatencyColumns[kFabricSizeBytes].name;
-inline constexpr Bands kFabricBands = Bands::kSizeBands;
-inline constexpr Scaling kFabricScaling = Scaling::kNone;
-inline constexpr std::string_view kFabricSeriesName = "";
-inline constexpr bool kFabricPeerSlow = false;
-inline constexpr bool kFabricPeerLate = false;
-inline constexpr std::string_view kFabricWorkCounter = "";
-inline constexpr std::string_view kFabricQuality = "";
-inline constexpr int kFabricMinSamples = 5;
+namespace fabric {
+// Every stats column a fabric case may write: a latency case's, then a bandwidth case's.
+inline constexpr std::array kAllStatsColumns = {
+    kSizeBytesColumn,
+    kRoundTripColumn,
+    kBatchedRoundTripColumn,
+    kPairLatencyColumn,
+    kBatchedPairLatencyColumn,
+    kPairBandwidthColumn,
+    kBatchedPairBandwidthColumn,
+};
+inline constexpr FamilySchema kDeclaration{
+    .name = kFabricFamily,
+    .stage = Stage::kCommunication,
+    .x_axis = kSizeBytesColumn.name,
+    .bands = Bands::kSizeBands,
+    .scaling = Scaling::kNone,
+    .series = "",
+    .peer_slow = false,
+    .peer_late = false,
+    .min_samples = 5,
+    .case_attributes = kFabricCaseAttributes,
+    .stats_columns = kAllStatsColumns,
+};
+}  // namespace fabric
 
 }  // namespace preflight::schema

@@ -4,6 +4,8 @@
 // (OwnMeaning), so that no family writes its meaning out again.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -17,30 +19,41 @@
 namespace preflight::schema {
 
 struct FamilySchema {
-  std::string_view name;  // family_names.hpp: the case attribute `family`
+  std::string_view name = {};  // family_names.hpp: the case attribute `family`
   // CaseMeaning's fields that every case of the family shares.
   Stage stage = Stage::kStep;
-  std::string_view x_axis;  // a stats column; "" = the point index
+  std::string_view x_axis = {};  // a stats column; "" = the point index
   Bands bands = Bands::kSizeBands;
   Scaling scaling = Scaling::kNone;
-  std::string_view series;  // the scaling curve, unless a case names its own (OwnMeaning)
+  std::string_view series = {};  // the scaling curve, unless a case names its own (OwnMeaning)
   bool peer_slow = false;
   bool peer_late = false;
-  std::string_view work_counter;               // a counter, or ""
-  std::span<const std::string_view> quality;   // rule names
+  std::string_view work_counter = {};              // a counter, or ""
+  std::span<const std::string_view> quality = {};  // rule names
   std::int64_t min_samples = 1;
   // What its cases write: every case attribute one of them may carry (besides the harness's),
   // the stats columns, the counters and the series datasets.
-  std::span<const Item> case_attributes;
-  std::span<const Column> stats_columns;
-  std::span<const Column> counters;
-  std::span<const Column> series_datasets;
+  std::span<const Item> case_attributes = {};
+  std::span<const Column> stats_columns = {};
+  std::span<const Column> counters = {};
+  std::span<const Column> series_datasets = {};
 };
+
+// One table of two, in that order: every case attribute of a family whose cases carry more than
+// one table's.
+template <typename T, std::size_t N, std::size_t M>
+constexpr std::array<T, N + M> concat(const std::array<T, N>& first,
+                                      const std::array<T, M>& second) {
+  std::array<T, N + M> out{};
+  for (std::size_t i = 0; i < N; ++i) out[i] = first[i];
+  for (std::size_t i = 0; i < M; ++i) out[N + i] = second[i];
+  return out;
+}
 
 // What a case's meaning takes from the case rather than from its family's declaration.
 struct OwnMeaning {
-  std::string subject;                // what stays the same along its scaling series
-  std::optional<std::string> series;  // its scaling curve; none: the family's
+  std::string subject;                               // what stays the same along its scaling series
+  std::optional<std::string> series = std::nullopt;  // its scaling curve; none: the family's
 };
 
 // A case's meaning: its family's declaration with the case's own part; span_nodes stays the

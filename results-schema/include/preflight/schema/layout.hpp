@@ -236,7 +236,6 @@ inline constexpr std::array kCaseHostLoadAttributes = {
 
 // A case whose figure spans its ranks, first start to last finish (bench/harness/rank_span.hpp:
 // storage), has these attributes besides its family's, written by the harness.
-enum SpanCaseAttribute : std::size_t { kClockError, kSpanCaseAttributeCount };
 namespace harness {
 inline constexpr Attr<double> kClockErrorS{
     "clock_error_s", "s",
@@ -246,8 +245,6 @@ inline constexpr Attr<double> kClockErrorS{
 inline constexpr std::array kSpanCaseAttributes = {
     harness::kClockErrorS.item(),
 };
-static_assert(kSpanCaseAttributes.size() == kSpanCaseAttributeCount);
-static_assert(kSpanCaseAttributes[kClockError].name == "clock_error_s");
 
 // The stats column of such a family beside its span-derived figures: one declaration for all.
 inline constexpr Column kReleaseSpreadColumn{

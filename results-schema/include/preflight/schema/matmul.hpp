@@ -10,6 +10,8 @@
 #include <string_view>
 
 #include "preflight/schema/attr.hpp"
+#include "preflight/schema/family_names.hpp"
+#include "preflight/schema/family_schema.hpp"
 #include "preflight/schema/layout.hpp"
 #include "preflight/schema/meaning.hpp"
 
@@ -46,21 +48,6 @@ inline constexpr std::array kMatmulCaseAttributes = {
 };
 
 // Stats columns: the point's shape, then the figures, in this order.
-enum MatmulColumn : std::size_t {
-  kMatmulM,
-  kMatmulN,
-  kMatmulK,
-  kMatmulFlop,
-  kMatmulAlgorithm,
-  kMatmulTflops,
-  kMatmulBatchedTflops,
-  kMatmulPeakFraction,
-  kMatmulBatchedPeakFraction,
-  kMatmulRankTflopsMin,
-  kMatmulRankTflopsMedian,
-  kMatmulSpanTflops,
-  kMatmulColumnCount
-};
 namespace matmul {
 inline constexpr Column kGemmMColumn{"gemm_m",          Type::kInt64,     "",
                                      "rows of A and C", Direction::kNone, Kind::kCount};
@@ -137,19 +124,28 @@ inline constexpr std::array kMatmulStatsColumns = {
     matmul::kRankTflopsMedianColumn,
     matmul::kSpanTflopsColumn,
 };
-static_assert(kMatmulStatsColumns.size() == kMatmulColumnCount);
-static_assert(kMatmulStatsColumns[kMatmulM].name == "gemm_m");
-static_assert(kMatmulStatsColumns[kMatmulN].name == "gemm_n");
-static_assert(kMatmulStatsColumns[kMatmulK].name == "gemm_k");
-static_assert(kMatmulStatsColumns[kMatmulFlop].name == "flop");
-static_assert(kMatmulStatsColumns[kMatmulAlgorithm].name == "kept_algorithm");
-static_assert(kMatmulStatsColumns[kMatmulTflops].name == "tflops");
-static_assert(kMatmulStatsColumns[kMatmulBatchedTflops].name == "batched_tflops");
-static_assert(kMatmulStatsColumns[kMatmulPeakFraction].name == "peak_fraction");
-static_assert(kMatmulStatsColumns[kMatmulBatchedPeakFraction].name == "batched_peak_fraction");
-static_assert(kMatmulStatsColumns[kMatmulRankTflopsMin].name == "rank_tflops_min");
-static_assert(kMatmulStatsColumns[kMatmulRankTflopsMedian].name == "rank_tflops_median");
-static_assert(kMatmulStatsColumns[kMatmulSpanTflops].name == "span_tflops");
+
+// Places in the table, for code that still reads it by position (reports/plugins); found by
+// name, so they cannot fall out of step with it.
+inline constexpr std::size_t kMatmulM = index_in(kMatmulStatsColumns, matmul::kGemmMColumn);
+inline constexpr std::size_t kMatmulN = index_in(kMatmulStatsColumns, matmul::kGemmNColumn);
+inline constexpr std::size_t kMatmulK = index_in(kMatmulStatsColumns, matmul::kGemmKColumn);
+inline constexpr std::size_t kMatmulFlop = index_in(kMatmulStatsColumns, matmul::kFlopColumn);
+inline constexpr std::size_t kMatmulAlgorithm =
+    index_in(kMatmulStatsColumns, matmul::kKeptAlgorithmColumn);
+inline constexpr std::size_t kMatmulTflops = index_in(kMatmulStatsColumns, matmul::kTflopsColumn);
+inline constexpr std::size_t kMatmulBatchedTflops =
+    index_in(kMatmulStatsColumns, matmul::kBatchedTflopsColumn);
+inline constexpr std::size_t kMatmulPeakFraction =
+    index_in(kMatmulStatsColumns, matmul::kPeakFractionColumn);
+inline constexpr std::size_t kMatmulBatchedPeakFraction =
+    index_in(kMatmulStatsColumns, matmul::kBatchedPeakFractionColumn);
+inline constexpr std::size_t kMatmulRankTflopsMin =
+    index_in(kMatmulStatsColumns, matmul::kRankTflopsMinColumn);
+inline constexpr std::size_t kMatmulRankTflopsMedian =
+    index_in(kMatmulStatsColumns, matmul::kRankTflopsMedianColumn);
+inline constexpr std::size_t kMatmulSpanTflops =
+    index_in(kMatmulStatsColumns, matmul::kSpanTflopsColumn);
 
 // Series (points/<P>/series/<name>), besides the telemetry series (telemetry.hpp): the rate
 // per interval, to see clocks fall as the device heats (sustained mode: a long timing budget).
@@ -167,13 +163,21 @@ inline constexpr std::array kMatmulSeries = {
 };
 
 // What every matmul case declares (SPEC.md, "The matmul family", Meaning).
-inline constexpr Stage kMatmulStage = Stage::kCompute;
-inline constexpr std::string_view kMatmulXAxis = kMatmulStatsColumns[kMatmulFlop].name;
-inline constexpr Bands kMatmulBands = Bands::kEachPoint;
-inline constexpr Scaling kMatmulScaling = Scaling::kPerRank;
-inline constexpr std::string_view kMatmulSeriesName = "ranks";
-inline constexpr bool kMatmulPeerSlow = true;   // every rank its own device, all at once
-inline constexpr bool kMatmulPeerLate = false;  // no rank waits for another inside a GEMM
-inline constexpr int kMatmulMinSamples = 5;
+namespace matmul {
+inline constexpr FamilySchema kDeclaration{
+    .name = kMatmulFamily,
+    .stage = Stage::kCompute,
+    .x_axis = kFlopColumn.name,
+    .bands = Bands::kEachPoint,
+    .scaling = Scaling::kPerRank,
+    .series = "ranks",
+    .peer_slow = true,   // every rank its own device, all at once
+    .peer_late = false,  // no rank waits for another inside a GEMM
+    .min_samples = 5,
+    .case_attributes = kMatmulCaseAttributes,
+    .stats_columns = kMatmulStatsColumns,
+    .series_datasets = kMatmulSeries,
+};
+}  // namespace matmul
 
 }  // namespace preflight::schema

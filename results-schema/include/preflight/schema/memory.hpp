@@ -9,6 +9,8 @@
 #include <string_view>
 
 #include "preflight/schema/attr.hpp"
+#include "preflight/schema/family_names.hpp"
+#include "preflight/schema/family_schema.hpp"
 #include "preflight/schema/layout.hpp"
 #include "preflight/schema/meaning.hpp"
 
@@ -46,19 +48,6 @@ inline constexpr std::array kMemoryCaseAttributes = {
     memory::kBytesCounted.item(),
 };
 
-enum MemoryColumn : std::size_t {
-  kMemoryArrayBytes,
-  kMemoryBytesMoved,
-  kMemoryBw,
-  kMemoryBatchedBw,
-  kMemoryNodeBw,
-  kMemoryBatchedNodeBw,
-  kMemoryPeakFraction,
-  kMemoryBatchedPeakFraction,
-  kMemoryRankBwMin,
-  kMemoryRankBwMedian,
-  kMemoryColumnCount
-};
 namespace memory {
 inline constexpr Column kArrayBytesColumn{
     "array_bytes",    Type::kInt64, "B", "bytes of each of the rank's arrays",
@@ -129,17 +118,6 @@ inline constexpr std::array kMemoryStatsColumns = {
     memory::kPeakFractionColumn, memory::kBatchedPeakFractionColumn,
     memory::kRankBwMinColumn,    memory::kRankBwMedianColumn,
 };
-static_assert(kMemoryStatsColumns.size() == kMemoryColumnCount);
-static_assert(kMemoryStatsColumns[kMemoryArrayBytes].name == "array_bytes");
-static_assert(kMemoryStatsColumns[kMemoryBytesMoved].name == "bytes_moved");
-static_assert(kMemoryStatsColumns[kMemoryBw].name == "bw");
-static_assert(kMemoryStatsColumns[kMemoryBatchedBw].name == "batched_bw");
-static_assert(kMemoryStatsColumns[kMemoryNodeBw].name == "node_bw");
-static_assert(kMemoryStatsColumns[kMemoryBatchedNodeBw].name == "batched_node_bw");
-static_assert(kMemoryStatsColumns[kMemoryPeakFraction].name == "peak_fraction");
-static_assert(kMemoryStatsColumns[kMemoryBatchedPeakFraction].name == "batched_peak_fraction");
-static_assert(kMemoryStatsColumns[kMemoryRankBwMin].name == "rank_bw_min");
-static_assert(kMemoryStatsColumns[kMemoryRankBwMedian].name == "rank_bw_median");
 
 namespace memory {
 inline constexpr Column kIntervalBwSeries{
@@ -155,13 +133,21 @@ inline constexpr std::array kMemorySeries = {
 };
 
 // What every memory case declares (SPEC.md, "The memory family", Meaning).
-inline constexpr Stage kMemoryStage = Stage::kCompute;
-inline constexpr std::string_view kMemoryXAxis = kMemoryStatsColumns[kMemoryArrayBytes].name;
-inline constexpr Bands kMemoryBands = Bands::kEachPoint;
-inline constexpr Scaling kMemoryScaling = Scaling::kPerRank;
-inline constexpr std::string_view kMemorySeriesName = "ranks_per_node";
-inline constexpr bool kMemoryPeerSlow = true;
-inline constexpr bool kMemoryPeerLate = false;
-inline constexpr int kMemoryMinSamples = 5;
+namespace memory {
+inline constexpr FamilySchema kDeclaration{
+    .name = kMemoryFamily,
+    .stage = Stage::kCompute,
+    .x_axis = kArrayBytesColumn.name,
+    .bands = Bands::kEachPoint,
+    .scaling = Scaling::kPerRank,
+    .series = "ranks_per_node",
+    .peer_slow = true,
+    .peer_late = false,
+    .min_samples = 5,
+    .case_attributes = kMemoryCaseAttributes,
+    .stats_columns = kMemoryStatsColumns,
+    .series_datasets = kMemorySeries,
+};
+}  // namespace memory
 
 }  // namespace preflight::schema

@@ -10,6 +10,8 @@
 #include <string_view>
 
 #include "preflight/schema/attr.hpp"
+#include "preflight/schema/family_names.hpp"
+#include "preflight/schema/family_schema.hpp"
 #include "preflight/schema/layout.hpp"
 #include "preflight/schema/meaning.hpp"
 
@@ -25,45 +27,6 @@ inline constexpr std::string_view kStepResNet50 = "resnet50";
 inline constexpr std::string_view kStepOnCpu = "cpu";
 inline constexpr std::string_view kStepOnGpu = "gpu";
 
-enum StepAttribute : std::size_t {
-  kStepModel,
-  kStepModelSource,
-  kStepModelKind,
-  kStepLayers,
-  kStepHidden,
-  kStepFfnHidden,
-  kStepGatedMlp,
-  kStepHeads,
-  kStepKvHeads,
-  kStepVocab,
-  kStepSeqLen,
-  kStepImageSize,
-  kStepParameters,
-  kStepGradientBytes,
-  kStepGlobalBatch,
-  kStepMicroBatch,
-  kStepRanksPerNode,
-  kStepTargetNodes,
-  kStepTensorParallel,
-  kStepPipelineParallel,
-  kStepGradientSync,
-  kStepOverlap,
-  kStepBucketBytes,
-  kStepCheckpointBytes,
-  kStepCheckpointInterval,
-  kStepMfu,
-  kStepCommBackend,
-  kStepGemmLibrary,
-  kStepDtype,
-  kStepThreads,
-  kStepLayout,
-  kStepDataDir,
-  kStepDataWorkers,
-  kStepDataEngine,
-  kStepDataCache,
-  kStepGemmDevice,
-  kStepAttributeCount
-};
 namespace step {
 inline constexpr Attr<std::string> kModelPreset{"model_preset", "", "the model preset, or custom"};
 inline constexpr Attr<std::string> kModelSource{"model_source", "",
@@ -163,25 +126,53 @@ inline constexpr std::array kStepCaseAttributes = {
     step::kDataCache.item(),
     step::kGemmDevice.item(),
 };
-static_assert(kStepCaseAttributes.size() == kStepAttributeCount);
-static_assert(kStepCaseAttributes[kStepThreads].name == "threads");
-static_assert(kStepCaseAttributes[kStepLayout].name == "layout");
-static_assert(kStepCaseAttributes[kStepMfu].name == "mfu");
-static_assert(kStepCaseAttributes[kStepGradientSync].name == "gradient_sync");
-static_assert(kStepCaseAttributes[kStepDataDir].name == "data_dir");
-static_assert(kStepCaseAttributes[kStepDataCache].name == "data_cache");
-static_assert(kStepCaseAttributes[kStepGemmDevice].name == "gemm_device");
+
+// Places in the table, for code that still reads it by position (reports/plugins); found by
+// name, so they cannot fall out of step with it.
+inline constexpr std::size_t kStepModel = index_in(kStepCaseAttributes, step::kModelPreset);
+inline constexpr std::size_t kStepModelSource = index_in(kStepCaseAttributes, step::kModelSource);
+inline constexpr std::size_t kStepModelKind = index_in(kStepCaseAttributes, step::kModelKind);
+inline constexpr std::size_t kStepLayers = index_in(kStepCaseAttributes, step::kLayers);
+inline constexpr std::size_t kStepHidden = index_in(kStepCaseAttributes, step::kHidden);
+inline constexpr std::size_t kStepFfnHidden = index_in(kStepCaseAttributes, step::kFfnHidden);
+inline constexpr std::size_t kStepGatedMlp = index_in(kStepCaseAttributes, step::kGatedMlp);
+inline constexpr std::size_t kStepHeads = index_in(kStepCaseAttributes, step::kHeads);
+inline constexpr std::size_t kStepKvHeads = index_in(kStepCaseAttributes, step::kKvHeads);
+inline constexpr std::size_t kStepVocab = index_in(kStepCaseAttributes, step::kVocab);
+inline constexpr std::size_t kStepSeqLen = index_in(kStepCaseAttributes, step::kSeqLen);
+inline constexpr std::size_t kStepImageSize = index_in(kStepCaseAttributes, step::kImageSize);
+inline constexpr std::size_t kStepParameters = index_in(kStepCaseAttributes, step::kParameters);
+inline constexpr std::size_t kStepGradientBytes =
+    index_in(kStepCaseAttributes, step::kGradientBytes);
+inline constexpr std::size_t kStepGlobalBatch = index_in(kStepCaseAttributes, step::kGlobalBatch);
+inline constexpr std::size_t kStepMicroBatch = index_in(kStepCaseAttributes, step::kMicroBatch);
+inline constexpr std::size_t kStepRanksPerNode =
+    index_in(kStepCaseAttributes, step::kWorkloadRanksPerNode);
+inline constexpr std::size_t kStepTargetNodes = index_in(kStepCaseAttributes, step::kTargetNodes);
+inline constexpr std::size_t kStepTensorParallel =
+    index_in(kStepCaseAttributes, step::kTensorParallel);
+inline constexpr std::size_t kStepPipelineParallel =
+    index_in(kStepCaseAttributes, step::kPipelineParallel);
+inline constexpr std::size_t kStepGradientSync = index_in(kStepCaseAttributes, step::kGradientSync);
+inline constexpr std::size_t kStepOverlap = index_in(kStepCaseAttributes, step::kOverlap);
+inline constexpr std::size_t kStepBucketBytes = index_in(kStepCaseAttributes, step::kBucketBytes);
+inline constexpr std::size_t kStepCheckpointBytes =
+    index_in(kStepCaseAttributes, step::kCheckpointBytes);
+inline constexpr std::size_t kStepCheckpointInterval =
+    index_in(kStepCaseAttributes, step::kCheckpointIntervalS);
+inline constexpr std::size_t kStepMfu = index_in(kStepCaseAttributes, step::kMfu);
+inline constexpr std::size_t kStepCommBackend = index_in(kStepCaseAttributes, step::kCommBackend);
+inline constexpr std::size_t kStepGemmLibrary = index_in(kStepCaseAttributes, step::kGemmLibrary);
+inline constexpr std::size_t kStepDtype = index_in(kStepCaseAttributes, step::kDtype);
+inline constexpr std::size_t kStepThreads = index_in(kStepCaseAttributes, step::kThreads);
+inline constexpr std::size_t kStepLayout = index_in(kStepCaseAttributes, step::kLayout);
+inline constexpr std::size_t kStepDataDir = index_in(kStepCaseAttributes, step::kDataDir);
+inline constexpr std::size_t kStepDataWorkers = index_in(kStepCaseAttributes, step::kDataWorkers);
+inline constexpr std::size_t kStepDataEngine = index_in(kStepCaseAttributes, step::kDataEngine);
+inline constexpr std::size_t kStepDataCache = index_in(kStepCaseAttributes, step::kDataCache);
+inline constexpr std::size_t kStepGemmDevice = index_in(kStepCaseAttributes, step::kGemmDevice);
 
 // Counters (points/<P>/counters/<name>), in the order an operation reports them.
-enum StepCounter : std::size_t {
-  kStepComputeCounter,
-  kStepCommCounter,
-  kStepDataCounter,
-  kStepDataResidentCounter,
-  kStepDataBusyCounter,
-  kStepDataCpuShareCounter,
-  kStepCounterCount
-};
 namespace step {
 inline constexpr Column kComputeSCounter{
     "compute_s",
@@ -231,26 +222,7 @@ inline constexpr std::array kStepCounters = {
     step::kComputeSCounter,           step::kCommExposedSCounter, step::kDataExposedSCounter,
     step::kDataResidentBeforeCounter, step::kDataBusySCounter,    step::kDataCpuShareCounter,
 };
-static_assert(kStepCounters.size() == kStepCounterCount);
-static_assert(kStepCounters[kStepComputeCounter].name == "compute_s");
-static_assert(kStepCounters[kStepCommCounter].name == "comm_exposed_s");
-static_assert(kStepCounters[kStepDataCounter].name == "data_exposed_s");
-static_assert(kStepCounters[kStepDataBusyCounter].name == "data_busy_s");
-static_assert(kStepCounters[kStepDataCpuShareCounter].name == "data_cpu_share");
 
-enum StepColumn : std::size_t {
-  kStepNodes,
-  kStepDataParallel,
-  kStepAccumulation,
-  kStepStepSeconds,
-  kStepSamplesPerS,
-  kStepCompute,
-  kStepCommExposed,
-  kStepDataExposed,
-  kStepDataBusy,
-  kStepDataCpuShare,
-  kStepColumnCount
-};
 namespace step {
 inline constexpr Column kNodesColumn{"nodes",          Type::kInt64,
                                      "nodes",          "nodes of each group running the step",
@@ -329,24 +301,42 @@ inline constexpr std::array kStepStatsColumns = {
     step::kCommExposedSColumn, step::kDataExposedSColumn, step::kDataBusySColumn,
     step::kDataCpuShareColumn,
 };
-static_assert(kStepStatsColumns.size() == kStepColumnCount);
-static_assert(kStepStatsColumns[kStepNodes].name == "nodes");
-static_assert(kStepStatsColumns[kStepStepSeconds].name == "step_s");
-static_assert(kStepStatsColumns[kStepSamplesPerS].name == "samples_per_s");
-static_assert(kStepStatsColumns[kStepCompute].name == "compute_s");
-static_assert(kStepStatsColumns[kStepCommExposed].name == "comm_exposed_s");
-static_assert(kStepStatsColumns[kStepDataExposed].name == "data_exposed_s");
-static_assert(kStepStatsColumns[kStepDataBusy].name == "data_busy_s");
-static_assert(kStepStatsColumns[kStepDataCpuShare].name == "data_cpu_share");
+
+// Places in the table, for code that still reads it by position (reports/plugins); found by
+// name, so they cannot fall out of step with it.
+inline constexpr std::size_t kStepNodes = index_in(kStepStatsColumns, step::kNodesColumn);
+inline constexpr std::size_t kStepDataParallel =
+    index_in(kStepStatsColumns, step::kDataParallelColumn);
+inline constexpr std::size_t kStepAccumulation =
+    index_in(kStepStatsColumns, step::kAccumulationColumn);
+inline constexpr std::size_t kStepStepSeconds = index_in(kStepStatsColumns, step::kStepSColumn);
+inline constexpr std::size_t kStepSamplesPerS =
+    index_in(kStepStatsColumns, step::kSamplesPerSColumn);
+inline constexpr std::size_t kStepCompute = index_in(kStepStatsColumns, step::kComputeSColumn);
+inline constexpr std::size_t kStepCommExposed =
+    index_in(kStepStatsColumns, step::kCommExposedSColumn);
+inline constexpr std::size_t kStepDataExposed =
+    index_in(kStepStatsColumns, step::kDataExposedSColumn);
+inline constexpr std::size_t kStepDataBusy = index_in(kStepStatsColumns, step::kDataBusySColumn);
+inline constexpr std::size_t kStepDataCpuShare =
+    index_in(kStepStatsColumns, step::kDataCpuShareColumn);
 
 // What every step case declares (SPEC.md, "The step family", Meaning).
-inline constexpr Stage kStepStage = Stage::kStep;
-inline constexpr std::string_view kStepXAxis = kStepStatsColumns[kStepNodes].name;
-inline constexpr Bands kStepBands = Bands::kEachPoint;
-inline constexpr Scaling kStepScaling = Scaling::kNone;  // the projection judges scaling
-inline constexpr std::string_view kStepSeriesName = "nodes";
-inline constexpr bool kStepPeerSlow = false;  // ranks wait for each other in the collectives
-inline constexpr bool kStepPeerLate = false;
-inline constexpr int kStepMinSamples = 3;
+namespace step {
+inline constexpr FamilySchema kDeclaration{
+    .name = kStepFamily,
+    .stage = Stage::kStep,
+    .x_axis = kNodesColumn.name,
+    .bands = Bands::kEachPoint,
+    .scaling = Scaling::kNone,  // the projection judges scaling
+    .series = "nodes",
+    .peer_slow = false,  // ranks wait for each other in the collectives
+    .peer_late = false,
+    .min_samples = 3,
+    .case_attributes = kStepCaseAttributes,
+    .stats_columns = kStepStatsColumns,
+    .counters = kStepCounters,
+};
+}  // namespace step
 
 }  // namespace preflight::schema

@@ -10,6 +10,8 @@
 #include <string_view>
 
 #include "preflight/schema/attr.hpp"
+#include "preflight/schema/family_names.hpp"
+#include "preflight/schema/family_schema.hpp"
 #include "preflight/schema/layout.hpp"
 #include "preflight/schema/meaning.hpp"
 
@@ -55,15 +57,6 @@ inline constexpr std::array kStorageCaseAttributes = {
 
 // Counters (points/<P>/counters/<name>), in the order an operation reports them: the index
 // constants below are that order, checked against the table at compile time.
-enum StorageCounter : std::size_t {
-  kStorageBytes,
-  kStorageOps,
-  kStorageResidentBefore,
-  kStorageLatP50,
-  kStorageLatP99,
-  kStorageLatP999,
-  kStorageCounterCount
-};
 namespace storage {
 inline constexpr Column kBytesCounter{
     "bytes",          Type::kFloat64, "B", "bytes the rank read in the iteration",
@@ -95,30 +88,9 @@ inline constexpr std::array kStorageCounters = {
     storage::kBytesCounter,  storage::kOpsCounter,    storage::kResidentBeforeCounter,
     storage::kLatP50Counter, storage::kLatP99Counter, storage::kLatP999Counter,
 };
-static_assert(kStorageCounters.size() == kStorageCounterCount);
-static_assert(kStorageCounters[kStorageBytes].name == "bytes");
-static_assert(kStorageCounters[kStorageOps].name == "ops");
-static_assert(kStorageCounters[kStorageResidentBefore].name == "resident_before");
-static_assert(kStorageCounters[kStorageLatP50].name == "lat_p50");
-static_assert(kStorageCounters[kStorageLatP99].name == "lat_p99");
-static_assert(kStorageCounters[kStorageLatP999].name == "lat_p999");
 
 // Stats columns: the point column block_bytes, then the figures derived from the samples and
 // counters (no batched twins: a storage case has no back-to-back phase), in this order.
-enum StorageColumn : std::size_t {
-  kStorageBlockBytes,
-  kStorageAggBw,
-  kStorageIops,
-  kStorageRankBwMin,
-  kStorageRankBwMedian,
-  kStorageLatP50Column,
-  kStorageLatP99Column,
-  kStorageLatP999Column,
-  kStorageResidentBeforeMax,
-  kStorageBytesTotal,
-  kStorageReleaseSpread,
-  kStorageColumnCount
-};
 namespace storage {
 inline constexpr Column kBlockBytesColumn{"block_bytes",        Type::kInt64,     "B",
                                           "bytes of each read", Direction::kNone, Kind::kCount};
@@ -188,18 +160,6 @@ inline constexpr std::array kStorageStatsColumns = {
     storage::kLatP99Column,     storage::kLatP999Column,      storage::kResidentBeforeMaxColumn,
     storage::kBytesTotalColumn, kReleaseSpreadColumn,
 };
-static_assert(kStorageStatsColumns.size() == kStorageColumnCount);
-static_assert(kStorageStatsColumns[kStorageBlockBytes].name == "block_bytes");
-static_assert(kStorageStatsColumns[kStorageAggBw].name == "agg_bw");
-static_assert(kStorageStatsColumns[kStorageIops].name == "iops");
-static_assert(kStorageStatsColumns[kStorageRankBwMin].name == "rank_bw_min");
-static_assert(kStorageStatsColumns[kStorageRankBwMedian].name == "rank_bw_median");
-static_assert(kStorageStatsColumns[kStorageLatP50Column].name == "lat_p50");
-static_assert(kStorageStatsColumns[kStorageLatP99Column].name == "lat_p99");
-static_assert(kStorageStatsColumns[kStorageLatP999Column].name == "lat_p999");
-static_assert(kStorageStatsColumns[kStorageResidentBeforeMax].name == "resident_before_max");
-static_assert(kStorageStatsColumns[kStorageBytesTotal].name == "bytes_total");
-static_assert(kStorageStatsColumns[kStorageReleaseSpread].name == "release_spread");
 
 // Series (points/<P>/series/<name>).
 namespace storage {
@@ -217,15 +177,25 @@ inline constexpr std::array kStorageSeries = {
 inline constexpr std::string_view kStorageIntervalSeries = kStorageSeries[0].name;
 
 // What every storage case declares (SPEC.md, "The storage family", Meaning).
-inline constexpr Stage kStorageStage = Stage::kDataIn;
-inline constexpr std::string_view kStorageXAxis = kStorageStatsColumns[kStorageBlockBytes].name;
-inline constexpr Bands kStorageBands = Bands::kEachPoint;
-inline constexpr Scaling kStorageScaling = Scaling::kAggregate;
-inline constexpr std::string_view kStorageSeriesName = "ranks";
-inline constexpr bool kStoragePeerSlow = true;
-inline constexpr bool kStoragePeerLate = false;  // a read does not wait for its peers
-inline constexpr std::string_view kStorageWorkCounter = kStorageCounters[kStorageBytes].name;
-inline constexpr std::string_view kStorageQuality = kQualityServedFromMemory;
-inline constexpr int kStorageMinSamples = 3;  // an iteration reads a whole data set
+namespace storage {
+inline constexpr std::array kQualityRules = {kQualityServedFromMemory};
+inline constexpr FamilySchema kDeclaration{
+    .name = kStorageFamily,
+    .stage = Stage::kDataIn,
+    .x_axis = kBlockBytesColumn.name,
+    .bands = Bands::kEachPoint,
+    .scaling = Scaling::kAggregate,
+    .series = "ranks",
+    .peer_slow = true,
+    .peer_late = false,  // a read does not wait for its peers
+    .work_counter = kBytesCounter.name,
+    .quality = kQualityRules,
+    .min_samples = 3,  // an iteration reads a whole data set
+    .case_attributes = kStorageCaseAttributes,
+    .stats_columns = kStorageStatsColumns,
+    .counters = kStorageCounters,
+    .series_datasets = kStorageSeries,
+};
+}  // namespace storage
 
 }  // namespace preflight::schema

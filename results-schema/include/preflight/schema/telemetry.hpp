@@ -19,25 +19,6 @@ namespace preflight::schema {
 // The sampler's period: one row of every telemetry series.
 inline constexpr double kTelemetryIntervalS = 0.1;
 
-enum TelemetrySeries : std::size_t {
-  kCpuMhz,
-  kCpuTempC,
-  kGpuUtil,
-  kGpuMemUsed,
-  kGpuTempC,
-  kGpuPowerW,
-  kGpuSmMhz,
-  kGpuMemMhz,
-  kGpuThrottle,
-  kGpuPowerCapped,
-  kGpuEccErrors,
-  kGpuPcieWidth,
-  kGpuPcieGen,
-  kGpuPcieMaxWidth,
-  kGpuPcieMaxGen,
-  kTelemetrySeriesCount
-};
-inline constexpr std::size_t kFirstGpuSeries = kGpuUtil;
 namespace telemetry {
 inline constexpr Column kCpuMhzSeries{
     "cpu_mhz",        Type::kFloat64, "MHz", "clock of the CPU the rank ran on",
@@ -102,22 +83,10 @@ inline constexpr std::array kTelemetrySeries = {
     telemetry::kGpuPcieGenSeries,    telemetry::kGpuPcieMaxWidthSeries,
     telemetry::kGpuPcieMaxGenSeries,
 };
-static_assert(kTelemetrySeries.size() == kTelemetrySeriesCount);
-static_assert(kTelemetrySeries[kCpuMhz].name == "cpu_mhz");
-static_assert(kTelemetrySeries[kCpuTempC].name == "cpu_temp_c");
-static_assert(kTelemetrySeries[kGpuUtil].name == "gpu_util");
-static_assert(kTelemetrySeries[kGpuMemUsed].name == "gpu_mem_used");
-static_assert(kTelemetrySeries[kGpuTempC].name == "gpu_temp_c");
-static_assert(kTelemetrySeries[kGpuPowerW].name == "gpu_power_w");
-static_assert(kTelemetrySeries[kGpuSmMhz].name == "gpu_sm_mhz");
-static_assert(kTelemetrySeries[kGpuMemMhz].name == "gpu_mem_mhz");
-static_assert(kTelemetrySeries[kGpuThrottle].name == "gpu_throttle");
-static_assert(kTelemetrySeries[kGpuPowerCapped].name == "gpu_power_capped");
-static_assert(kTelemetrySeries[kGpuEccErrors].name == "gpu_ecc_errors");
-static_assert(kTelemetrySeries[kGpuPcieWidth].name == "gpu_pcie_width");
-static_assert(kTelemetrySeries[kGpuPcieGen].name == "gpu_pcie_gen");
-static_assert(kTelemetrySeries[kGpuPcieMaxWidth].name == "gpu_pcie_max_width");
-static_assert(kTelemetrySeries[kGpuPcieMaxGen].name == "gpu_pcie_max_gen");
+
+// The GPU's series follow the CPU's: a rank without a GPU has none from here on.
+inline constexpr std::size_t kFirstGpuSeries =
+    index_in(kTelemetrySeries, telemetry::kGpuUtilSeries);
 
 // A GPU's SM or memory clock this far from its peers' median during a case is named: GPUs of one
 // model under the same load run within a few percent of each other (power-capped GEMMs vary the
@@ -144,13 +113,12 @@ inline constexpr std::array kTelemetryWatches = {
     SeriesWatch{},  // gpu_power_capped
     SeriesWatch{},  // gpu_ecc_errors
     SeriesWatch{Watch::kReference, "PCIe link narrower than its maximum", 0,
-                kTelemetrySeries[kGpuPcieMaxWidth].name, ""},
+                telemetry::kGpuPcieMaxWidthSeries.name, ""},
     SeriesWatch{Watch::kReference, "PCIe link generation below its maximum", 0,
-                kTelemetrySeries[kGpuPcieMaxGen].name, ""},
+                telemetry::kGpuPcieMaxGenSeries.name, ""},
     SeriesWatch{},  // gpu_pcie_max_width
     SeriesWatch{},  // gpu_pcie_max_gen
 };
-static_assert(kTelemetryWatches.size() == kTelemetrySeriesCount);
 
 // The words of the case attribute `telemetry` for a source that is absent.
 inline constexpr std::string_view kNotAvailable = "not available";
