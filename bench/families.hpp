@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "harness/family.hpp"
+#include "harness/run/family.hpp"
 
 namespace preflight {
 

@@ -16,7 +16,7 @@
 
 #include "analysis/report.hpp"
 #include "analysis/site_reference.hpp"
-#include "harness/stats.hpp"
+#include "preflight/common/stats.hpp"
 #include "preflight/schema/h5.hpp"
 #include "render/html.hpp"
 #include "render/json.hpp"

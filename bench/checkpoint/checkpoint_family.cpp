@@ -8,9 +8,9 @@
 
 #include "checkpoint/model_presets.hpp"
 #include "checkpoint/save_case.hpp"
-#include "harness/options.hpp"
-#include "harness/sizes.hpp"
-#include "harness/usage_error.hpp"
+#include "harness/config/options.hpp"
+#include "preflight/common/sizes.hpp"
+#include "preflight/common/usage_error.hpp"
 #include "preflight/schema/checkpoint.hpp"
 #include "storage/cache_state.hpp"
 #include "storage/dataset.hpp"

@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "harness/family.hpp"
+#include "harness/run/family.hpp"
 
 namespace preflight::checkpoint {
 std::unique_ptr<Family> make_checkpoint_family();

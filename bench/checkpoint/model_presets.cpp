@@ -3,7 +3,7 @@
 #include <array>
 #include <cmath>
 
-#include "harness/find_named.hpp"
+#include "preflight/common/find_named.hpp"
 
 namespace preflight::checkpoint {
 namespace {

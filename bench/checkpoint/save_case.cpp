@@ -16,8 +16,8 @@
 #include <stdexcept>
 #include <utility>
 
-#include "harness/rank_span.hpp"
-#include "harness/stats.hpp"
+#include "harness/run/rank_span.hpp"
+#include "preflight/common/stats.hpp"
 #include "preflight/schema/checkpoint.hpp"
 #include "storage/cache_state.hpp"
 #include "storage/engine.hpp"

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "comm/collective.hpp"
-#include "harness/case.hpp"
-#include "harness/name_table.hpp"
+#include "harness/config/name_table.hpp"
+#include "harness/run/case.hpp"
 
 namespace preflight::comm {
 

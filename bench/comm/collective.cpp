@@ -1,6 +1,6 @@
 #include "comm/collective.hpp"
 
-#include "comm/collective_traits.hpp"
+#include "preflight/common/collective_traits.hpp"
 
 #include <algorithm>
 #include <array>

@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "comm/collective_traits.hpp"  // the Collective enum, beside its traits table
-#include "harness/name_table.hpp"
+#include "harness/config/name_table.hpp"
+#include "preflight/common/collective_traits.hpp"  // the Collective enum, beside its traits table
 
 namespace preflight::comm {
 

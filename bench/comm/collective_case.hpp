@@ -6,8 +6,8 @@
 
 #include "comm/backend.hpp"
 #include "comm/topology.hpp"
-#include "harness/case.hpp"
-#include "harness/rank_context.hpp"
+#include "harness/run/case.hpp"
+#include "harness/run/rank_context.hpp"
 #include "preflight/schema/comm.hpp"
 
 namespace preflight::comm {

@@ -12,9 +12,9 @@
 #include "comm/collective_case.hpp"
 #include "comm/expected.hpp"
 #include "comm/nccl_env.hpp"
-#include "harness/options.hpp"
-#include "harness/sizes.hpp"
-#include "harness/usage_error.hpp"
+#include "harness/config/options.hpp"
+#include "preflight/common/sizes.hpp"
+#include "preflight/common/usage_error.hpp"
 
 namespace preflight::comm {
 namespace {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <optional>
 
-#include "comm/collective_traits.hpp"
 #include "cpu/pattern.hpp"
+#include "preflight/common/collective_traits.hpp"
 
 namespace preflight::comm {
 namespace {

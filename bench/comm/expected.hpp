@@ -1,6 +1,6 @@
 // Buffer shapes of each collective and the check of a result against the fill pattern,
 // shared by every backend (a GPU backend copies its result to the host first). All of it is
-// read from the collective's row in comm/collective_traits.hpp.
+// read from the collective's row in preflight/common/collective_traits.hpp.
 #pragma once
 
 #include <cstdint>

@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "comm/backend.hpp"
-#include "comm/collective_traits.hpp"
 #include "comm/expected.hpp"
 #include "cpu/page_aligned.hpp"
 #include "cpu/pattern.hpp"
-#include "harness/usage_error.hpp"
+#include "preflight/common/collective_traits.hpp"
+#include "preflight/common/usage_error.hpp"
 
 namespace preflight::comm {
 namespace {

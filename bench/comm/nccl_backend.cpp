@@ -16,12 +16,12 @@
 #include <utility>
 
 #include "comm/backend.hpp"
-#include "comm/collective_traits.hpp"
 #include "comm/expected.hpp"
 #include "comm/nccl_env.hpp"
 #include "cuda/pattern_gpu.hpp"
 #include "gpu/device_choice.hpp"
 #include "gpu/stream_bound.hpp"
+#include "preflight/common/collective_traits.hpp"
 #include "preflight/schema/comm.hpp"
 
 namespace preflight::comm {

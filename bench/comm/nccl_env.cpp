@@ -8,7 +8,7 @@
 #include <set>
 #include <string_view>
 
-#include "harness/closest_name.hpp"
+#include "preflight/common/closest_name.hpp"
 
 namespace preflight::comm {
 namespace {

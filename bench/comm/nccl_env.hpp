@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "harness/config_node.hpp"
+#include "harness/config/config_node.hpp"
 
 namespace preflight::comm {
 

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "harness/name_table.hpp"
+#include "harness/config/name_table.hpp"
 
 namespace preflight::comm {
 

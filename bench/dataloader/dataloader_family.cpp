@@ -10,8 +10,8 @@
 #include "dataloader/image_set.hpp"
 #include "dataloader/loader_case.hpp"
 #include "dataloader/pinned_memory.hpp"
-#include "harness/options.hpp"
-#include "harness/usage_error.hpp"
+#include "harness/config/options.hpp"
+#include "preflight/common/usage_error.hpp"
 #include "storage/dataset_options.hpp"
 #include "storage/engine.hpp"
 

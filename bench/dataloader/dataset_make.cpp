@@ -15,7 +15,7 @@
 #include "cpu/image.hpp"
 #include "dataloader/image_set.hpp"
 #include "dataloader/synthetic.hpp"
-#include "harness/usage_error.hpp"
+#include "preflight/common/usage_error.hpp"
 
 namespace preflight::dataloader {
 namespace {

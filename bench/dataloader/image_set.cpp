@@ -13,7 +13,7 @@
 #include <system_error>
 
 #include "cpu/image.hpp"
-#include "harness/usage_error.hpp"
+#include "preflight/common/usage_error.hpp"
 
 namespace preflight::dataloader {
 namespace {

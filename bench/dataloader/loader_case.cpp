@@ -18,9 +18,9 @@
 
 #include "dataloader/dataset_make.hpp"
 #include "dataloader/image_cache.hpp"
-#include "harness/idle_wait.hpp"
-#include "harness/stats.hpp"
-#include "harness/usage_error.hpp"
+#include "harness/run/idle_wait.hpp"
+#include "preflight/common/stats.hpp"
+#include "preflight/common/usage_error.hpp"
 #include "preflight/schema/dataloader.hpp"
 #include "storage/dataset.hpp"
 

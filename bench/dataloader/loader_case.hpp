@@ -9,8 +9,8 @@
 
 #include "dataloader/image_set.hpp"
 #include "dataloader/pipeline.hpp"
-#include "harness/case.hpp"
-#include "harness/rank_context.hpp"
+#include "harness/run/case.hpp"
+#include "harness/run/rank_context.hpp"
 #include "preflight/schema/dataloader.hpp"
 #include "storage/cache_state.hpp"
 #include "storage/storage_case.hpp"

@@ -24,7 +24,7 @@
 #include "cpu/splitmix.hpp"
 #include "dataloader/gpu_decoder.hpp"
 #include "dataloader/pinned_memory.hpp"
-#include "harness/stats.hpp"
+#include "preflight/common/stats.hpp"
 #include "storage/engine.hpp"
 
 namespace preflight::dataloader {

@@ -7,9 +7,9 @@
 #include "fabric/pair_case.hpp"
 #include "fabric/pair_schedule.hpp"
 #include "fabric/transport.hpp"
-#include "harness/options.hpp"
-#include "harness/sizes.hpp"
-#include "harness/usage_error.hpp"
+#include "harness/config/options.hpp"
+#include "preflight/common/sizes.hpp"
+#include "preflight/common/usage_error.hpp"
 
 namespace preflight::fabric {
 namespace {

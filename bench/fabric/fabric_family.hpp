@@ -2,7 +2,7 @@
 
 #include <memory>
 
-#include "harness/family.hpp"
+#include "harness/run/family.hpp"
 
 namespace preflight::fabric {
 

@@ -1,6 +1,6 @@
 #include "fabric/ofi_library.hpp"
 
-#include "harness/runtime_library.hpp"
+#include "harness/env/runtime_library.hpp"
 
 namespace preflight::fabric {
 

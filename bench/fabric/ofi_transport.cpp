@@ -18,7 +18,7 @@
 
 #include "fabric/ofi_library.hpp"
 #include "fabric/transport.hpp"
-#include "harness/usage_error.hpp"
+#include "preflight/common/usage_error.hpp"
 
 namespace preflight::fabric {
 namespace {

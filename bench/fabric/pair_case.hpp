@@ -11,7 +11,7 @@
 
 #include "fabric/pair_schedule.hpp"
 #include "fabric/transport.hpp"
-#include "harness/case.hpp"
+#include "harness/run/case.hpp"
 #include "preflight/schema/fabric.hpp"
 
 namespace preflight::fabric {

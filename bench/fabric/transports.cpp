@@ -1,7 +1,7 @@
 #include <fmt/format.h>
 
 #include "fabric/transport.hpp"
-#include "harness/usage_error.hpp"
+#include "preflight/common/usage_error.hpp"
 
 namespace preflight::fabric {
 

@@ -1,10 +1,10 @@
-// A DeviceTimer of CUDA events on one stream (harness/case.hpp): what an asynchronous GPU
+// A DeviceTimer of CUDA events on one stream (harness/run/case.hpp): what an asynchronous GPU
 // operation gives the harness so that it times the work, not the launch. CUDA builds only.
 #pragma once
 
 #include <cuda_runtime.h>
 
-#include "harness/case.hpp"
+#include "harness/run/case.hpp"
 
 namespace preflight::gpu {
 

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "harness/case.hpp"
+#include "harness/run/case.hpp"
 #include "matmul/dtype.hpp"
 #include "matmul/verify.hpp"
 

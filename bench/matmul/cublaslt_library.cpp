@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "harness/runtime_library.hpp"
+#include "harness/env/runtime_library.hpp"
 
 namespace preflight::matmul {
 

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <utility>
 
-#include "harness/name_table.hpp"
+#include "harness/config/name_table.hpp"
 
 namespace preflight::matmul {
 

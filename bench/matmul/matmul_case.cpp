@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "harness/rank_span.hpp"
-#include "harness/stats.hpp"
+#include "harness/run/rank_span.hpp"
+#include "preflight/common/stats.hpp"
 #include "preflight/schema/matmul.hpp"
 #include "telemetry/observed_operation.hpp"
 

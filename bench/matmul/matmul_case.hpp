@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/case.hpp"
+#include "harness/run/case.hpp"
 #include "matmul/backend.hpp"
 #include "preflight/schema/matmul.hpp"
 #include "telemetry/sampler.hpp"

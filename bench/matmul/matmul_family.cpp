@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <sstream>
 
-#include "harness/options.hpp"
-#include "harness/usage_error.hpp"
+#include "harness/config/options.hpp"
 #include "matmul/backend.hpp"
 #include "matmul/matmul_case.hpp"
+#include "preflight/common/usage_error.hpp"
 #include "telemetry/rank_threads.hpp"
 
 namespace preflight::matmul {

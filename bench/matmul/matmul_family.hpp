@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "harness/family.hpp"
+#include "harness/run/family.hpp"
 
 namespace preflight::matmul {
 std::unique_ptr<Family> make_matmul_family();

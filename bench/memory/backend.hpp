@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "cpu/stream.hpp"
-#include "harness/case.hpp"
+#include "harness/run/case.hpp"
 
 namespace preflight::memory {
 

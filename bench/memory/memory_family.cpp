@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "harness/options.hpp"
-#include "harness/sizes.hpp"
+#include "harness/config/options.hpp"
 #include "memory/backend.hpp"
 #include "memory/memory_peak.hpp"
 #include "memory/stream_case.hpp"
+#include "preflight/common/sizes.hpp"
 #include "telemetry/rank_threads.hpp"
 
 namespace preflight::memory {

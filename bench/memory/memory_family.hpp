@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "harness/family.hpp"
+#include "harness/run/family.hpp"
 
 namespace preflight::memory {
 std::unique_ptr<Family> make_memory_family();

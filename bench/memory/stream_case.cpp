@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "harness/stats.hpp"
+#include "preflight/common/stats.hpp"
 #include "preflight/schema/memory.hpp"
 #include "telemetry/observed_operation.hpp"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/case.hpp"
+#include "harness/run/case.hpp"
 #include "preflight/schema/memory.hpp"
 #include "telemetry/sampler.hpp"
 

@@ -4,7 +4,7 @@
 
 #include <map>
 
-#include "harness/stats.hpp"
+#include "preflight/common/stats.hpp"
 #include "preflight/schema/step.hpp"
 #include "step/step_operation.hpp"
 

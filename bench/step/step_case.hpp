@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "comm/collective_case.hpp"
-#include "harness/case.hpp"
+#include "harness/run/case.hpp"
 #include "matmul/backend.hpp"
+#include "preflight/common/step/workload.hpp"
 #include "preflight/schema/step.hpp"
 #include "step/data_feed.hpp"
-#include "step/workload.hpp"
 
 namespace preflight::step {
 

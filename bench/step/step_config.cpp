@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "preflight/common/step/presets.hpp"
 #include "preflight/schema/step.hpp"
-#include "step/presets.hpp"
 
 namespace preflight::step {
 namespace {

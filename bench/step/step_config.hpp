@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "harness/config_node.hpp"
-#include "harness/options.hpp"
+#include "harness/config/config_node.hpp"
+#include "harness/config/options.hpp"
 #include "matmul/dtype.hpp"
-#include "step/workload.hpp"
+#include "preflight/common/step/workload.hpp"
 
 namespace preflight::step {
 

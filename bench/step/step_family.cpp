@@ -7,7 +7,7 @@
 #include "comm/nccl_env.hpp"
 #include "comm/topology.hpp"
 #include "dataloader/image_set.hpp"
-#include "harness/usage_error.hpp"
+#include "preflight/common/usage_error.hpp"
 #include "step/step_case.hpp"
 #include "step/step_config.hpp"
 #include "telemetry/rank_threads.hpp"

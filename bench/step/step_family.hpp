@@ -3,7 +3,7 @@
 
 #include <memory>
 
-#include "harness/family.hpp"
+#include "harness/run/family.hpp"
 
 namespace preflight::step {
 std::unique_ptr<Family> make_step_family();

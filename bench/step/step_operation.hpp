@@ -6,9 +6,9 @@
 #include <memory>
 #include <vector>
 
-#include "harness/case.hpp"
+#include "harness/run/case.hpp"
+#include "preflight/common/step/model.hpp"
 #include "step/data_feed.hpp"
-#include "step/model.hpp"
 #include "step/step_schedule.hpp"
 
 namespace preflight::step {

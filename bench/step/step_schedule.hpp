@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/case.hpp"
+#include "harness/run/case.hpp"
 
 namespace preflight::step {
 

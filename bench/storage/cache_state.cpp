@@ -13,7 +13,7 @@
 #include <limits>
 #include <utility>
 
-#include "harness/usage_error.hpp"
+#include "preflight/common/usage_error.hpp"
 
 namespace preflight::storage {
 namespace {

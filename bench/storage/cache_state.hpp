@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "harness/name_table.hpp"
-#include "harness/rank_context.hpp"
+#include "harness/config/name_table.hpp"
+#include "harness/run/rank_context.hpp"
 
 namespace preflight::storage {
 

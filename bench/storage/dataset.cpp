@@ -15,9 +15,9 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "harness/idle_wait.hpp"
-#include "harness/sizes.hpp"
-#include "harness/usage_error.hpp"
+#include "harness/run/idle_wait.hpp"
+#include "preflight/common/sizes.hpp"
+#include "preflight/common/usage_error.hpp"
 #include "storage/engine.hpp"
 #include "storage/pattern.hpp"
 

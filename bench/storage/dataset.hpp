@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/rank_context.hpp"
+#include "harness/run/rank_context.hpp"
 
 namespace preflight::storage {
 

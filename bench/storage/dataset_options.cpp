@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "harness/sizes.hpp"
+#include "preflight/common/sizes.hpp"
 #include "storage/engine.hpp"
 
 namespace preflight::storage {

@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
-#include "harness/config_node.hpp"
-#include "harness/name_table.hpp"
-#include "harness/options.hpp"
+#include "harness/config/config_node.hpp"
+#include "harness/config/name_table.hpp"
+#include "harness/config/options.hpp"
 
 namespace preflight::storage {
 

@@ -16,9 +16,9 @@
 #include <stdexcept>
 #include <thread>
 
-#include "harness/rank_span.hpp"
-#include "harness/sizes.hpp"
-#include "harness/stats.hpp"
+#include "harness/run/rank_span.hpp"
+#include "preflight/common/sizes.hpp"
+#include "preflight/common/stats.hpp"
 #include "preflight/schema/storage.hpp"
 #include "storage/engine.hpp"
 #include "storage/pattern.hpp"

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/case.hpp"
-#include "harness/rank_context.hpp"
+#include "harness/run/case.hpp"
+#include "harness/run/rank_context.hpp"
 #include "preflight/schema/storage.hpp"
 #include "storage/cache_state.hpp"
 #include "storage/dataset.hpp"

@@ -7,9 +7,9 @@
 #include <array>
 #include <set>
 
-#include "harness/options.hpp"
-#include "harness/sizes.hpp"
-#include "harness/usage_error.hpp"
+#include "harness/config/options.hpp"
+#include "preflight/common/sizes.hpp"
+#include "preflight/common/usage_error.hpp"
 #include "storage/cache_state.hpp"
 #include "storage/dataset.hpp"
 #include "storage/dataset_options.hpp"

@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "harness/case.hpp"
+#include "harness/run/case.hpp"
 #include "telemetry/sampler.hpp"
 
 namespace preflight::telemetry {

@@ -4,7 +4,7 @@
 // host is the machine the ranks share).
 #pragma once
 
-#include "harness/rank_context.hpp"
+#include "harness/run/rank_context.hpp"
 
 namespace preflight::telemetry {
 int rank_threads(const RankContext& ctx);

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "gpu/nvml.hpp"
-#include "harness/case.hpp"
-#include "harness/rank_context.hpp"
+#include "harness/run/case.hpp"
+#include "harness/run/rank_context.hpp"
 #include "telemetry/cpu_sensors.hpp"
 
 namespace preflight::telemetry {

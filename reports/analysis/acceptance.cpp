@@ -16,11 +16,11 @@
 #include "analysis/replicates.hpp"
 #include "analysis/scaling.hpp"
 #include "analysis/yaml_input.hpp"
-#include "harness/closest_name.hpp"
-#include "harness/sizes.hpp"
-#include "harness/stats.hpp"
-#include "harness/usage_error.hpp"
 #include "plugins/plugins.hpp"
+#include "preflight/common/closest_name.hpp"
+#include "preflight/common/sizes.hpp"
+#include "preflight/common/stats.hpp"
+#include "preflight/common/usage_error.hpp"
 #include "preflight/schema/layout.hpp"
 
 namespace preflight::report {

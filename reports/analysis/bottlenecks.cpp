@@ -12,8 +12,8 @@
 #include "analysis/host_load.hpp"
 #include "analysis/report.hpp"
 #include "analysis/trust.hpp"
-#include "harness/stats.hpp"
 #include "plugins/plugins.hpp"
+#include "preflight/common/stats.hpp"
 #include "preflight/schema/layout.hpp"
 
 namespace preflight::report {

@@ -8,7 +8,7 @@
 #include <limits>
 #include <string_view>
 
-#include "harness/stats.hpp"
+#include "preflight/common/stats.hpp"
 #include "preflight/schema/layout.hpp"
 
 namespace preflight::report {

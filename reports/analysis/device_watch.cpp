@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "analysis/format.hpp"
-#include "harness/stats.hpp"
+#include "preflight/common/stats.hpp"
 #include "preflight/schema/layout.hpp"
 
 namespace preflight::report {

@@ -11,7 +11,7 @@
 #include "analysis/case_view.hpp"
 #include "analysis/replicates.hpp"
 #include "analysis/yaml_input.hpp"
-#include "harness/stats.hpp"
+#include "preflight/common/stats.hpp"
 #include "preflight/schema/layout.hpp"
 
 namespace preflight::report {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "harness/stats.hpp"
+#include "preflight/common/stats.hpp"
 
 namespace preflight::report {
 

@@ -8,7 +8,7 @@
 #include <map>
 
 #include "analysis/leave_one_out.hpp"
-#include "harness/stats.hpp"
+#include "preflight/common/stats.hpp"
 
 namespace preflight::report {
 namespace {

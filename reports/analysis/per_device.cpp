@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "analysis/case_view.hpp"
-#include "harness/stats.hpp"
+#include "preflight/common/stats.hpp"
 
 namespace preflight::report {
 namespace {

@@ -11,7 +11,7 @@
 #include <set>
 
 #include "analysis/yaml_input.hpp"
-#include "harness/closest_name.hpp"
+#include "preflight/common/closest_name.hpp"
 #include "preflight/schema/declared.hpp"
 
 #ifndef PREFLIGHT_SOURCE_REFERENCES

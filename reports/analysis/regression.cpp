@@ -8,7 +8,7 @@
 #include <map>
 #include <set>
 
-#include "harness/stats.hpp"
+#include "preflight/common/stats.hpp"
 
 #include "analysis/case_view.hpp"
 #include "analysis/replicate_index.hpp"

@@ -8,7 +8,7 @@
 #include <numeric>
 
 #include "analysis/variance_prior.hpp"
-#include "harness/stats.hpp"
+#include "preflight/common/stats.hpp"
 
 namespace preflight::report {
 namespace {

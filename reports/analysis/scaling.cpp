@@ -8,8 +8,8 @@
 #include <map>
 
 #include "analysis/case_view.hpp"
-#include "harness/sizes.hpp"
-#include "harness/stats.hpp"
+#include "preflight/common/sizes.hpp"
+#include "preflight/common/stats.hpp"
 #include "preflight/schema/layout.hpp"
 
 namespace preflight::report {

@@ -9,7 +9,7 @@
 #include <tuple>
 
 #include "analysis/case_view.hpp"
-#include "harness/stats.hpp"
+#include "preflight/common/stats.hpp"
 #include "preflight/schema/layout.hpp"
 
 namespace preflight::report {

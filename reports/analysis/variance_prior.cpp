@@ -1,5 +1,5 @@
 #include "analysis/variance_prior.hpp"
-#include "harness/stats.hpp"
+#include "preflight/common/stats.hpp"
 
 #include <algorithm>
 #include <cmath>

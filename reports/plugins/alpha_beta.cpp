@@ -10,8 +10,8 @@
 
 #include "analysis/case_view.hpp"
 #include "analysis/trust.hpp"
-#include "comm/collective_traits.hpp"
-#include "harness/stats.hpp"
+#include "preflight/common/collective_traits.hpp"
+#include "preflight/common/stats.hpp"
 #include "preflight/schema/comm.hpp"
 #include "preflight/schema/family_names.hpp"
 #include "preflight/schema/layout.hpp"

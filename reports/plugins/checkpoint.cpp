@@ -9,9 +9,9 @@
 #include <string>
 
 #include "analysis/report.hpp"
-#include "harness/stats.hpp"
 #include "plugins/checkpoint_interval.hpp"
 #include "plugins/plugins.hpp"
+#include "preflight/common/stats.hpp"
 #include "preflight/schema/checkpoint.hpp"
 #include "preflight/schema/family_names.hpp"
 

@@ -1,5 +1,5 @@
 #include "plugins/checkpoint_interval.hpp"
-#include "harness/stats.hpp"
+#include "preflight/common/stats.hpp"
 
 #include <cmath>
 #include <limits>

@@ -7,8 +7,8 @@
 
 #include "analysis/report.hpp"
 #include "analysis/scaling.hpp"
-#include "harness/stats.hpp"
 #include "plugins/plugins.hpp"
+#include "preflight/common/stats.hpp"
 #include "preflight/schema/comm.hpp"
 #include "preflight/schema/family_names.hpp"
 #include "preflight/schema/layout.hpp"

@@ -7,8 +7,8 @@
 #include <limits>
 
 #include "analysis/case_view.hpp"
-#include "harness/stats.hpp"
 #include "plugins/alpha_beta.hpp"
+#include "preflight/common/stats.hpp"
 #include "preflight/schema/checkpoint.hpp"
 #include "preflight/schema/comm.hpp"
 #include "preflight/schema/dataloader.hpp"

@@ -8,9 +8,9 @@
 #include <limits>
 #include <stdexcept>
 
-#include "comm/collective_traits.hpp"
-#include "harness/stats.hpp"
-#include "step/model.hpp"
+#include "preflight/common/collective_traits.hpp"
+#include "preflight/common/stats.hpp"
+#include "preflight/common/step/model.hpp"
 
 namespace preflight::report::plugins::step_projection {
 namespace {

@@ -22,8 +22,8 @@
 #include <string_view>
 #include <vector>
 
-#include "step/model.hpp"
-#include "step/workload.hpp"
+#include "preflight/common/step/model.hpp"
+#include "preflight/common/step/workload.hpp"
 
 namespace preflight::report::plugins::step_projection {
 

@@ -15,7 +15,7 @@
 #include <functional>
 #include <future>
 
-#include "harness/stats.hpp"
+#include "preflight/common/stats.hpp"
 #include "preflight/schema/h5.hpp"
 #include "preflight/schema/layout.hpp"
 #include "preflight/schema/meaning.hpp"

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "harness/stats.hpp"
+#include "preflight/common/stats.hpp"
 #include "preflight/schema/h5.hpp"
 #include "preflight/schema/layout.hpp"
 

@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "harness/usage_error.hpp"
+#include "preflight/common/usage_error.hpp"
 #include "preflight/schema/attr.hpp"
 #include "preflight/schema/family_schema.hpp"
 #include "preflight/schema/layout.hpp"

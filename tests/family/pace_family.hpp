@@ -8,7 +8,7 @@
 
 #include <memory>
 
-#include "harness/family.hpp"
+#include "harness/run/family.hpp"
 
 namespace preflight::test {
 

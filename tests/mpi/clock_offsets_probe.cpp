@@ -1,5 +1,5 @@
-// Measures the ranks' clock offsets to rank 0 (harness/clock_sync.hpp) under mpirun on one host,
-// where every rank reads the same CLOCK_MONOTONIC: each measured offset must come out within
+// Measures the ranks' clock offsets to rank 0 (harness/run/clock_sync.hpp) under mpirun on one
+// host, where every rank reads the same CLOCK_MONOTONIC: each measured offset must come out within
 // half its round trip of 0 (rank 0's two stamps enclose the other rank's), every round trip must
 // be a positive time, and every rank must get the same table. Prints the table; exit 1 on any
 // failure. Run on one host only: across hosts the offsets are real.
@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "harness/clock_sync.hpp"
+#include "harness/run/clock_sync.hpp"
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);

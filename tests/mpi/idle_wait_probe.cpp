@@ -1,5 +1,5 @@
-// The harness's idle waits (harness/idle_wait.hpp) do not spin: rank 0 sleeps 1 s (untimed work,
-// as writing a case's results) while the other ranks wait for it in idle_barrier and then in
+// The harness's idle waits (harness/run/idle_wait.hpp) do not spin: rank 0 sleeps 1 s (untimed
+// work, as writing a case's results) while the other ranks wait for it in idle_barrier and then in
 // idle_bcast; each waiting rank's CPU time over the wait must stay under a quarter of it (a
 // spinning wait takes the CPU whenever the scheduler lets it: most of the second alone, a third
 // or more of a shared core). The broadcast value must arrive. The same wait through MPI_Barrier
@@ -12,7 +12,7 @@
 #include <cstdio>
 #include <thread>
 
-#include "harness/idle_wait.hpp"
+#include "harness/run/idle_wait.hpp"
 
 namespace {
 

@@ -7,8 +7,8 @@
 
 #include <string>
 
-#include "harness/plan.hpp"
-#include "harness/runner.hpp"
+#include "harness/config/plan.hpp"
+#include "harness/run/runner.hpp"
 #include "preflight/schema/telemetry.hpp"
 
 namespace preflight {

@@ -1,7 +1,7 @@
-// bench/comm/collective_traits.hpp: the one table of collective traits that the comm family and
-// the report's alpha-beta plug-in both read. Expected values are written out here, not read
-// from the table, so a wrong row fails.
-#include "comm/collective_traits.hpp"
+// common/include/preflight/common/collective_traits.hpp: the one table of collective traits that
+// the comm family and the report's alpha-beta plug-in both read. Expected values are written out
+// here, not read from the table, so a wrong row fails.
+#include "preflight/common/collective_traits.hpp"
 
 #include <gtest/gtest.h>
 

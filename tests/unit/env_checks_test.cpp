@@ -1,12 +1,12 @@
 // The environment checks' judgement, from facts made by hand: each planted problem gives its
 // fail (or warn) line naming where, and a clean, alike set of ranks passes everything.
-#include "harness/env_checks.hpp"
+#include "harness/env/env_checks.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "harness/scheduler.hpp"
+#include "harness/env/scheduler.hpp"
 
 namespace preflight {
 namespace {

@@ -13,7 +13,7 @@
 #include "gpu/device_choice.hpp"
 #include "gpu/known_gpus.hpp"
 #include "gpu/nvml.hpp"
-#include "harness/env_checks.hpp"
+#include "harness/env/env_checks.hpp"
 #include "memory/backend.hpp"
 
 namespace preflight {

@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <string>
 
-#include "harness/hdf5_sink.hpp"
-#include "harness/record.hpp"
-#include "harness/watchdog.hpp"
+#include "harness/run/record.hpp"
+#include "harness/run/watchdog.hpp"
+#include "harness/sinks/hdf5_sink.hpp"
 #include "preflight/schema/comm.hpp"
 #include "preflight/schema/telemetry.hpp"
 

@@ -1,4 +1,4 @@
-#include "harness/host_load.hpp"
+#include "harness/run/host_load.hpp"
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 
 #include <random>
 
-#include "harness/stats.hpp"
+#include "preflight/common/stats.hpp"
 
 namespace preflight::report {
 namespace {

@@ -1,4 +1,4 @@
-#include "harness/stats.hpp"
+#include "preflight/common/stats.hpp"
 
 #include <gtest/gtest.h>
 

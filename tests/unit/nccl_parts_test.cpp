@@ -13,7 +13,7 @@
 #include "comm/expected.hpp"
 #include "comm/nccl_env.hpp"
 #include "cpu/pattern.hpp"
-#include "harness/environment.hpp"
+#include "harness/env/environment.hpp"
 
 namespace preflight::comm {
 namespace {

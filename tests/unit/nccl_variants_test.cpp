@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "comm/nccl_env.hpp"
-#include "harness/config_node.hpp"
-#include "harness/usage_error.hpp"
+#include "harness/config/config_node.hpp"
+#include "preflight/common/usage_error.hpp"
 
 namespace preflight::comm {
 namespace {

@@ -13,7 +13,7 @@
 #include <string>
 #include <thread>
 
-#include "harness/runner.hpp"
+#include "harness/run/runner.hpp"
 
 namespace preflight {
 namespace {

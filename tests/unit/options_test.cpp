@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "comm/comm_family.hpp"
-#include "harness/campaign.hpp"
-#include "harness/family_cli.hpp"
-#include "harness/options.hpp"
-#include "harness/usage_error.hpp"
+#include "harness/config/campaign.hpp"
+#include "harness/config/family_cli.hpp"
+#include "harness/config/options.hpp"
 #include "matmul/matmul_family.hpp"
 #include "memory/memory_family.hpp"
+#include "preflight/common/usage_error.hpp"
 #include "step/step_family.hpp"
 #include "storage/storage_family.hpp"
 

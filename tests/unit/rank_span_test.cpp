@@ -1,5 +1,5 @@
-// Spans across ranks on one clock (harness/rank_span.hpp) and the clock offsets that put the
-// ranks' stamps on rank 0's clock (harness/clock_sync.hpp): the arithmetic, without MPI.
+// Spans across ranks on one clock (harness/run/rank_span.hpp) and the clock offsets that put the
+// ranks' stamps on rank 0's clock (harness/run/clock_sync.hpp): the arithmetic, without MPI.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -7,9 +7,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "harness/clock_sync.hpp"
-#include "harness/rank_span.hpp"
-#include "harness/stats.hpp"
+#include "harness/run/clock_sync.hpp"
+#include "harness/run/rank_span.hpp"
+#include "preflight/common/stats.hpp"
 
 namespace preflight {
 namespace {

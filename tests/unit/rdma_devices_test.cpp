@@ -1,6 +1,6 @@
-// The host's RDMA ports as every results file records them (harness/rdma_devices.hpp), read from
-// a made-up /sys/class/infiniband: active ports with their rates, ports down for the checks.
-#include "harness/rdma_devices.hpp"
+// The host's RDMA ports as every results file records them (harness/env/rdma_devices.hpp), read
+// from a made-up /sys/class/infiniband: active ports with their rates, ports down for the checks.
+#include "harness/env/rdma_devices.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

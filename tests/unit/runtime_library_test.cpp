@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "harness/runtime_library.hpp"
+#include "harness/env/runtime_library.hpp"
 
 namespace preflight {
 namespace {

@@ -1,8 +1,8 @@
-#include "harness/sizes.hpp"
+#include "preflight/common/sizes.hpp"
 
 #include <gtest/gtest.h>
 
-#include "harness/usage_error.hpp"
+#include "preflight/common/usage_error.hpp"
 
 namespace preflight {
 namespace {

@@ -2,10 +2,10 @@
 // Narayanan et al.'s formula and against sums done by hand, layout and buckets.
 #include <gtest/gtest.h>
 
-#include "step/model.hpp"
-#include "step/presets.hpp"
+#include "preflight/common/step/model.hpp"
+#include "preflight/common/step/presets.hpp"
+#include "preflight/common/step/workload.hpp"
 #include "step/step_config.hpp"
-#include "step/workload.hpp"
 #include "step_tiny_model.hpp"
 
 namespace preflight::step {

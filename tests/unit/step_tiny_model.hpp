@@ -3,7 +3,7 @@
 // sample (2112 of them backward).
 #pragma once
 
-#include "step/model.hpp"
+#include "preflight/common/step/model.hpp"
 
 namespace preflight::step::testing {
 

@@ -1,8 +1,8 @@
-#include "harness/timing.hpp"
+#include "harness/config/timing.hpp"
 
 #include <gtest/gtest.h>
 
-#include "harness/usage_error.hpp"
+#include "preflight/common/usage_error.hpp"
 
 #include <yaml-cpp/yaml.h>
 

@@ -3,7 +3,7 @@
 // rank 0 and does not claim the operation hung.
 #include <gtest/gtest.h>
 
-#include "harness/watchdog.hpp"
+#include "harness/run/watchdog.hpp"
 
 namespace preflight {
 namespace {

@@ -116,7 +116,7 @@ inline constexpr std::array kEnvironmentColumns = {
     Item{"nccl_version", Type::kString, "", "NCCL version preflight uses, empty when none"},
 };
 
-// The environment checks run before anything was measured (bench/harness/env_checks.hpp), one
+// The environment checks run before anything was measured (bench/harness/env/env_checks.hpp), one
 // row per check; files written before the checks existed, or by `--env-check off`, lack the group.
 inline constexpr std::string_view kEnvChecksGroup = "env_checks";
 inline constexpr std::array kEnvCheckColumns = {
@@ -207,7 +207,7 @@ inline constexpr std::array kTimeoutCaseAttributes = {
     harness::kCaseBudgetS.item(),
 };
 
-// How much of the hosts' CPU went to others while the case ran (bench/harness/host_load.hpp),
+// How much of the hosts' CPU went to others while the case ran (bench/harness/run/host_load.hpp),
 // written by the harness on every case; NaN where /proc/stat or a rank's boot id could not be
 // read, or the case timed out. Files written before it was measured lack them: the report reads
 // that as not measured, so they are not required of a file.
@@ -234,7 +234,7 @@ inline constexpr std::array kCaseHostLoadAttributes = {
     harness::kHostCpuS.item(),
 };
 
-// A case whose figure spans its ranks, first start to last finish (bench/harness/rank_span.hpp:
+// A case whose figure spans its ranks, first start to last finish (bench/harness/run/rank_span.hpp:
 // storage), has these attributes besides its family's, written by the harness.
 namespace harness {
 inline constexpr Attr<double> kClockErrorS{
