@@ -41,14 +41,19 @@ FAMILIES = {"comm", "storage", "dataloader", "matmul", "fabric", "checkpoint", "
 # The family tables of preflight and of the test-only build (whose family "pace" the report
 # must judge without naming it).
 # A table names a family by its literal or by its constant in family_names.hpp.
+# A test-only family's name is its schema header's kFamily (tests/family/*_schema.hpp).
 NAME_OF = dict(re.findall(r'(k\w+Family) = "([a-z_]+)"',
                           (root / "results-schema" / "include" / "preflight" / "schema" /
                            "family_names.hpp").read_text()))
+for header in sorted((root / "tests" / "family").glob("*_schema.hpp")):
+    for family in re.findall(r'string_view kFamily = "([a-z_]+)"', header.read_text()):
+        NAME_OF[f"{header.name[:-len('_schema.hpp')]}::kFamily"] = family
 for table in (root / "bench" / "families.cpp", root / "tests" / "family" / "families.cpp"):
     if table.exists():
         text = table.read_text()
         FAMILIES |= set(re.findall(r'FamilyEntry\{"([a-z_]+)"', text))
         FAMILIES |= {NAME_OF[k] for k in re.findall(r'FamilyEntry\{schema::(k\w+Family)', text)}
+        FAMILIES |= {NAME_OF[k] for k in re.findall(r'FamilyEntry\{test::(\w+::kFamily)', text)}
 
 # Version-1 names (until the writer's family schema headers exist).
 BUILTIN = """
@@ -67,8 +72,8 @@ ORDINARY = {"count", "bytes", "ops", "nodes", "ranks", "ranks_per_node", "root",
 schema_dir = root / "results-schema" / "include" / "preflight" / "schema"
 headers = [h for h in sorted(schema_dir.glob("*.hpp"))
            if h.name not in ("layout.hpp", "meaning.hpp", "h5.hpp")]
-# The test family keeps its column table in its own source (tests/family/*_family.cpp).
-headers += sorted((root / "tests" / "family").glob("*_family.cpp"))
+# A test-only family's schema header (tests/family/*_schema.hpp).
+headers += sorted((root / "tests" / "family").glob("*_schema.hpp"))
 names = set()
 if headers:
     for h in headers:
@@ -77,6 +82,7 @@ if headers:
         # named string constants (std::string_view kX = "name"); not units or descriptions.
         names |= set(re.findall(r'[A-Za-z_]\{\s*"([a-z][a-z0-9_]*)"', code))
         names |= set(re.findall(r'string_view\s+\w+\s*=\s*"([a-z][a-z0-9_]*)"', code))
+        names |= set(re.findall(r'\.name\s*=\s*"([a-z][a-z0-9_]*)"', code))  # Column{.name = ...}
     source = ", ".join(h.name for h in headers)
 else:
     names = set(BUILTIN)

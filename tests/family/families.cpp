@@ -6,6 +6,7 @@
 
 #include "comm/comm_family.hpp"
 #include "pace_family.hpp"
+#include "pace_schema.hpp"
 #include "preflight/schema/family_names.hpp"
 #include "storage/storage_family.hpp"
 
@@ -15,7 +16,7 @@ std::span<const FamilyEntry> family_table() {
   static constexpr std::array kFamilies = {
       FamilyEntry{schema::kCommFamily, &comm::make_comm_family},
       FamilyEntry{schema::kStorageFamily, &storage::make_storage_family},
-      FamilyEntry{"pace", &test::make_pace_family},
+      FamilyEntry{test::pace::kFamily, &test::make_pace_family},
   };
   return kFamilies;
 }

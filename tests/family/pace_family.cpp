@@ -10,65 +10,15 @@
 #include <thread>
 #include <vector>
 
+#include "pace_schema.hpp"
 #include "preflight/common/usage_error.hpp"
-#include "preflight/schema/attr.hpp"
-#include "preflight/schema/family_schema.hpp"
 #include "preflight/schema/layout.hpp"
-#include "preflight/schema/meaning.hpp"
 
 namespace preflight::test {
 namespace {
 
 namespace s = schema;
-
-// The family's declaration, as a family's schema header would hold it (a real family's lives in
-// results-schema/; this one is test-only): its case attributes, point column and metrics.
-constexpr s::Attr<std::int64_t> kSlowRank{"slow_rank", "",
-                                          "the rank that does 1.5x the work; -1: none"};
-constexpr s::Attr<std::int64_t> kNodes{"nodes", "nodes", "nodes with active ranks"};
-constexpr s::Attr<std::int64_t> kRanks{"ranks", "ranks", "active ranks"};
-constexpr s::Attr<std::string> kLayout{"layout", "", "the node count's label"};
-constexpr std::array kPaceCaseAttributes = {kSlowRank.item(), kNodes.item(), kRanks.item(),
-                                            kLayout.item()};
-constexpr s::Column kWorkUnitsColumn{.name = "work_units",
-                                     .type = s::Type::kInt64,
-                                     .unit = "units",
-                                     .description = "work units each rank does per operation",
-                                     .kind = s::Kind::kCount};
-constexpr s::Column kUnitsPerSColumn{.name = "units_per_s",
-                                     .type = s::Type::kFloat64,
-                                     .unit = "units/s",
-                                     .description = "work units per second",
-                                     .direction = s::Direction::kHigher,
-                                     .kind = s::Kind::kWorkRate,
-                                     .per_iteration = s::PerIteration::kInverseTime,
-                                     .headline = true};
-constexpr s::Column kBatchedUnitsPerSColumn{
-    .name = "batched_units_per_s",
-    .type = s::Type::kFloat64,
-    .unit = "units/s",
-    .description = "work units per second from the back-to-back time",
-    .direction = s::Direction::kHigher,
-    .kind = s::Kind::kWorkRate,
-    .per_iteration = s::PerIteration::kInverseTime};
-constexpr std::array kPaceColumns = {kWorkUnitsColumn, kUnitsPerSColumn, kBatchedUnitsPerSColumn};
-
-// Its meaning; its scaling is the one --scaling asks for.
-constexpr s::FamilySchema declaration_of(s::Scaling scaling) {
-  return {.name = "pace",
-          .stage = s::Stage::kCompute,
-          .x_axis = kWorkUnitsColumn.name,
-          .bands = s::Bands::kEachPoint,
-          .scaling = scaling,
-          .series = "nodes",
-          .peer_slow = true,
-          .peer_late = false,  // ranks do not wait for each other inside the operation
-          .min_samples = 5,
-          .case_attributes = kPaceCaseAttributes,
-          .stats_columns = kPaceColumns};
-}
-constexpr s::FamilySchema kPerRankDeclaration = declaration_of(s::Scaling::kPerRank);
-constexpr s::FamilySchema kAggregateDeclaration = declaration_of(s::Scaling::kAggregate);
+using namespace pace;  // the family's declaration (pace_schema.hpp)
 
 // One work unit is one microsecond of waiting: the operation sleeps until its deadline, so its
 // time does not depend on how many ranks share a core (on 2 cores, 4 busy ranks would slow one
@@ -151,7 +101,7 @@ class PaceCase final : public Case {
   }
 
  private:
-  std::string subject() const { return fmt::format("pace {}", name_of(config_.scaling)); }
+  std::string subject() const { return fmt::format("{} {}", kFamily, name_of(config_.scaling)); }
   std::string label() const { return fmt::format("{} node{}", nodes_, nodes_ == 1 ? "" : "s"); }
 
   PaceConfig config_;
@@ -161,7 +111,7 @@ class PaceCase final : public Case {
 
 class PaceFamily final : public Family {
  public:
-  std::string name() const override { return "pace"; }
+  std::string name() const override { return std::string(kFamily); }
   std::string summary() const override {
     return "test only: an operation that waits N microseconds";
   }

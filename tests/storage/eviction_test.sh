@@ -38,9 +38,12 @@ expect "after eviction preflight's mincore finds resident_before $cold <= 0.01" 
 read_bytes=$(h5 "$work/evicted.h5" 'print(int(f["cases/000000/points/0000/counters/bytes"][:].sum()))')
 expect "the evicted read read something ($read_bytes bytes)" at_least "$read_bytes" 1
 after=$(resident)
-# Readahead may bring in a few MiB beyond what was read.
+# Readahead may bring in more than was read: up to two windows in flight per file (the stonewall
+# stops a read mid-window), and this VM's disk has read_ahead_kb 8192, so 16 MiB for each of the
+# two files (it once found 23 MiB after 5 MiB read under ctest, beyond the 16 MiB allowed in all).
+# Most of the data set must still be out of the cache either way.
 expect "after the evicted read fincore finds $after bytes resident: what it read ($read_bytes) plus readahead, not the $before before" \
-  test "$after" -le $((read_bytes + 16 * 1024 * 1024)) -a "$after" -lt $((before / 2))
+  test "$after" -le $((read_bytes + 2 * 16 * 1024 * 1024)) -a "$after" -lt $((before / 2))
 
 PREFLIGHT_TEST_NO_MINCORE=1 mpirun -np 2 -x PREFLIGHT_TEST_NO_MINCORE "$bin" "${common[@]}" \
   --cache evicted -o "$work/unmeasured.h5" >"$work/unmeasured.log" 2>&1 ||

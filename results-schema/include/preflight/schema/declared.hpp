@@ -4,6 +4,7 @@
 // that the report's generic code names no family.
 #pragma once
 
+#include <array>
 #include <string_view>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "preflight/schema/comm.hpp"
 #include "preflight/schema/dataloader.hpp"
 #include "preflight/schema/fabric.hpp"
+#include "preflight/schema/family_schema.hpp"
 #include "preflight/schema/layout.hpp"
 #include "preflight/schema/matmul.hpp"
 #include "preflight/schema/memory.hpp"
@@ -19,28 +21,36 @@
 
 namespace preflight::schema {
 
+// Every family's declaration: the one line a family adds here (as it adds one to the family
+// table of each executable that runs it, bench/families.cpp), so that the report knows its names
+// without naming the family. A checkpoint restore reads under the storage family's columns with
+// the checkpoint's attributes: its own declaration.
+// One line a family:
+// clang-format off
+inline constexpr std::array kFamilySchemas = {
+    &comm::kDeclaration,
+    &storage::kDeclaration,
+    &checkpoint::kDeclaration,
+    &checkpoint::kRestoreDeclaration,
+    &dataloader::kDeclaration,
+    &matmul::kDeclaration,
+    &memory::kDeclaration,
+    &step::kDeclaration,
+    &fabric::kDeclaration,
+};
+// clang-format on
+
 // Every stats column of every family, and the columns every family writes; a name may appear
 // more than once (two families declaring the same column).
 inline std::vector<Column> declared_stats_columns() {
-  std::vector<Column> out;
-  const auto add = [&](const auto& columns) {
-    out.insert(out.end(), columns.begin(), columns.end());
-  };
-  add(kStatsColumns);
-  add(kCommStatsColumns);
-  add(kStorageStatsColumns);
-  add(kCheckpointStatsColumns);
-  add(kDataloaderStatsColumns);
-  add(kMatmulStatsColumns);
-  add(kMemoryStatsColumns);
-  add(kStepStatsColumns);
-  add(kFabricLatencyColumns);
-  add(kFabricBandwidthColumns);
+  std::vector<Column> out(kStatsColumns.begin(), kStatsColumns.end());
+  for (const FamilySchema* family : kFamilySchemas)
+    out.insert(out.end(), family->stats_columns.begin(), family->stats_columns.end());
   out.push_back(kReleaseSpreadColumn);
   return out;
 }
 
-// Every case attribute a family or the harness writes.
+// Every case attribute a family or the harness writes; a name may appear more than once.
 inline std::vector<std::string_view> declared_case_attributes() {
   std::vector<std::string_view> out;
   const auto add = [&](const auto& items) {
@@ -50,16 +60,7 @@ inline std::vector<std::string_view> declared_case_attributes() {
   add(kTimeoutCaseAttributes);
   add(kCaseHostLoadAttributes);
   add(kSpanCaseAttributes);
-  add(kCommCaseAttributes);
-  add(kCommGpuCaseAttributes);
-  add(kStorageCaseAttributes);
-  add(kCheckpointCaseAttributes);
-  add(kCheckpointSaveAttributes);
-  add(kDataloaderCaseAttributes);
-  add(kMatmulCaseAttributes);
-  add(kMemoryCaseAttributes);
-  add(kStepCaseAttributes);
-  add(kFabricCaseAttributes);
+  for (const FamilySchema* family : kFamilySchemas) add(family->case_attributes);
   return out;
 }
 
