@@ -8,7 +8,8 @@
 #   string_attribute_reads   reports/ reads a case attribute by a string: param(...), number_param(...),
 #                            or a string literal passed to get(...) (get takes a declared schema::Attr)
 #   status_literals          a case or run status compared with a literal ("ok", "failed", ...)
-#   family_name_literals     a family compared with a literal name ("comm") instead of its constant
+#   family_name_literals     a family compared with, or named by, a literal name ("comm") instead of
+#                            its constant (family_names.hpp): a comparison, a Family's name()
 #   undeclared_attribute_writes  a case attribute made from a name, not from a declared Attr:
 #                            Param{...} or {"name", value, "unit", bool} in bench/ and tests/family/,
 #                            positional item(N, ...), an attribute vector indexed by an enum
@@ -26,29 +27,18 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 [[ $# -gt 0 && $1 != --* ]] && { root=$1; shift; }
 mode=${1:---zero} ceilings=${2:-}
 exec /usr/bin/env python3 - "$root" "$mode" "$ceilings" <<'PY'
-import pathlib, re, sys
+import functools, pathlib, re, sys
 
 root, mode, ceilings_path = pathlib.Path(sys.argv[1]), sys.argv[2], sys.argv[3]
 
+# Comments, string literals (raw ones too) and character literals, in the order they start.
+TOKEN = re.compile(r'//[^\n]*|/\*.*?\*/|R"\(.*?\)"|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])+\'', re.S)
+
+@functools.lru_cache(maxsize=None)
 def code(path):
     """The file's text without comments (string literals kept)."""
-    text = path.read_text()
-    out, i, n = [], 0, len(text)
-    while i < n:
-        if text.startswith("//", i):
-            j = text.find("\n", i); i = n if j < 0 else j
-        elif text.startswith("/*", i):
-            j = text.find("*/", i + 2); i = n if j < 0 else j + 2
-        elif text[i] == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            out.append(text[i:j + 1]); i = j + 1
-        elif text.startswith("R\"(", i):
-            j = text.find(")\"", i); out.append(text[i:j + 2]); i = j + 2
-        else:
-            out.append(text[i]); i += 1
-    return "".join(out)
+    return TOKEN.sub(lambda m: "" if m.group(0).startswith(("//", "/*")) else m.group(0),
+                     path.read_text())
 
 def sources(*dirs):
     for d in dirs:
@@ -77,7 +67,9 @@ counts["string_attribute_reads"] = count(
 counts["status_literals"] = count(
     r"status\s*[!=]=\s*\"[a-z_]+\"|\"[a-z_]+\"\s*[!=]=\s*[\w.>-]*status\b", writers_and_readers)
 counts["family_name_literals"] = count(
-    r"family\s*[!=]=\s*\"[a-z_]+\"|\"[a-z_]+\"\s*[!=]=\s*[\w.>-]*family\b", writers_and_readers)
+    r"family\s*[!=]=\s*\"[a-z_]+\"|\"[a-z_]+\"\s*[!=]=\s*[\w.>-]*family\b", writers_and_readers) + count(
+    r"\bname\(\)\s*const\s*override\s*\{\s*return\s*\"[a-z_]+\"",
+    [p for p in family_code if p.name.endswith("_family.cpp")])
 counts["undeclared_attribute_writes"] = (
     count(r"(?<!struct )\bParam\s*\{", family_code + list(sources("bench/harness")))
     + count(r"\{\s*\"[a-z][a-z0-9_]*\"\s*,[^{};]*?,\s*\"[^\"]*\"\s*,\s*(true|false)\s*\}", family_code)

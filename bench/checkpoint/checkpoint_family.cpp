@@ -12,6 +12,7 @@
 #include "preflight/common/sizes.hpp"
 #include "preflight/common/usage_error.hpp"
 #include "preflight/schema/checkpoint.hpp"
+#include "preflight/schema/family_names.hpp"
 #include "storage/cache_state.hpp"
 #include "storage/dataset.hpp"
 #include "storage/dataset_options.hpp"
@@ -186,7 +187,7 @@ bool has(const std::vector<std::string>& v, std::string_view x) {
 
 class CheckpointFamily final : public Family {
  public:
-  std::string name() const override { return "checkpoint"; }
+  std::string name() const override { return std::string(schema::kCheckpointFamily); }
   std::string summary() const override {
     return "checkpoint save (handed off, durable) and restore (evicted, other-node) throughput "
            "and the checkpoint interval it allows";
@@ -249,7 +250,7 @@ class CheckpointFamily final : public Family {
     const bool direct = restore && std::find(c.restore.begin(), c.restore.end(),
                                              CacheState::kDirect) != c.restore.end();
     dataset_->check(cold, direct);
-    if (other_node) storage::warn_other_node_on_one_host(ctx, "checkpoint");
+    if (other_node) storage::warn_other_node_on_one_host(ctx, schema::kCheckpointFamily);
 
     const auto params = checkpoint_params(ctx, dp, total > 0 ? total : shard * ctx.size);
     const auto layouts = storage::make_rank_layouts(c.scale_ranks_per_node, c.node_ladder, ctx);

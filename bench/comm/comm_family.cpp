@@ -15,6 +15,7 @@
 #include "harness/config/options.hpp"
 #include "preflight/common/sizes.hpp"
 #include "preflight/common/usage_error.hpp"
+#include "preflight/schema/family_names.hpp"
 
 namespace preflight::comm {
 namespace {
@@ -136,7 +137,7 @@ const OptionTable<CommConfig>& options_table() {
 
 class CommFamily final : public Family {
  public:
-  std::string name() const override { return "comm"; }
+  std::string name() const override { return std::string(schema::kCommFamily); }
   std::string summary() const override {
     return "collectives (all-reduce, all-gather, ...) across topologies";
   }

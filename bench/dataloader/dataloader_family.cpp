@@ -12,6 +12,7 @@
 #include "dataloader/pinned_memory.hpp"
 #include "harness/config/options.hpp"
 #include "preflight/common/usage_error.hpp"
+#include "preflight/schema/family_names.hpp"
 #include "storage/dataset_options.hpp"
 #include "storage/engine.hpp"
 
@@ -173,7 +174,7 @@ std::string why_batches_pageable(const RankContext& ctx) {
 
 class DataloaderFamily final : public Family {
  public:
-  std::string name() const override { return "dataloader"; }
+  std::string name() const override { return std::string(schema::kDataloaderFamily); }
   std::string summary() const override {
     return "data pipeline read -> decode -> augment -> batch, stage by stage, and the "
            "accelerator utilisation it allows";

@@ -10,6 +10,7 @@
 #include "harness/config/options.hpp"
 #include "preflight/common/sizes.hpp"
 #include "preflight/common/usage_error.hpp"
+#include "preflight/schema/family_names.hpp"
 
 namespace preflight::fabric {
 namespace {
@@ -92,7 +93,7 @@ std::vector<int> node_representatives(const RankContext& ctx) {
 
 class FabricFamily final : public Family {
  public:
-  std::string name() const override { return "fabric"; }
+  std::string name() const override { return std::string(schema::kFabricFamily); }
   std::string summary() const override {
     return "point-to-point latency and bandwidth between every node pair (libfabric or MPI)";
   }

@@ -9,6 +9,7 @@
 #include "matmul/backend.hpp"
 #include "matmul/matmul_case.hpp"
 #include "preflight/common/usage_error.hpp"
+#include "preflight/schema/family_names.hpp"
 #include "telemetry/rank_threads.hpp"
 
 namespace preflight::matmul {
@@ -111,7 +112,7 @@ std::vector<Shape> parse_shapes(const std::string& text, const ConfigNode& entry
 
 class MatmulFamily final : public Family {
  public:
-  std::string name() const override { return "matmul"; }
+  std::string name() const override { return std::string(schema::kMatmulFamily); }
   std::string summary() const override {
     return "GEMM throughput of every rank's device at once, verified, against its peak";
   }

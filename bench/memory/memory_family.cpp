@@ -10,6 +10,7 @@
 #include "memory/memory_peak.hpp"
 #include "memory/stream_case.hpp"
 #include "preflight/common/sizes.hpp"
+#include "preflight/schema/family_names.hpp"
 #include "telemetry/rank_threads.hpp"
 
 namespace preflight::memory {
@@ -107,7 +108,7 @@ const OptionTable<MemoryConfig>& options_table() {
 
 class MemoryFamily final : public Family {
  public:
-  std::string name() const override { return "memory"; }
+  std::string name() const override { return std::string(schema::kMemoryFamily); }
   std::string summary() const override {
     return "STREAM copy, scale, add and triad bandwidth per rank and per node";
   }

@@ -8,6 +8,7 @@
 #include "comm/topology.hpp"
 #include "dataloader/image_set.hpp"
 #include "preflight/common/usage_error.hpp"
+#include "preflight/schema/family_names.hpp"
 #include "step/step_case.hpp"
 #include "step/step_config.hpp"
 #include "telemetry/rank_threads.hpp"
@@ -37,7 +38,7 @@ int uniform_ranks_per_node(const RankContext& ctx) {
 
 class StepFamily final : public Family {
  public:
-  std::string name() const override { return "step"; }
+  std::string name() const override { return std::string(schema::kStepFamily); }
   std::string summary() const override {
     return "a synthetic training step of a workload (GEMMs, bucketed gradient collectives), "
            "its time and each part's exposed time, for the report's projection";

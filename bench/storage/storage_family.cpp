@@ -10,6 +10,7 @@
 #include "harness/config/options.hpp"
 #include "preflight/common/sizes.hpp"
 #include "preflight/common/usage_error.hpp"
+#include "preflight/schema/family_names.hpp"
 #include "storage/cache_state.hpp"
 #include "storage/dataset.hpp"
 #include "storage/dataset_options.hpp"
@@ -106,7 +107,7 @@ const OptionTable<StorageConfig>& options_table() {
 
 class StorageFamily final : public Family {
  public:
-  std::string name() const override { return "storage"; }
+  std::string name() const override { return std::string(schema::kStorageFamily); }
   std::string summary() const override {
     return "read throughput from every rank (psync, io_uring, mmap) with proof of cache state";
   }
@@ -160,7 +161,7 @@ class StorageFamily final : public Family {
     const bool direct =
         std::find(c.caches.begin(), c.caches.end(), CacheState::kDirect) != c.caches.end();
     dataset_->check(evict, direct);
-    if (other_node) warn_other_node_on_one_host(ctx, "storage");
+    if (other_node) warn_other_node_on_one_host(ctx, schema::kStorageFamily);
     std::vector<std::unique_ptr<Case>> cases;
     const auto layouts = make_rank_layouts(c.scale_ranks_per_node, c.node_ladder, ctx);
     for (const auto& engine : c.engines)

@@ -9,22 +9,25 @@ source "$root/tests/faults/common.sh"
 check=$root/scripts/check-declared-once.sh
 "$check" "$root" >"$work.clean.out" 2>&1 && pass "the tree as it is: every count 0" ||
   fail "the tree as it is: $(grep -v '  0 ' "$work.clean.out" | head -5)"
-plant() {  # plant COUNT FILE LINE: append LINE to a copy's FILE; COUNT must read 1
+# One copy of what the script reads; each plant is undone (the file copied back) after its check.
+rm -rf "$work" && mkdir -p "$work/tests"
+cp -r "$root/bench" "$root/reports" "$root/results-schema" "$root/common" "$root/scripts" "$work/"
+cp -r "$root/tests/family" "$work/tests/"
+plant() {  # plant COUNT FILE LINE: append LINE to the copy's FILE; COUNT must read 1
   local count=$1 file=$2 line=$3
-  rm -rf "$work" && mkdir -p "$work"
-  cp -r "$root/bench" "$root/reports" "$root/results-schema" "$root/common" "$root/scripts" "$work/"
-  mkdir -p "$work/tests" && cp -r "$root/tests/family" "$work/tests/"
   printf '%s\n' "$line" >>"$work/$file"
-  "$check" "$work" >"$work/out" 2>&1
+  "$check" "$work" >"$work.out" 2>&1
   local rc=$? got
-  got=$(awk -v c="$count" '$1 == c {print $2}' "$work/out")
+  cp "$root/$file" "$work/$file"
+  got=$(awk -v c="$count" '$1 == c {print $2}' "$work.out")
   [[ $rc -eq 1 && $got == 1 ]] && pass "$count: planted in $file, counted (exit 1)" ||
-    fail "$count: planted in $file, exit $rc, count '${got}': $(head -14 "$work/out")"
+    fail "$count: planted in $file, exit $rc, count '${got}': $(head -14 "$work.out")"
 }
 plant meaning_bodies bench/comm/collective_case.cpp 'CaseMeaning Other::meaning() const { return {}; }'
 plant string_attribute_reads reports/analysis/scaling.cpp 'auto x = v.param("dtype");'
 plant status_literals reports/analysis/scaling.cpp 'bool b = c.status == "ok";'
 plant family_name_literals reports/plugins/step.cpp 'bool b = c.family == "step";'
+plant family_name_literals bench/comm/comm_family.cpp 'struct F { std::string name() const override { return "comm"; } };'
 plant undeclared_attribute_writes bench/comm/collective_case.cpp 'auto p = Param{"dtype", std::string("x")};'
 plant index_enums results-schema/include/preflight/schema/comm.hpp 'enum CommColumn : std::size_t { kA };'
 plant twin_meaning_structs reports/reader/results_reader.hpp 'struct Meaning { int stage; };'
@@ -32,5 +35,5 @@ plant analysis_to_render reports/analysis/scaling.cpp '#include "render/charts.h
 plant render_to_reader reports/render/html.cpp '#include "reader/results_reader.hpp"'
 plant reports_to_bench reports/plugins/step.cpp '#include "harness/run/case.hpp"'
 plant format_helper_copies reports/render/json.cpp 'std::string with_unit(double v, const std::string& unit) { return ""; }'
-rm -rf "$work"
+rm -rf "$work" "$work.out" "$work.clean.out"
 finish
