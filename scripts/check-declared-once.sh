@@ -6,7 +6,8 @@
 #
 #   meaning_bodies           a family writes its own meaning() body (bench/*/, tests/family/)
 #   string_attribute_reads   reports/ reads a case attribute by a string: param(...), number_param(...),
-#                            or a string literal passed to get(...) (get takes a declared schema::Attr)
+#                            get("...") (get takes a declared schema::Attr), params.find("..."),
+#                            params.at("..."), params["..."]
 #   status_literals          a case or run status compared with a literal ("ok", "failed", ...)
 #   family_name_literals     a family compared with, or named by, a literal name ("comm") instead of
 #                            its constant (family_names.hpp): a comparison, a Family's name()
@@ -63,15 +64,18 @@ schema = list(sources("results-schema/include"))
 counts = {}
 counts["meaning_bodies"] = count(r"\bmeaning\(\)\s*const\s*(override\s*)?\{", family_code)
 counts["string_attribute_reads"] = count(
-    r"(?<![\w:])(number_)?param\(|(?<![\w:])get\(\s*(std::string(_view)?[({]\s*)?\"", reports)
+    r"(?<![\w:])(number_)?param\(|(?<![\w:])get\(\s*(std::string(_view)?[({]\s*)?\"", reports) + count(
+    r"\bparams\s*(?:\.\s*(?:find|at|count|contains)\s*\(|\[)\s*\"", reports)
 counts["status_literals"] = count(
-    r"status\s*[!=]=\s*\"[a-z_]+\"|\"[a-z_]+\"\s*[!=]=\s*[\w.>-]*status\b", writers_and_readers)
+    r"\bstatus\w*(?:\(\))?\s*[!=]=\s*\"[a-z_]+\"|\"[a-z_]+\"\s*[!=]=\s*[\w.>-]*status\w*\b",
+    writers_and_readers)
 counts["family_name_literals"] = count(
-    r"family\s*[!=]=\s*\"[a-z_]+\"|\"[a-z_]+\"\s*[!=]=\s*[\w.>-]*family\b", writers_and_readers) + count(
+    r"\bfamily\w*(?:\(\))?\s*[!=]=\s*\"[a-z_]+\"|\"[a-z_]+\"\s*[!=]=\s*[\w.>-]*family\w*\b",
+    writers_and_readers) + count(
     r"\bname\(\)\s*const\s*override\s*\{\s*return\s*\"[a-z_]+\"",
     [p for p in family_code if p.name.endswith("_family.cpp")])
 counts["undeclared_attribute_writes"] = (
-    count(r"(?<!struct )\bParam\s*\{", family_code + list(sources("bench/harness")))
+    count(r"(?<!struct )\bParam\s*[{(]", family_code + list(sources("bench/harness")))
     + count(r"\{\s*\"[a-z][a-z0-9_]*\"\s*,[^{};]*?,\s*\"[^\"]*\"\s*,\s*(true|false)\s*\}", family_code)
     + count(r"\bitem\(\s*\d+\s*,", family_code)
     + count(r"\bv\[\s*s::k[A-Z]\w*\]\s*=", family_code))
