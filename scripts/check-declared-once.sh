@@ -14,8 +14,10 @@
 #   undeclared_attribute_writes  a case attribute made from a name, not from a declared Attr:
 #                            Param{...} or {"name", value, "unit", bool} in bench/ and tests/family/,
 #                            positional item(N, ...), an attribute vector indexed by an enum
-#   index_enums              enums that index a schema table (results-schema/), and static_asserts
-#                            that keep a table aligned with one
+#   index_enums              what stands for a place in a schema table in results-schema/'s
+#                            headers: an enum with a fixed underlying type (enum class X : ...,
+#                            enum X : size_t), a constant set from index_in(...) (a place is found
+#                            at its use site), a static_assert keeping a table aligned with one
 #   twin_meaning_structs     a reader-side struct Meaning besides schema::CaseMeaning
 #   analysis_to_render       includes from reports/analysis or reports/plugins into reports/render
 #   render_to_reader         includes from reports/render into reports/reader, or of case_view.hpp
@@ -79,8 +81,10 @@ counts["undeclared_attribute_writes"] = (
     + count(r"\{\s*\"[a-z][a-z0-9_]*\"\s*,[^{};]*?,\s*\"[^\"]*\"\s*,\s*(true|false)\s*\}", family_code)
     + count(r"\bitem\(\s*\d+\s*,", family_code)
     + count(r"\bv\[\s*s::k[A-Z]\w*\]\s*=", family_code))
-counts["index_enums"] = (count(r"\benum\s+\w+\s*:\s*std::size_t", schema)
-                         + count(r"static_assert\([^;]*\[k\w+\]", schema))
+counts["index_enums"] = (
+    count(r"\benum\s+(?:(?:class|struct)\s+\w+\s*:|\w+\s*:\s*(?:std::)?size_t\b)", schema)
+    + count(r"=\s*(?:\w+::)*index_in\s*\(", schema)
+    + count(r"static_assert\([^;]*\[k\w+\]", schema))
 counts["twin_meaning_structs"] = count(r"\bstruct\s+Meaning\b", reports)
 inc = lambda files, target: count(r'#include\s+"(' + target + r')/[^"]+"', files)
 analysis_plugins = [p for p in reports if p.parts[-2] in ("analysis", "plugins")]

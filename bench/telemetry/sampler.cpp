@@ -80,8 +80,10 @@ TelemetryPlan plan_telemetry(const RankContext& ctx, const std::string& gpu_pci_
                 ctx.world);
   for (std::size_t i = 0; i < any.size(); ++i)
     if (any[i]) plan.series.push_back(i);
-  const bool any_gpu = std::any_of(plan.series.begin(), plan.series.end(),
-                                   [](std::size_t i) { return i >= s::kFirstGpuSeries; });
+  // The GPU's series follow the CPU's in the table: a rank without a GPU has none from there on.
+  const bool any_gpu = std::any_of(plan.series.begin(), plan.series.end(), [](std::size_t i) {
+    return i >= series(s::telemetry::kGpuUtilSeries);
+  });
   std::string gpu = any_gpu
                         ? "NVML"
                         : fmt::format("{} ({})", s::kNotAvailable,

@@ -16,12 +16,8 @@ namespace {
 
 namespace s = schema;
 
-std::string_view column(std::size_t c) {
-  return s::kDataloaderStatsColumns[c].name;
-}
-
-double at(const CaseView& v, std::size_t c, std::size_t point) {
-  return v.number(std::string(column(c)), v.row(point));
+double at(const CaseView& v, const s::Column& c, std::size_t point) {
+  return v.number(std::string(c.name), v.row(point));
 }
 
 bool feeds_rule(const CaseData& c) {
@@ -38,8 +34,8 @@ std::string whole_percent(double f) {
 std::pair<std::string_view, double> limiting_stage(const CaseView& v, std::size_t point) {
   std::string_view name;
   double most = -1, total = 0;
-  for (const auto& [c, stage] : s::kDataloaderStageColumns) {
-    const double t = at(v, c, point);
+  for (const auto& [c, stage] : s::dataloader::kStages) {
+    const double t = at(v, *c, point);
     if (std::isnan(t)) continue;
     total += t;
     if (t > most) most = t, name = stage;
@@ -49,16 +45,16 @@ std::pair<std::string_view, double> limiting_stage(const CaseView& v, std::size_
 
 std::string stage_times(const CaseView& v, std::size_t point) {
   std::string out;
-  for (const auto& [c, stage] : s::kDataloaderStageColumns)
-    out += fmt::format("{}{} {:.3g} s", out.empty() ? "" : ", ", stage, at(v, c, point));
+  for (const auto& [c, stage] : s::dataloader::kStages)
+    out += fmt::format("{}{} {:.3g} s", out.empty() ? "" : ", ", stage, at(v, *c, point));
   return out;
 }
 
 }  // namespace
 
 std::string feeds_accelerator(const CaseView& v, std::size_t point, const Selection&) {
-  const double au = at(v, s::kDataloaderAu, point);
-  if (std::isnan(au) || at(v, s::kDataloaderAuMet, point) == 1) return {};
+  const double au = at(v, s::dataloader::kAuColumn, point);
+  if (std::isnan(au) || at(v, s::dataloader::kAuMetColumn, point) == 1) return {};
   return fmt::format("AU {} below the target {}: images/s not valid (as MLPerf Storage)",
                      whole_percent(au), whole_percent(or_nan(v.get(s::dataloader::kAuTarget))));
 }
@@ -69,23 +65,24 @@ void feeds_accelerator_findings(const RunReport& r, std::vector<Finding>& out) {
     const CaseView v(c);
     std::size_t best = SIZE_MAX;
     for (std::size_t p = 0; p < v.points(); ++p) {
-      const double au = at(v, s::kDataloaderAu, p);
-      if (!std::isnan(au) && (best == SIZE_MAX || au > at(v, s::kDataloaderAu, best))) best = p;
+      const double au = at(v, s::dataloader::kAuColumn, p);
+      if (!std::isnan(au) && (best == SIZE_MAX || au > at(v, s::dataloader::kAuColumn, best)))
+        best = p;
     }
-    if (best == SIZE_MAX || at(v, s::kDataloaderAuMet, best) == 1) continue;
-    const double au = at(v, s::kDataloaderAu, best),
+    if (best == SIZE_MAX || at(v, s::dataloader::kAuMetColumn, best) == 1) continue;
+    const double au = at(v, s::dataloader::kAuColumn, best),
                  target = or_nan(v.get(s::dataloader::kAuTarget));
     const auto [stage, share] = limiting_stage(v, best);
     std::vector<std::string> evidence{
         fmt::format("best of {} worker counts: {} workers per rank, AU {} (target {}), {:.4g} "
                     "images/s",
-                    v.points(), at(v, s::kDataloaderWorkers, best), whole_percent(au),
-                    whole_percent(target), at(v, s::kDataloaderImagesPerS, best)),
+                    v.points(), at(v, s::dataloader::kWorkersColumn, best), whole_percent(au),
+                    whole_percent(target), at(v, s::dataloader::kImagesPerSColumn, best)),
         fmt::format("stage times per pass (worker seconds, median rank): {}; {} is {} of them",
                     stage_times(v, best), stage, whole_percent(share)),
         fmt::format("workers per GPU needed at the measured cost: {:g} (if workers scale "
                     "linearly; cores per GPU bound it)",
-                    at(v, s::kDataloaderWorkersNeeded, best)),
+                    at(v, s::dataloader::kWorkersNeededColumn, best)),
     };
     const bool io = stage == "read";
     out.push_back(
@@ -126,29 +123,29 @@ void dataloader_section(const RunReport& r, std::vector<Section>& out) {
     chart.x_label = "workers per rank";
     chart.y_label = "worker seconds per pass";
     chart.id = fmt::format("dl{}", c.group_name);
-    for (const auto& [col, stage] : s::kDataloaderStageColumns) {
+    for (const auto& [col, stage] : s::dataloader::kStages) {
       ChartSeries series;
       series.label = std::string(stage);
       for (std::size_t p = 0; p < v.points(); ++p) {
-        series.x.push_back(at(v, s::kDataloaderWorkers, p));
-        series.y.push_back(at(v, col, p));
+        series.x.push_back(at(v, s::dataloader::kWorkersColumn, p));
+        series.y.push_back(at(v, *col, p));
       }
       chart.series.push_back(std::move(series));
     }
     for (std::size_t p = 0; p < v.points(); ++p)
       sec.rows.push_back({
           fmt::format("{} {}", c.group_name, c.name),
-          fmt::format("{:g}", at(v, s::kDataloaderWorkers, p)),
-          fmt::format("{:.4g}", at(v, s::kDataloaderImagesPerS, p)),
-          whole_percent(at(v, s::kDataloaderAu, p)),
+          fmt::format("{:g}", at(v, s::dataloader::kWorkersColumn, p)),
+          fmt::format("{:.4g}", at(v, s::dataloader::kImagesPerSColumn, p)),
+          whole_percent(at(v, s::dataloader::kAuColumn, p)),
           whole_percent(or_nan(v.get(s::dataloader::kAuTarget))),
-          valid_rate(at(v, s::kDataloaderValidImagesPerS, p)),
-          fmt::format("{:.3g}", at(v, s::kDataloaderReadColumn, p)),
-          fmt::format("{:.3g}", at(v, s::kDataloaderDecodeColumn, p)),
-          fmt::format("{:.3g}", at(v, s::kDataloaderAugmentColumn, p)),
-          fmt::format("{:.3g}", at(v, s::kDataloaderBatchColumn, p)),
+          valid_rate(at(v, s::dataloader::kValidImagesPerSColumn, p)),
+          fmt::format("{:.3g}", at(v, s::dataloader::kReadSColumn, p)),
+          fmt::format("{:.3g}", at(v, s::dataloader::kDecodeSColumn, p)),
+          fmt::format("{:.3g}", at(v, s::dataloader::kAugmentSColumn, p)),
+          fmt::format("{:.3g}", at(v, s::dataloader::kBatchSColumn, p)),
           std::string(limiting_stage(v, p).first),
-          fmt::format("{:g}", at(v, s::kDataloaderWorkersNeeded, p)),
+          fmt::format("{:g}", at(v, s::dataloader::kWorkersNeededColumn, p)),
       });
     sec.charts.push_back(std::move(chart));
     const auto bad = attribute_text(v.get(s::dataloader::kBadImageNames));

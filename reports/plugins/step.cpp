@@ -35,8 +35,8 @@ struct MeasuredStep {
 };
 
 // Group 0's figure (a case of one group has only the all-groups row).
-double column_at(const CaseView& v, std::size_t column) {
-  const std::string name(s::kStepStatsColumns[column].name);
+double column_at(const CaseView& v, const s::Column& column) {
+  const std::string name(column.name);
   const double own = v.number(name, v.row(0, 0));
   return std::isnan(own) ? v.number(name, v.row(0)) : own;
 }
@@ -49,10 +49,11 @@ std::vector<MeasuredStep> measured_steps(const RunData& run, const std::string& 
         c.stats.empty() || workload_key(c) != workload)
       continue;
     const CaseView v(c);
-    out.push_back({column_at(v, s::kStepNodes), column_at(v, s::kStepStepSeconds),
-                   column_at(v, s::kStepCompute), column_at(v, s::kStepCommExposed),
-                   column_at(v, s::kStepDataExposed), column_at(v, s::kStepDataCpuShare),
-                   v.get(s::step::kGemmDevice) == s::kStepOnCpu, source_of(run, c)});
+    out.push_back(
+        {column_at(v, s::step::kNodesColumn), column_at(v, s::step::kStepSColumn),
+         column_at(v, s::step::kComputeSColumn), column_at(v, s::step::kCommExposedSColumn),
+         column_at(v, s::step::kDataExposedSColumn), column_at(v, s::step::kDataCpuShareColumn),
+         v.get(s::step::kGemmDevice) == s::kStepOnCpu, source_of(run, c)});
   }
   std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.nodes < b.nodes; });
   return out;

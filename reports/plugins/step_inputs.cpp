@@ -83,9 +83,8 @@ std::vector<sp::RatePoint> matmul_rates(const RunData& run, const std::string& b
     if (c.family != schema::kMatmulFamily || c.status != schema::case_status::kOk ||
         c.backend != backend || text(v, s::matmul::kDtype) != dtype)
       continue;
-    const auto& col = s::kMatmulStatsColumns;
-    auto at = [&](std::size_t column, std::size_t p) {
-      return v.number(std::string(col[column].name), v.row(p));
+    auto at = [&](const s::Column& column, std::size_t p) {
+      return v.number(std::string(column.name), v.row(p));
     };
     // The step issues its GEMMs back to back, as matmul's back-to-back blocks do (no barrier
     // between them, each rank's device never idle): that rate where it was measured. On CPUs
@@ -94,17 +93,20 @@ std::vector<sp::RatePoint> matmul_rates(const RunData& run, const std::string& b
     // enough that the barrier's release spread is not most of the span (on 4 ranks over 2
     // cores it released the ranks 1.5 to 10 ms apart around GEMMs of 5 to 900 us).
     auto rate = [&](std::size_t p) -> std::pair<double, const char*> {
-      const double own_s = at(s::kMatmulFlop, p) / (at(s::kMatmulTflops, p) * 1e12);
-      const double span = on_cpu && own_s >= kSpanAtLeastS ? at(s::kMatmulSpanTflops, p) : kNaN;
+      const double own_s = at(s::matmul::kFlopColumn, p) / (at(s::matmul::kTflopsColumn, p) * 1e12);
+      const double span =
+          on_cpu && own_s >= kSpanAtLeastS ? at(s::matmul::kSpanTflopsColumn, p) : kNaN;
       if (!std::isnan(span)) return {span * 1e12, sp::kSpanRate.data()};
-      const double batched = at(s::kMatmulBatchedTflops, p);
+      const double batched = at(s::matmul::kBatchedTflopsColumn, p);
       if (!std::isnan(batched)) return {batched * 1e12, " (back-to-back)"};
-      return {at(s::kMatmulTflops, p) * 1e12, ""};
+      return {at(s::matmul::kTflopsColumn, p) * 1e12, ""};
     };
     for (std::size_t p = 0; p < v.points(); ++p)
-      out.push_back({at(s::kMatmulFlop, p), rate(p).first, source_of(run, c) + rate(p).second,
-                     std::int64_t(at(s::kMatmulM, p)), std::int64_t(at(s::kMatmulN, p)),
-                     std::int64_t(at(s::kMatmulK, p))});
+      out.push_back({at(s::matmul::kFlopColumn, p), rate(p).first,
+                     source_of(run, c) + rate(p).second,
+                     std::int64_t(at(s::matmul::kGemmMColumn, p)),
+                     std::int64_t(at(s::matmul::kGemmNColumn, p)),
+                     std::int64_t(at(s::matmul::kGemmKColumn, p))});
   }
   std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.flops < b.flops; });
   return out;
@@ -161,11 +163,11 @@ sp::CollectiveFigures collective_figures(const RunData& run, const std::string& 
 // The loader's own rate: a point where it set the pace, the loader alone (no emulated
 // compute) or below its AU target; images/s per rank.
 double loader_rate(const CaseView& v, std::size_t p) {
-  const auto& col = s::kDataloaderStatsColumns;
-  auto at = [&](std::size_t c) { return v.number(std::string(col[c].name), v.row(p)); };
+  auto at = [&](const s::Column& c) { return v.number(std::string(c.name), v.row(p)); };
   const bool alone = !(or_nan(v.get(s::dataloader::kComputePerBatchS)) > 0);
-  if (!alone && at(s::kDataloaderAuMet) == 1) return -1;  // the emulated compute set the pace
-  return at(s::kDataloaderImagesPerS) / or_nan(v.get(s::dataloader::kRanks));
+  // The emulated compute set the pace.
+  if (!alone && at(s::dataloader::kAuMetColumn) == 1) return -1;
+  return at(s::dataloader::kImagesPerSColumn) / or_nan(v.get(s::dataloader::kRanks));
 }
 
 // The step's feed as the dataloader measured it: the same images, engine, cache state, crop
@@ -183,7 +185,7 @@ sp::Sourced data_rate(const RunData& run, const CaseView& step) {
                 text(v, s::dataloader::kCacheState) != text(step, st::kDataCache) ||
                 or_nan(v.get(s::dataloader::kCrop)) != or_nan(step.get(st::kImageSize))))
       continue;
-    const std::string workers(s::kDataloaderStatsColumns[s::kDataloaderWorkers].name);
+    const std::string workers(s::dataloader::kWorkersColumn.name);
     for (std::size_t p = 0; p < v.points(); ++p) {
       const double w = v.number(workers, v.row(p));
       if (fed && w != or_nan(step.get(st::kDataWorkers))) continue;
@@ -202,7 +204,7 @@ sp::Sourced data_rate(const RunData& run, const CaseView& step) {
 // The fastest durable save per node of the run's checkpoint cases.
 sp::Sourced checkpoint_rate(const RunData& run) {
   sp::Sourced best{-1, ""};
-  const std::string bw(s::kCheckpointStatsColumns[s::kCheckpointSaveBw].name);
+  const std::string bw(s::checkpoint::kSaveBwColumn.name);
   for (const auto& c : run.cases) {
     const CaseView v(c);
     if (c.family != schema::kCheckpointFamily || c.status != schema::case_status::kOk ||

@@ -33,6 +33,11 @@ plant family_name_literals reports/plugins/step.cpp 'bool b = c.family == "step"
 plant family_name_literals bench/comm/comm_family.cpp 'struct F { std::string name() const override { return "comm"; } };'
 plant undeclared_attribute_writes bench/comm/collective_case.cpp 'auto p = Param{"dtype", std::string("x")};'
 plant index_enums results-schema/include/preflight/schema/comm.hpp 'enum CommColumn : std::size_t { kA };'
+plant index_enums results-schema/include/preflight/schema/comm.hpp 'enum CommColumn : size_t { kA };'
+plant index_enums results-schema/include/preflight/schema/comm.hpp 'enum class CommColumn : unsigned { kA };'
+plant index_enums results-schema/include/preflight/schema/comm.hpp 'inline constexpr std::size_t kCommBytes = index_in(kCommStatsColumns, comm::kBytesColumn);'
+plant index_enums results-schema/include/preflight/schema/comm.hpp 'inline constexpr std::size_t kCommBytes =
+    schema::index_in(kCommStatsColumns, comm::kBytesColumn);'
 plant twin_meaning_structs reports/reader/results_reader.hpp 'struct Meaning { int stage; };'
 plant analysis_to_render reports/analysis/scaling.cpp '#include "render/charts.hpp"'
 plant render_to_reader reports/render/html.cpp '#include "reader/results_reader.hpp"'

@@ -164,27 +164,6 @@ inline constexpr std::array kCheckpointStatsColumns = {
     checkpoint::kRankBwMedianColumn, checkpoint::kBytesTotalColumn, kReleaseSpreadColumn,
 };
 
-// Places in the table, for code that still reads it by position (reports/plugins); found by
-// name, so they cannot fall out of step with it.
-inline constexpr std::size_t kCheckpointBlockBytes =
-    index_in(kCheckpointStatsColumns, checkpoint::kBlockBytesColumn);
-inline constexpr std::size_t kCheckpointSaveBw =
-    index_in(kCheckpointStatsColumns, checkpoint::kSaveBwColumn);
-inline constexpr std::size_t kCheckpointHandoffBw =
-    index_in(kCheckpointStatsColumns, checkpoint::kHandoffBwColumn);
-inline constexpr std::size_t kCheckpointBlockingS =
-    index_in(kCheckpointStatsColumns, checkpoint::kBlockingSColumn);
-inline constexpr std::size_t kCheckpointHandoffS =
-    index_in(kCheckpointStatsColumns, checkpoint::kHandoffSColumn);
-inline constexpr std::size_t kCheckpointRankBwMin =
-    index_in(kCheckpointStatsColumns, checkpoint::kRankBwMinColumn);
-inline constexpr std::size_t kCheckpointRankBwMedian =
-    index_in(kCheckpointStatsColumns, checkpoint::kRankBwMedianColumn);
-inline constexpr std::size_t kCheckpointBytesTotal =
-    index_in(kCheckpointStatsColumns, checkpoint::kBytesTotalColumn);
-inline constexpr std::size_t kCheckpointReleaseSpread =
-    index_in(kCheckpointStatsColumns, kReleaseSpreadColumn);
-
 // What every save case declares (SPEC.md, "The checkpoint family", Meaning).
 namespace checkpoint {
 inline constexpr std::array kSaveCaseAttributes =

@@ -260,48 +260,6 @@ inline constexpr std::array kDataloaderStatsColumns = {
     dataloader::kResidentBeforeMaxColumn,
 };
 
-// Places in the table, for code that still reads it by position (reports/plugins); found by
-// name, so they cannot fall out of step with it.
-inline constexpr std::size_t kDataloaderWorkers =
-    index_in(kDataloaderStatsColumns, dataloader::kWorkersColumn);
-inline constexpr std::size_t kDataloaderImagesPerS =
-    index_in(kDataloaderStatsColumns, dataloader::kImagesPerSColumn);
-inline constexpr std::size_t kDataloaderMbPerS =
-    index_in(kDataloaderStatsColumns, dataloader::kMbPerSColumn);
-inline constexpr std::size_t kDataloaderAu =
-    index_in(kDataloaderStatsColumns, dataloader::kAuColumn);
-inline constexpr std::size_t kDataloaderAuMet =
-    index_in(kDataloaderStatsColumns, dataloader::kAuMetColumn);
-inline constexpr std::size_t kDataloaderValidImagesPerS =
-    index_in(kDataloaderStatsColumns, dataloader::kValidImagesPerSColumn);
-inline constexpr std::size_t kDataloaderWorkersNeeded =
-    index_in(kDataloaderStatsColumns, dataloader::kWorkersNeededColumn);
-inline constexpr std::size_t kDataloaderReadColumn =
-    index_in(kDataloaderStatsColumns, dataloader::kReadSColumn);
-inline constexpr std::size_t kDataloaderDecodeColumn =
-    index_in(kDataloaderStatsColumns, dataloader::kDecodeSColumn);
-inline constexpr std::size_t kDataloaderAugmentColumn =
-    index_in(kDataloaderStatsColumns, dataloader::kAugmentSColumn);
-inline constexpr std::size_t kDataloaderBatchColumn =
-    index_in(kDataloaderStatsColumns, dataloader::kBatchSColumn);
-inline constexpr std::size_t kDataloaderBatchP50Column =
-    index_in(kDataloaderStatsColumns, dataloader::kBatchP50SColumn);
-inline constexpr std::size_t kDataloaderBatchP95Column =
-    index_in(kDataloaderStatsColumns, dataloader::kBatchP95SColumn);
-inline constexpr std::size_t kDataloaderDecodeErrorsTotal =
-    index_in(kDataloaderStatsColumns, dataloader::kDecodeErrorsColumn);
-inline constexpr std::size_t kDataloaderResidentBeforeMax =
-    index_in(kDataloaderStatsColumns, dataloader::kResidentBeforeMaxColumn);
-
-// The pipeline's stages, in order: the stats columns of their times and the names a finding
-// uses ("data in: decode").
-inline constexpr std::array kDataloaderStageColumns = {
-    std::pair{kDataloaderReadColumn, std::string_view("read")},
-    std::pair{kDataloaderDecodeColumn, std::string_view("decode")},
-    std::pair{kDataloaderAugmentColumn, std::string_view("augment")},
-    std::pair{kDataloaderBatchColumn, std::string_view("batch")},
-};
-
 namespace dataloader {
 // The pipeline's stages, in order: the stats columns of their times and the names a finding uses
 // ("data in: decode").

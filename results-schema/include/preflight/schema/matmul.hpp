@@ -125,28 +125,6 @@ inline constexpr std::array kMatmulStatsColumns = {
     matmul::kSpanTflopsColumn,
 };
 
-// Places in the table, for code that still reads it by position (reports/plugins); found by
-// name, so they cannot fall out of step with it.
-inline constexpr std::size_t kMatmulM = index_in(kMatmulStatsColumns, matmul::kGemmMColumn);
-inline constexpr std::size_t kMatmulN = index_in(kMatmulStatsColumns, matmul::kGemmNColumn);
-inline constexpr std::size_t kMatmulK = index_in(kMatmulStatsColumns, matmul::kGemmKColumn);
-inline constexpr std::size_t kMatmulFlop = index_in(kMatmulStatsColumns, matmul::kFlopColumn);
-inline constexpr std::size_t kMatmulAlgorithm =
-    index_in(kMatmulStatsColumns, matmul::kKeptAlgorithmColumn);
-inline constexpr std::size_t kMatmulTflops = index_in(kMatmulStatsColumns, matmul::kTflopsColumn);
-inline constexpr std::size_t kMatmulBatchedTflops =
-    index_in(kMatmulStatsColumns, matmul::kBatchedTflopsColumn);
-inline constexpr std::size_t kMatmulPeakFraction =
-    index_in(kMatmulStatsColumns, matmul::kPeakFractionColumn);
-inline constexpr std::size_t kMatmulBatchedPeakFraction =
-    index_in(kMatmulStatsColumns, matmul::kBatchedPeakFractionColumn);
-inline constexpr std::size_t kMatmulRankTflopsMin =
-    index_in(kMatmulStatsColumns, matmul::kRankTflopsMinColumn);
-inline constexpr std::size_t kMatmulRankTflopsMedian =
-    index_in(kMatmulStatsColumns, matmul::kRankTflopsMedianColumn);
-inline constexpr std::size_t kMatmulSpanTflops =
-    index_in(kMatmulStatsColumns, matmul::kSpanTflopsColumn);
-
 // Series (points/<P>/series/<name>), besides the telemetry series (telemetry.hpp): the rate
 // per interval, to see clocks fall as the device heats (sustained mode: a long timing budget).
 namespace matmul {

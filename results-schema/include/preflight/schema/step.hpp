@@ -127,51 +127,6 @@ inline constexpr std::array kStepCaseAttributes = {
     step::kGemmDevice.item(),
 };
 
-// Places in the table, for code that still reads it by position (reports/plugins); found by
-// name, so they cannot fall out of step with it.
-inline constexpr std::size_t kStepModel = index_in(kStepCaseAttributes, step::kModelPreset);
-inline constexpr std::size_t kStepModelSource = index_in(kStepCaseAttributes, step::kModelSource);
-inline constexpr std::size_t kStepModelKind = index_in(kStepCaseAttributes, step::kModelKind);
-inline constexpr std::size_t kStepLayers = index_in(kStepCaseAttributes, step::kLayers);
-inline constexpr std::size_t kStepHidden = index_in(kStepCaseAttributes, step::kHidden);
-inline constexpr std::size_t kStepFfnHidden = index_in(kStepCaseAttributes, step::kFfnHidden);
-inline constexpr std::size_t kStepGatedMlp = index_in(kStepCaseAttributes, step::kGatedMlp);
-inline constexpr std::size_t kStepHeads = index_in(kStepCaseAttributes, step::kHeads);
-inline constexpr std::size_t kStepKvHeads = index_in(kStepCaseAttributes, step::kKvHeads);
-inline constexpr std::size_t kStepVocab = index_in(kStepCaseAttributes, step::kVocab);
-inline constexpr std::size_t kStepSeqLen = index_in(kStepCaseAttributes, step::kSeqLen);
-inline constexpr std::size_t kStepImageSize = index_in(kStepCaseAttributes, step::kImageSize);
-inline constexpr std::size_t kStepParameters = index_in(kStepCaseAttributes, step::kParameters);
-inline constexpr std::size_t kStepGradientBytes =
-    index_in(kStepCaseAttributes, step::kGradientBytes);
-inline constexpr std::size_t kStepGlobalBatch = index_in(kStepCaseAttributes, step::kGlobalBatch);
-inline constexpr std::size_t kStepMicroBatch = index_in(kStepCaseAttributes, step::kMicroBatch);
-inline constexpr std::size_t kStepRanksPerNode =
-    index_in(kStepCaseAttributes, step::kWorkloadRanksPerNode);
-inline constexpr std::size_t kStepTargetNodes = index_in(kStepCaseAttributes, step::kTargetNodes);
-inline constexpr std::size_t kStepTensorParallel =
-    index_in(kStepCaseAttributes, step::kTensorParallel);
-inline constexpr std::size_t kStepPipelineParallel =
-    index_in(kStepCaseAttributes, step::kPipelineParallel);
-inline constexpr std::size_t kStepGradientSync = index_in(kStepCaseAttributes, step::kGradientSync);
-inline constexpr std::size_t kStepOverlap = index_in(kStepCaseAttributes, step::kOverlap);
-inline constexpr std::size_t kStepBucketBytes = index_in(kStepCaseAttributes, step::kBucketBytes);
-inline constexpr std::size_t kStepCheckpointBytes =
-    index_in(kStepCaseAttributes, step::kCheckpointBytes);
-inline constexpr std::size_t kStepCheckpointInterval =
-    index_in(kStepCaseAttributes, step::kCheckpointIntervalS);
-inline constexpr std::size_t kStepMfu = index_in(kStepCaseAttributes, step::kMfu);
-inline constexpr std::size_t kStepCommBackend = index_in(kStepCaseAttributes, step::kCommBackend);
-inline constexpr std::size_t kStepGemmLibrary = index_in(kStepCaseAttributes, step::kGemmLibrary);
-inline constexpr std::size_t kStepDtype = index_in(kStepCaseAttributes, step::kDtype);
-inline constexpr std::size_t kStepThreads = index_in(kStepCaseAttributes, step::kThreads);
-inline constexpr std::size_t kStepLayout = index_in(kStepCaseAttributes, step::kLayout);
-inline constexpr std::size_t kStepDataDir = index_in(kStepCaseAttributes, step::kDataDir);
-inline constexpr std::size_t kStepDataWorkers = index_in(kStepCaseAttributes, step::kDataWorkers);
-inline constexpr std::size_t kStepDataEngine = index_in(kStepCaseAttributes, step::kDataEngine);
-inline constexpr std::size_t kStepDataCache = index_in(kStepCaseAttributes, step::kDataCache);
-inline constexpr std::size_t kStepGemmDevice = index_in(kStepCaseAttributes, step::kGemmDevice);
-
 // Counters (points/<P>/counters/<name>), in the order an operation reports them.
 namespace step {
 inline constexpr Column kComputeSCounter{
@@ -301,25 +256,6 @@ inline constexpr std::array kStepStatsColumns = {
     step::kCommExposedSColumn, step::kDataExposedSColumn, step::kDataBusySColumn,
     step::kDataCpuShareColumn,
 };
-
-// Places in the table, for code that still reads it by position (reports/plugins); found by
-// name, so they cannot fall out of step with it.
-inline constexpr std::size_t kStepNodes = index_in(kStepStatsColumns, step::kNodesColumn);
-inline constexpr std::size_t kStepDataParallel =
-    index_in(kStepStatsColumns, step::kDataParallelColumn);
-inline constexpr std::size_t kStepAccumulation =
-    index_in(kStepStatsColumns, step::kAccumulationColumn);
-inline constexpr std::size_t kStepStepSeconds = index_in(kStepStatsColumns, step::kStepSColumn);
-inline constexpr std::size_t kStepSamplesPerS =
-    index_in(kStepStatsColumns, step::kSamplesPerSColumn);
-inline constexpr std::size_t kStepCompute = index_in(kStepStatsColumns, step::kComputeSColumn);
-inline constexpr std::size_t kStepCommExposed =
-    index_in(kStepStatsColumns, step::kCommExposedSColumn);
-inline constexpr std::size_t kStepDataExposed =
-    index_in(kStepStatsColumns, step::kDataExposedSColumn);
-inline constexpr std::size_t kStepDataBusy = index_in(kStepStatsColumns, step::kDataBusySColumn);
-inline constexpr std::size_t kStepDataCpuShare =
-    index_in(kStepStatsColumns, step::kDataCpuShareColumn);
 
 // What every step case declares (SPEC.md, "The step family", Meaning).
 namespace step {

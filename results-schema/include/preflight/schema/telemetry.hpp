@@ -84,10 +84,6 @@ inline constexpr std::array kTelemetrySeries = {
     telemetry::kGpuPcieMaxGenSeries,
 };
 
-// The GPU's series follow the CPU's: a rank without a GPU has none from here on.
-inline constexpr std::size_t kFirstGpuSeries =
-    index_in(kTelemetrySeries, telemetry::kGpuUtilSeries);
-
 // A GPU's SM or memory clock this far from its peers' median during a case is named: GPUs of one
 // model under the same load run within a few percent of each other (power-capped GEMMs vary the
 // most); a tenth apart is a GPU held back by its power, thermals or a clock setting.
