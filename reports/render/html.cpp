@@ -11,7 +11,6 @@
 #include <string_view>
 
 #include "analysis/chart_plan.hpp"
-#include "analysis/headline_figures.hpp"
 #include "analysis/report_text.hpp"
 #include "analysis/verdict_reasons.hpp"
 #include "preflight/schema/layout.hpp"
@@ -203,7 +202,7 @@ class Writer {
                       "<td class=\"nw\">{}</td><td class=\"wrap\">{}"
                       "</td></tr>\n",
                       e(r.label), e(run.path), verdict_span(cls, e(run.status)), run.world_size,
-                      run.node_count, e(run.git_revision), e(run.start_time), hosts(run)));
+                      run.node_count, e(run.git_revision), e(run.start_time), hosts(r)));
     }
     add("</table></div>\n");
     for (const auto& r : report_.runs) {
@@ -289,8 +288,8 @@ class Writer {
     add("</ul>\n");
   }
 
-  static std::string hosts(const RunData& run) {
-    const auto names = distinct_hosts(run);
+  static std::string hosts(const RunReport& r) {
+    const auto& names = r.hosts;
     if (names.empty()) return "&ndash;";
     constexpr std::size_t kShown = 12;
     std::string text;

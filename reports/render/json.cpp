@@ -1,7 +1,5 @@
 #include "render/json.hpp"
 
-#include "plugins/alpha_beta.hpp"
-
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -179,7 +177,28 @@ json sections(const Report& r) {
 }
 
 json fits(const Report& r) {
-  return plugins::fits_json(r.fits);
+  json out = json::array();
+  for (const auto& f : r.fits) {
+    json predictions = json::array();
+    for (const auto& p : f.predictions)
+      predictions.push_back({{"nodes", p.nodes},
+                             {"ranks", p.ranks},
+                             {"size_bytes", p.size},
+                             {"ring_s", p.ring_s},
+                             {"tree_s", p.tree_s}});
+    out.push_back({{"run", f.run_label},
+                   {"subject", f.subject},
+                   {"collective", f.collective},
+                   {"topology", f.topology},
+                   {"alpha_s", f.alpha_s},
+                   {"beta_s_per_byte", f.beta_s_per_byte},
+                   {"points", f.points},
+                   {"median_rel_error", f.median_rel_error},
+                   {"model", f.model},
+                   {"predictions", predictions},
+                   {"caveat", f.caveat}});
+  }
+  return out;
 }
 
 json regressions(const Report& r) {
