@@ -481,7 +481,7 @@ class Writer {
           e(f.run_label), e(f.subject), e(f.topology), scaled_seconds(f.alpha_s),
           f.beta_s_per_byte > 0 ? number_with_unit(1e-9 / f.beta_s_per_byte, "GB/s")
                                 : std::string("&ndash;"),
-          num(f.ranks_per_node), f.points, percent(f.median_rel_error), e(f.model)));
+          num(f.ranks_per_node), f.points, percent_or_dash(f.median_rel_error), e(f.model)));
     add("</table></div>\n");
     bool any = false;
     for (const auto& f : report_.fits) any = any || !f.predictions.empty();
@@ -583,7 +583,7 @@ class Writer {
                                                               : "pass",
                            name_of(p.verdict)),
               e(p.case_name), size_text(p.size), scaled_seconds(p.test.baseline),
-              scaled_seconds(p.test.current), percent(p.test.change, true),
+              scaled_seconds(p.test.current), percent_or_dash(p.test.change, true),
               e(regression_evidence(p)), p_value(p.test.p_value)));
         }
         add("</table></div>\n");
