@@ -177,9 +177,13 @@ Report build_report(const ReportInputs& in) {
       auto checks = evaluate(*in.rules, runs[i], in.labels[i], in.baselines, in.regression.alpha);
       r.checks.insert(r.checks.end(), checks.begin(), checks.end());
     }
-    if (!in.baselines.empty())
+    if (!in.baselines.empty()) {
       r.regressions.push_back(
           {in.baselines, &runs[i], compare_runs(in.baselines, runs[i], in.regression)});
+      for (const auto* b : in.baselines)
+        r.regressions.back().host_load.push_back(run_host_load(*b));
+      r.regressions.back().host_load.push_back(run_host_load(runs[i]));
+    }
   }
   for (const auto& run : r.runs) plugins::add_sections(run, r.sections);
   r.findings = find_bottlenecks(r.runs, r.scaling);

@@ -12,6 +12,7 @@
 #include "analysis/case_table.hpp"
 #include "analysis/device_watch.hpp"
 #include "analysis/headline_figures.hpp"
+#include "analysis/host_load.hpp"
 #include "analysis/instances.hpp"
 #include "analysis/outliers.hpp"
 #include "analysis/reference.hpp"
@@ -52,6 +53,8 @@ struct RegressionSection {
   std::vector<const RunData*> baselines;  // oldest first
   const RunData* current = nullptr;
   RegressionReport result;
+  // The share of the hosts others took in each baseline run, then in the current one.
+  std::vector<RunHostLoad> host_load = {};
 };
 
 struct Report {

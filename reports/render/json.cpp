@@ -243,15 +243,17 @@ json regressions(const Report& r) {
     }
     json baselines = json::array(), host_load = json::array();
     for (const auto* b : s.baselines) baselines.push_back(b->path);
-    auto load_of = [](const RunData& run) {
-      const auto load = run_host_load(run);
+    auto load_of = [](const RunData& run, const RunHostLoad& load) {
       return json{{"run", run.path},
                   {"stolen", load.stolen},
                   {"foreign", load.foreign},
                   {"cases_measured", load.cases_measured}};
     };
-    for (const auto* b : s.baselines) host_load.push_back(load_of(*b));
-    host_load.push_back(load_of(*s.current));
+    // s.host_load is in the same order: each baseline, then the current run.
+    auto loaded = s.baselines;
+    loaded.push_back(s.current);
+    for (std::size_t k = 0; k < loaded.size() && k < s.host_load.size(); ++k)
+      host_load.push_back(load_of(*loaded[k], s.host_load[k]));
     out.push_back({{"baselines", baselines},
                    {"method", regression_method(r.regression_options)},
                    {"current", s.current->path},
