@@ -21,8 +21,13 @@
 #   twin_meaning_structs     a reader-side struct Meaning besides schema::CaseMeaning
 #   analysis_to_render       includes from reports/analysis or reports/plugins into reports/render
 #   render_to_reader         includes from reports/render into reports/reader, or of case_view.hpp
+#   render_to_plugins        includes from reports/render into reports/plugins (a renderer reads the
+#                            Report model only)
+#   relative_includes        includes in reports/ written relative to the file ("../render/x.hpp"),
+#                            which the layer counts above would not see
 #   reports_to_bench         includes from reports/ of a file under bench/
-#   format_helper_copies     definitions of pct, seconds, with_unit beyond one each in reports/
+#   format_helper_copies     definitions of pct, seconds, with_unit, percent, percent_significant,
+#                            whole_percent, duration beyond one each in reports/
 #
 # check-declared-once.sh [REPO_ROOT] [--ceilings FILE | --list]   (default: every count 0; --list names each hit)
 set -euo pipefail
@@ -91,9 +96,12 @@ analysis_plugins = [p for p in reports if p.parts[-2] in ("analysis", "plugins")
 render = [p for p in reports if p.parts[-2] == "render"]
 counts["analysis_to_render"] = inc(analysis_plugins, "render")
 counts["render_to_reader"] = inc(render, "reader") + count(r'#include\s+"analysis/case_view\.hpp"', render)
+counts["render_to_plugins"] = inc(render, "plugins")
+counts["relative_includes"] = count(r'#include\s+"(?:\./)*\.\./[^"]*"', reports)
 counts["reports_to_bench"] = inc(reports, "|".join(map(re.escape, bench_dirs)))
 defs = {}
-for name in ("pct", "seconds", "with_unit"):
+for name in ("pct", "seconds", "with_unit", "percent", "percent_significant", "whole_percent",
+             "duration"):
     defs[name] = count(r"^(?:inline\s+|static\s+)?(?:std::string|auto)\s+" + name + r"\s*\([^;{]*\)\s*(?:->\s*[\w:]+\s*)?\{",
                        reports, re.M)
 counts["format_helper_copies"] = [h for hits in defs.values() for h in hits[1:]]

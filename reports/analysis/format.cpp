@@ -29,4 +29,24 @@ std::string binary_bytes(double bytes, const std::string& space) {
   return fmt::format("{:g}{}{}", bytes, space, units[u]);
 }
 
+std::string percent(double fraction, int decimals, bool sign) {
+  if (std::isnan(fraction)) return "n/a";
+  return sign ? fmt::format("{:+.{}f}%", fraction * 100, decimals)
+              : fmt::format("{:.{}f}%", fraction * 100, decimals);
+}
+
+std::string percent_significant(double fraction, int digits) {
+  return std::isnan(fraction) ? std::string("n/a")
+                              : fmt::format("{:.{}g}%", fraction * 100, digits);
+}
+
+std::string duration(double s) {
+  constexpr double kHour = 3600;
+  if (std::isnan(s)) return "n/a";
+  if (std::isinf(s)) return "never";
+  if (s >= 2 * kHour) return fmt::format("{:.3g} h", s / kHour);
+  if (s >= 120) return fmt::format("{:.3g} min", s / 60);
+  return fmt::format("{:.3g} s", s);
+}
+
 }  // namespace preflight::report

@@ -17,5 +17,13 @@ std::string with_unit(const std::string& figure, const std::string& unit,
 std::string seconds(double s);
 // "4 KiB", "1.5 MiB": a size in bytes in the largest binary unit it reaches (up to PiB).
 std::string binary_bytes(double bytes, const std::string& space = " ");
+// A fraction as a percentage, "n/a" for NaN: `decimals` digits after the point ("12%" with 0,
+// "12.5%" with 1), and "+" before a positive one too with `sign`.
+std::string percent(double fraction, int decimals, bool sign = false);
+// A fraction as a percentage with `digits` significant digits ("0.25%", "12.5%"), "n/a" for NaN.
+std::string percent_significant(double fraction, int digits);
+// A span of seconds in the unit that suits it, 3 significant digits ("45 s", "12 min", "3.5 h"),
+// "never" for infinity, "n/a" for NaN.
+std::string duration(double s);
 
 }  // namespace preflight::report

@@ -153,6 +153,12 @@ Report build_report(const ReportInputs& in) {
     r.runs.push_back({&runs[i], in.labels[i], std::move(judged.outliers),
                       std::move(judged.not_judged), find_watch_findings(runs[i]),
                       watch_not_judged(runs[i])});
+    auto& run = r.runs.back();
+    run.outcomes = case_outcomes(runs[i]);
+    run.hosts = distinct_hosts(runs[i]);
+    run.host_of_node = host_of_node(runs[i]);
+    run.rank0_host = rank0_host(runs[i]);
+    run.figures = headline_figures(runs[i]);
     auto environment = env_check_failures(runs[i], in.labels[i]);
     r.checks.insert(r.checks.end(), environment.begin(), environment.end());
     if (in.outliers.slow_fails) {
@@ -171,9 +177,13 @@ Report build_report(const ReportInputs& in) {
       auto checks = evaluate(*in.rules, runs[i], in.labels[i], in.baselines, in.regression.alpha);
       r.checks.insert(r.checks.end(), checks.begin(), checks.end());
     }
-    if (!in.baselines.empty())
+    if (!in.baselines.empty()) {
       r.regressions.push_back(
           {in.baselines, &runs[i], compare_runs(in.baselines, runs[i], in.regression)});
+      for (const auto* b : in.baselines)
+        r.regressions.back().host_load.push_back(run_host_load(*b));
+      r.regressions.back().host_load.push_back(run_host_load(runs[i]));
+    }
   }
   for (const auto& run : r.runs) plugins::add_sections(run, r.sections);
   r.findings = find_bottlenecks(r.runs, r.scaling);

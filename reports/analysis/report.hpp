@@ -2,13 +2,17 @@
 // Markdown, HTML, JSON, JUnit) shows, so that they never disagree. Built once by build_report().
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "analysis/acceptance.hpp"
 #include "analysis/bottlenecks.hpp"
+#include "analysis/case_table.hpp"
 #include "analysis/device_watch.hpp"
+#include "analysis/headline_figures.hpp"
+#include "analysis/host_load.hpp"
 #include "analysis/instances.hpp"
 #include "analysis/outliers.hpp"
 #include "analysis/reference.hpp"
@@ -33,6 +37,15 @@ struct RunReport {
   // figures: its checks that judged something (not "not measured").
   ReferenceChoice reference = {};
   std::size_t reference_figures_judged = 0;
+  // Read from the run's cases and environment when the report is built, so that no renderer
+  // computes from them: how many cases failed and timed out; the run's hosts, each once, in the
+  // order of the ranks that ran on them; the host of each node name and of rank 0 ("" when the
+  // environment does not name it); each case's headline figure at each point.
+  CaseOutcomes outcomes = {};
+  std::vector<std::string> hosts = {};
+  std::map<std::string, std::string> host_of_node = {};
+  std::string rank0_host = {};
+  std::vector<HeadlineFigure> figures = {};
 };
 
 // A regression comparison of one run against the baseline runs.
@@ -40,6 +53,8 @@ struct RegressionSection {
   std::vector<const RunData*> baselines;  // oldest first
   const RunData* current = nullptr;
   RegressionReport result;
+  // The share of the hosts others took in each baseline run, then in the current one.
+  std::vector<RunHostLoad> host_load = {};
 };
 
 struct Report {

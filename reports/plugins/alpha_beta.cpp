@@ -117,29 +117,4 @@ std::vector<AlphaBetaFit> alpha_beta_fits(const RunData& run, const std::string&
   return out;
 }
 
-nlohmann::json fits_json(const std::vector<AlphaBetaFit>& fits) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& f : fits) {
-    nlohmann::json predictions = nlohmann::json::array();
-    for (const auto& p : f.predictions)
-      predictions.push_back({{"nodes", p.nodes},
-                             {"ranks", p.ranks},
-                             {"size_bytes", p.size},
-                             {"ring_s", p.ring_s},
-                             {"tree_s", p.tree_s}});
-    out.push_back({{"run", f.run_label},
-                   {"subject", f.subject},
-                   {"collective", f.collective},
-                   {"topology", f.topology},
-                   {"alpha_s", f.alpha_s},
-                   {"beta_s_per_byte", f.beta_s_per_byte},
-                   {"points", f.points},
-                   {"median_rel_error", f.median_rel_error},
-                   {"model", f.model},
-                   {"predictions", predictions},
-                   {"caveat", f.caveat}});
-  }
-  return out;
-}
-
 }  // namespace preflight::report::plugins

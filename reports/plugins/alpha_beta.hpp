@@ -5,8 +5,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "reader/results_reader.hpp"
 
 namespace preflight::report {
@@ -34,8 +32,6 @@ struct AlphaBetaFit {
 
 namespace plugins {
 std::vector<AlphaBetaFit> alpha_beta_fits(const RunData& run, const std::string& label);
-// The fits as the verdict JSON's "fits" array (docs/report.md).
-nlohmann::json fits_json(const std::vector<AlphaBetaFit>& fits);
 }  // namespace plugins
 
 }  // namespace preflight::report

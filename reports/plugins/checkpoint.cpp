@@ -8,6 +8,7 @@
 #include <limits>
 #include <string>
 
+#include "analysis/format.hpp"
 #include "analysis/report.hpp"
 #include "plugins/checkpoint_interval.hpp"
 #include "plugins/plugins.hpp"
@@ -22,20 +23,9 @@ namespace ck = schema::checkpoint;
 
 constexpr int kChartPoints = 41;     // per series, log-spaced
 constexpr double kChartSpread = 32;  // from tau* / 32 to tau* x 32
-constexpr double kHour = 3600;
 
 std::string g(double x) {
   return std::isnan(x) ? std::string("n/a") : fmt::format("{:.4g}", x);
-}
-std::string percent(double f) {
-  return std::isnan(f) ? std::string("n/a") : fmt::format("{:.3g}%", f * 100);
-}
-std::string duration(double s) {
-  if (std::isnan(s)) return "n/a";
-  if (std::isinf(s)) return "never";
-  if (s >= 2 * kHour) return fmt::format("{:.3g} h", s / kHour);
-  if (s >= 120) return fmt::format("{:.3g} min", s / 60);
-  return fmt::format("{:.3g} s", s);
 }
 
 bool is_phase(const CaseView& v, std::string_view phase) {
@@ -142,19 +132,19 @@ void checkpoint_interval_section(const RunReport& r, std::vector<Section>& out) 
         "tau* = sqrt(2 x {} s x {} s) = {} s; f(tau*) = {} s/{} s + {} s/(2 x {} s) + {} s/{} s "
         "= {} + {} + {} = {}",
         g(save_s), g(mtbf), g(tau), g(save_s), g(tau), g(tau), g(mtbf), g(restore.seconds), g(mtbf),
-        percent(at_opt.saving), percent(at_opt.recompute), percent(at_opt.restore),
-        percent(at_opt.total()));
+        percent_significant(at_opt.saving, 3), percent_significant(at_opt.recompute, 3),
+        percent_significant(at_opt.restore, 3), percent_significant(at_opt.total(), 3));
     if (has_plan)
-      arithmetic +=
-          fmt::format("; f({} s) = {} s/{} s + {} s/(2 x {} s) + {} s/{} s = {} + {} + {} = {}",
-                      g(planned), g(save_s), g(planned), g(planned), g(mtbf), g(restore.seconds),
-                      g(mtbf), percent(at_plan.saving), percent(at_plan.recompute),
-                      percent(at_plan.restore), percent(at_plan.total()));
-    s.rows.push_back({c.name, v.point_label(p), written, g(save_s),
-                      g(v.number("save_bw", v.row(p))),
-                      g(restore.seconds) + " (" + restore.from + ")", duration(mtbf), duration(tau),
-                      percent(at_opt.total()), has_plan ? duration(planned) : "none given",
-                      has_plan ? percent(at_plan.total()) : "n/a", arithmetic});
+      arithmetic += fmt::format(
+          "; f({} s) = {} s/{} s + {} s/(2 x {} s) + {} s/{} s = {} + {} + {} = {}", g(planned),
+          g(save_s), g(planned), g(planned), g(mtbf), g(restore.seconds), g(mtbf),
+          percent_significant(at_plan.saving, 3), percent_significant(at_plan.recompute, 3),
+          percent_significant(at_plan.restore, 3), percent_significant(at_plan.total(), 3));
+    s.rows.push_back(
+        {c.name, v.point_label(p), written, g(save_s), g(v.number("save_bw", v.row(p))),
+         g(restore.seconds) + " (" + restore.from + ")", duration(mtbf), duration(tau),
+         percent_significant(at_opt.total(), 3), has_plan ? duration(planned) : "none given",
+         has_plan ? percent_significant(at_plan.total(), 3) : "n/a", arithmetic});
     chart.series.push_back(lost_curve(c.name, save_s, restore.seconds, mtbf, tau));
   }
   if (s.rows.empty()) return;

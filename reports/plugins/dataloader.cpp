@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string>
 
+#include "analysis/format.hpp"
 #include "analysis/report.hpp"
 #include "plugins/plugins.hpp"
 #include "preflight/schema/dataloader.hpp"
@@ -26,9 +27,7 @@ bool feeds_rule(const CaseData& c) {
   return false;
 }
 
-std::string whole_percent(double f) {
-  return std::isnan(f) ? std::string("n/a") : fmt::format("{:.0f}%", f * 100);
-}
+const auto whole_percent = [](double f) { return percent(f, 0); };
 
 // The stage whose time is the largest share of the pipeline's at a point.
 std::pair<std::string_view, double> limiting_stage(const CaseView& v, std::size_t point) {

@@ -11,7 +11,6 @@
 #include <string_view>
 
 #include "analysis/chart_plan.hpp"
-#include "analysis/headline_figures.hpp"
 #include "analysis/report_text.hpp"
 #include "analysis/verdict_reasons.hpp"
 #include "preflight/schema/layout.hpp"
@@ -203,7 +202,7 @@ class Writer {
                       "<td class=\"nw\">{}</td><td class=\"wrap\">{}"
                       "</td></tr>\n",
                       e(r.label), e(run.path), verdict_span(cls, e(run.status)), run.world_size,
-                      run.node_count, e(run.git_revision), e(run.start_time), hosts(run)));
+                      run.node_count, e(run.git_revision), e(run.start_time), hosts(r)));
     }
     add("</table></div>\n");
     for (const auto& r : report_.runs) {
@@ -289,8 +288,8 @@ class Writer {
     add("</ul>\n");
   }
 
-  static std::string hosts(const RunData& run) {
-    const auto names = distinct_hosts(run);
+  static std::string hosts(const RunReport& r) {
+    const auto& names = r.hosts;
     if (names.empty()) return "&ndash;";
     constexpr std::size_t kShown = 12;
     std::string text;
@@ -482,7 +481,7 @@ class Writer {
           e(f.run_label), e(f.subject), e(f.topology), scaled_seconds(f.alpha_s),
           f.beta_s_per_byte > 0 ? number_with_unit(1e-9 / f.beta_s_per_byte, "GB/s")
                                 : std::string("&ndash;"),
-          num(f.ranks_per_node), f.points, percent(f.median_rel_error), e(f.model)));
+          num(f.ranks_per_node), f.points, percent_or_dash(f.median_rel_error), e(f.model)));
     add("</table></div>\n");
     bool any = false;
     for (const auto& f : report_.fits) any = any || !f.predictions.empty();
@@ -584,7 +583,7 @@ class Writer {
                                                               : "pass",
                            name_of(p.verdict)),
               e(p.case_name), size_text(p.size), scaled_seconds(p.test.baseline),
-              scaled_seconds(p.test.current), percent(p.test.change, true),
+              scaled_seconds(p.test.current), percent_or_dash(p.test.change, true),
               e(regression_evidence(p)), p_value(p.test.p_value)));
         }
         add("</table></div>\n");

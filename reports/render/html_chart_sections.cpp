@@ -123,9 +123,9 @@ class ChartSections {
           continue;
         }
         add(fmt::format("<td class=\"num\">{}{}</td>", number_with_unit(it->value, unit),
-                        std::isnan(it->efficiency)
-                            ? std::string()
-                            : fmt::format("<br><small>{} eff.</small>", percent(it->efficiency))));
+                        std::isnan(it->efficiency) ? std::string()
+                                                   : fmt::format("<br><small>{} eff.</small>",
+                                                                 percent_or_dash(it->efficiency))));
       }
       add("</tr>\n");
     }

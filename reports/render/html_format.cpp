@@ -69,9 +69,8 @@ std::string bytes(double b) {
   return std::isnan(b) ? "&ndash;" : binary_bytes(b, "&nbsp;");
 }
 
-std::string percent(double fraction, bool sign) {
-  if (std::isnan(fraction)) return "&ndash;";
-  return sign ? fmt::format("{:+.1f}%", fraction * 100) : fmt::format("{:.1f}%", fraction * 100);
+std::string percent_or_dash(double fraction, bool sign) {
+  return std::isnan(fraction) ? "&ndash;" : report::percent(fraction, 1, sign);
 }
 
 std::string p_value(double p) {

@@ -14,7 +14,8 @@ std::string number_with_unit(double v, const std::string& unit);
 // A time in the unit that suits it: "4.2&nbsp;&micro;s", "1.3&nbsp;ms".
 std::string scaled_seconds(double s);
 std::string bytes(double b);  // "16&nbsp;MiB"
-std::string percent(double fraction, bool sign = false);
+// One decimal (analysis/format.hpp's percent), &ndash; for NaN.
+std::string percent_or_dash(double fraction, bool sign = false);
 std::string p_value(double p);
 // Sizes in a check or comparison are size_bytes written as text: shown as bytes when they are.
 std::string size_text(const std::string& size);

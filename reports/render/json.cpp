@@ -1,7 +1,5 @@
 #include "render/json.hpp"
 
-#include "plugins/alpha_beta.hpp"
-
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -179,7 +177,28 @@ json sections(const Report& r) {
 }
 
 json fits(const Report& r) {
-  return plugins::fits_json(r.fits);
+  json out = json::array();
+  for (const auto& f : r.fits) {
+    json predictions = json::array();
+    for (const auto& p : f.predictions)
+      predictions.push_back({{"nodes", p.nodes},
+                             {"ranks", p.ranks},
+                             {"size_bytes", p.size},  // names-ok: verdict JSON key (a prediction)
+                             {"ring_s", p.ring_s},
+                             {"tree_s", p.tree_s}});
+    out.push_back({{"run", f.run_label},
+                   {"subject", f.subject},
+                   {"collective", f.collective},
+                   {"topology", f.topology},  // names-ok: verdict JSON key (the fit)
+                   {"alpha_s", f.alpha_s},
+                   {"beta_s_per_byte", f.beta_s_per_byte},
+                   {"points", f.points},
+                   {"median_rel_error", f.median_rel_error},
+                   {"model", f.model},
+                   {"predictions", predictions},
+                   {"caveat", f.caveat}});
+  }
+  return out;
 }
 
 json regressions(const Report& r) {
@@ -224,15 +243,17 @@ json regressions(const Report& r) {
     }
     json baselines = json::array(), host_load = json::array();
     for (const auto* b : s.baselines) baselines.push_back(b->path);
-    auto load_of = [](const RunData& run) {
-      const auto load = run_host_load(run);
+    auto load_of = [](const RunData& run, const RunHostLoad& load) {
       return json{{"run", run.path},
                   {"stolen", load.stolen},
                   {"foreign", load.foreign},
                   {"cases_measured", load.cases_measured}};
     };
-    for (const auto* b : s.baselines) host_load.push_back(load_of(*b));
-    host_load.push_back(load_of(*s.current));
+    // s.host_load is in the same order: each baseline, then the current run.
+    auto loaded = s.baselines;
+    loaded.push_back(s.current);
+    for (std::size_t k = 0; k < loaded.size() && k < s.host_load.size(); ++k)
+      host_load.push_back(load_of(*loaded[k], s.host_load[k]));
     out.push_back({{"baselines", baselines},
                    {"method", regression_method(r.regression_options)},
                    {"current", s.current->path},

@@ -8,8 +8,6 @@
 #include <utility>
 #include <vector>
 
-#include "analysis/headline_figures.hpp"
-
 namespace preflight::report {
 namespace {
 
@@ -136,7 +134,7 @@ std::string render_prometheus(const Report& report) {
     for (const auto& c : data.env_checks)
       env.add({{"run", run.label}, {"check", c.check}, {"where", c.where}, {"status", c.status}},
               1);
-    const auto hosts = host_of_node(data);
+    const auto& hosts = run.host_of_node;
     for (const auto& o : run.outliers) {
       const auto host = hosts.find(o.name);
       slow.add({{"run", run.label},
@@ -145,8 +143,8 @@ std::string render_prometheus(const Report& report) {
                 {"name", o.name}},
                o.ratio);
     }
-    const std::string host = rank0_host(data);
-    for (const auto& f : headline_figures(data))
+    const std::string& host = run.rank0_host;
+    for (const auto& f : run.figures)
       figures.add({{"run", run.label},
                    {"host", host},
                    {"case", f.case_label},

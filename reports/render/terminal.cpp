@@ -64,7 +64,7 @@ void print_env_checks(std::FILE* out, const RunData& run) {
 
 void print_run(std::FILE* out, const RunReport& r) {
   const auto& run = *r.run;
-  const auto outcomes = case_outcomes(run);
+  const auto& outcomes = r.outcomes;
   fmt::print(out,
              "# {}: run {} (exit {}), {} ranks on {} nodes, {} case(s), {} failed, {} timed out\n",
              run.path, run.status, run.exit_code, run.world_size, run.node_count, run.cases.size(),

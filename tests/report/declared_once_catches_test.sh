@@ -41,7 +41,13 @@ plant index_enums results-schema/include/preflight/schema/comm.hpp 'inline const
 plant twin_meaning_structs reports/reader/results_reader.hpp 'struct Meaning { int stage; };'
 plant analysis_to_render reports/analysis/scaling.cpp '#include "render/charts.hpp"'
 plant render_to_reader reports/render/html.cpp '#include "reader/results_reader.hpp"'
+plant render_to_plugins reports/render/json.cpp '#include "plugins/alpha_beta.hpp"'
+plant relative_includes reports/render/html.cpp '#include "../reader/results_reader.hpp"'
+plant relative_includes reports/analysis/scaling.cpp '#include "../render/charts.hpp"'
 plant reports_to_bench reports/plugins/step.cpp '#include "harness/run/case.hpp"'
 plant format_helper_copies reports/render/json.cpp 'std::string with_unit(double v, const std::string& unit) { return ""; }'
+plant format_helper_copies reports/plugins/checkpoint.cpp 'std::string percent(double f) { return ""; }'
+plant format_helper_copies reports/render/html_format.cpp 'std::string duration(double s) { return ""; }'
+plant format_helper_copies reports/plugins/step.cpp 'auto percent_significant(double f, int d) -> std::string { return ""; }'
 rm -rf "$work" "$work.out" "$work.clean.out"
 finish

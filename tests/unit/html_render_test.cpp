@@ -118,6 +118,7 @@ struct Fixture {
     r.run = &run;
     r.label = "run-a";
     r.outliers.push_back({"node", kEvilHost, {0, 1}, 1.4, 7.5, 12});
+    r.hosts = {kEvilHost, "node-b"};  // as build_report reads them from run.environment
     report.runs.push_back(r);
 
     report.scaling.push_back(
