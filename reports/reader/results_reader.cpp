@@ -105,8 +105,8 @@ Column read_column(hid_t group, const std::string& name, DeclaredSince declared,
         enum_attribute(set.get(), s::kPerIterationAttribute, s::kPerIterationNames, at);
     c.per_iteration_source = string_declaration(set.get(), s::kPerIterationSourceAttribute, at);
   } else if (declared == DeclaredSince::kV1 &&
-             h5::has_attribute(set.get(), std::string(kV1BetterAttribute))) {
-    c.better = h5::string_attribute(set.get(), std::string(kV1BetterAttribute));
+             h5::has_attribute(set.get(), std::string(schema::kBetterAttribute))) {
+    c.better = h5::string_attribute(set.get(), std::string(schema::kBetterAttribute));
   }
   if (h5::is_string_dataset(group, name))
     c.strings = h5::read_string_column(group, name);

@@ -10,9 +10,6 @@
 
 namespace preflight::report {
 
-// Version 1's per-column "which way is better" attribute (v2 writes `direction` instead).
-inline constexpr std::string_view kV1BetterAttribute = "better";
-
 // Fills c.meaning and every column's declaration of a case read from a version-1 file (its
 // stats, params and family already read). node_count: the run's, for cases whose group spans
 // every node.

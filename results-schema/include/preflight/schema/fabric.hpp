@@ -17,11 +17,6 @@
 
 namespace preflight::schema {
 
-// Case attribute names the plug-in reads.
-inline constexpr std::string_view kFabricTestAttribute = "pair_test";
-inline constexpr std::string_view kFabricPairsAttribute = "pairs";
-inline constexpr std::string_view kFabricPassAttribute = "sweep_pass";
-
 namespace fabric {
 inline constexpr Attr<std::string> kPairTest{"pair_test", "",
                                              "latency, bandwidth (one way) or bidirectional"};

@@ -174,7 +174,6 @@ inline constexpr Column kIntervalBwSeries{
 inline constexpr std::array kStorageSeries = {
     storage::kIntervalBwSeries,
 };
-inline constexpr std::string_view kStorageIntervalSeries = kStorageSeries[0].name;
 
 // What every storage case declares (SPEC.md, "The storage family", Meaning).
 namespace storage {
