@@ -5,6 +5,7 @@
 
 #include "checkpoint/checkpoint_family.hpp"
 #include "comm/comm_family.hpp"
+#include "correctness/correctness_family.hpp"
 #include "dataloader/dataloader_family.hpp"
 #include "dataloader/dataset_make.hpp"
 #include "fabric/fabric_family.hpp"
@@ -26,6 +27,7 @@ std::span<const FamilyEntry> family_table() {
       FamilyEntry{schema::kFabricFamily, &fabric::make_fabric_family},
       FamilyEntry{schema::kDataloaderFamily, &dataloader::make_dataloader_family},
       FamilyEntry{schema::kStepFamily, &step::make_step_family},
+      FamilyEntry{schema::kCorrectnessFamily, &correctness::make_correctness_family},
   };
   return kFamilies;
 }

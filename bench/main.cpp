@@ -107,6 +107,10 @@ void add_output_options(CLI::App& cmd, Request& r) {
   cmd.add_flag("--dry-run", r.dry_run, "Check the config and list the cases it makes; run nothing");
   add_env_check_options(cmd, r);
   cmd.add_option("--test-corrupt-rank", r.controls.corrupt_rank, "")->group("");
+  cmd.add_option("--test-corrupt-every", r.controls.corrupt_every, "")
+      ->check(CLI::NonNegativeNumber)
+      ->group("");
+  cmd.add_option("--test-corrupt-case", r.controls.corrupt_case, "")->group("");
   cmd.add_option("--test-hang-rank", r.controls.hang_rank, "")->group("");
   cmd.add_option("--test-hang-case", r.controls.hang_case, "")->group("");
   cmd.add_option("--test-hang-point", r.controls.hang_point, "")->group("");
@@ -144,6 +148,10 @@ int run_request(const Request& r, Campaign& campaign, const RankContext& ctx,
     throw UsageError(fmt::format(
         "--test-corrupt-rank/--test-hang-rank/--test-late-rank: expected a rank below {}",
         ctx.size));
+  if (controls.corrupt_every > 0 && controls.corrupt_rank < 0)
+    throw UsageError(
+        "--test-corrupt-every: expected --test-corrupt-rank too (the rank whose results it "
+        "corrupts)");
   auto plan = plan_cases(campaign, ctx);
   const auto skipped = skipped_in(campaign, ctx);
   if (ctx.is_root())

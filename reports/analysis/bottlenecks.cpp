@@ -28,7 +28,7 @@ std::string ranks_text(const std::vector<int>& ranks) {
   return out;
 }
 
-void correctness(const RunReport& r, std::vector<Finding>& out) {
+void wrong_results_and_hangs(const RunReport& r, std::vector<Finding>& out) {
   const auto& run = *r.run;
   for (const auto& c : run.cases) {
     if (c.status == schema::case_status::kFailed) {
@@ -234,27 +234,23 @@ void measurement_quality(const RunReport& r, std::vector<Finding>& out) {
 
 }  // namespace
 
-static_assert(static_cast<std::size_t>(Stage::kStep) - static_cast<std::size_t>(Stage::kDataIn) +
-                      1 ==
-                  schema::kStageNames.size(),
-              "the report's stages wrap the schema's, in its order");
+static_assert(static_cast<std::size_t>(Stage::kStep) + 1 == schema::kStageNames.size() &&
+                  static_cast<int>(Stage::kCorrectness) ==
+                      static_cast<int>(schema::Stage::kCorrectness),
+              "the report's stages begin with the schema's, in its order");
 
 Stage stage_of(schema::Stage s) {
-  return static_cast<Stage>(static_cast<int>(Stage::kDataIn) + static_cast<int>(s));
+  return static_cast<Stage>(static_cast<int>(s));
 }
 
 const char* name_of(Stage s) {
   switch (s) {
-    case Stage::kCorrectness:
-      return "correctness";
     case Stage::kStragglers:
       return "stragglers and hardware";
     case Stage::kMeasurement:
       return "measurement quality";
     default:
-      return schema::label_of(
-                 static_cast<schema::Stage>(static_cast<int>(s) - static_cast<int>(Stage::kDataIn)))
-          .data();
+      return schema::label_of(static_cast<schema::Stage>(static_cast<int>(s))).data();
   }
 }
 
@@ -262,7 +258,7 @@ std::vector<Finding> find_bottlenecks(const std::vector<RunReport>& runs,
                                       const std::vector<ScalingSeries>& scaling) {
   std::vector<Finding> out;
   for (const auto& r : runs) {
-    correctness(r, out);
+    wrong_results_and_hangs(r, out);
     plugins::add_findings(r, out);
     stragglers(r, out);
     measurement_quality(r, out);

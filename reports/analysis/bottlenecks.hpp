@@ -14,7 +14,7 @@
 
 namespace preflight::report {
 
-// The report's own stages around the schema's (same order as schema::Stage between them).
+// The schema's stages (schema::Stage, same order: correctness first), then the report's own.
 enum class Stage {
   kCorrectness,
   kDataIn,

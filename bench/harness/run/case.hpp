@@ -136,6 +136,15 @@ class Operation {
   virtual std::uint64_t count_wrong() = 0;
   // Test-only fault injection: damages this rank's result so the check must catch it.
   virtual void corrupt_result() = 0;
+  // Test-only, for an operation that checks its own result every time it runs (a correctness
+  // case): from now on, flip one bit of the result of every `every`-th run, after the work and
+  // before the check, as an intermittent fault would. Others ignore it.
+  virtual void plant_corruption(int every) { (void)every; }
+  // Result elements the operation's own checks found wrong in the runs since it was made
+  // (warm-up, timed and back-to-back): added to the rank's wrong_per_rank, so that a wrong result
+  // found while timing fails the case as the check before timing does. 0 for an operation that
+  // checks nothing itself.
+  virtual std::uint64_t wrong_in_runs() { return 0; }
   // Untimed, before the barrier that starts each warm-up and timed iteration: puts the rank in
   // the state every iteration must start from (e.g. evicts a file from the page cache). It
   // must not communicate: idle ranks do not call it.

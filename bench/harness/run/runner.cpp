@@ -133,9 +133,16 @@ TimedRegion timed_iteration(Operation* op, DeviceTimer* timer, MPI_Comm world, W
   return timed_ops(op, timer, 1, world, w, plants);
 }
 
-// The correctness check: the operation waited for, then its result counted.
-std::uint64_t check_result(Operation* op, const RankContext& ctx, const RunControls& controls,
-                           Watchdog* w) {
+// Test-only: whether this rank's operations in this case carry a planted corruption.
+bool corruption_planted(const Case& c, const RankContext& ctx, const RunControls& controls) {
+  return ctx.rank == controls.corrupt_rank &&
+         (controls.corrupt_case.empty() ||
+          c.name().find(controls.corrupt_case) != std::string::npos);
+}
+
+// The correctness check: the operation waited for, then its result counted. `damage`: test-only,
+// the result damaged before it is counted.
+std::uint64_t check_result(Operation* op, const RankContext& ctx, bool damage, Watchdog* w) {
   if (op != nullptr) op->fill();
   set_phase(w, Phase::kBarrier);
   idle_barrier(ctx.world);  // after the last point's results, which rank 0 alone writes
@@ -144,7 +151,7 @@ std::uint64_t check_result(Operation* op, const RankContext& ctx, const RunContr
   op->launch();
   op->wait();
   set_phase(w, Phase::kHarness);
-  if (ctx.rank == controls.corrupt_rank) op->corrupt_result();
+  if (damage) op->corrupt_result();
   return op->count_wrong();
 }
 
@@ -462,7 +469,10 @@ PointResult run_point(Case& c, std::size_t point, const RankContext& ctx,
   const bool quiet = c.quiet_setup();
   PointResult p;
   p.index = point;
-  const std::uint64_t wrong = check_result(op.get(), ctx, controls, w);
+  const bool planted = corruption_planted(c, ctx, controls);
+  if (op != nullptr && planted && controls.corrupt_every > 0)
+    op->plant_corruption(controls.corrupt_every);
+  std::uint64_t wrong = check_result(op.get(), ctx, planted && controls.corrupt_every == 0, w);
 
   const int planned = decide_iterations(
       timing, estimate_cost(op.get(), timer, ctx, timing.warmup, w, plants, quiet));
@@ -512,6 +522,7 @@ PointResult run_point(Case& c, std::size_t point, const RankContext& ctx,
     p.series.push_back(gather_series(one, ctx, rows));
     p.series_rows.push_back(rows);
   }
+  if (op != nullptr) wrong += op->wrong_in_runs();
   p.wrong_per_rank.resize(ctx.is_root() ? static_cast<std::size_t>(ctx.size) : 1);
   MPI_Gather(&wrong, 1, MPI_UINT64_T, p.wrong_per_rank.data(), 1, MPI_UINT64_T, 0, ctx.world);
   set_phase(w, Phase::kHarness);

@@ -35,7 +35,11 @@ struct RunControls {
   bool earlier_failed = false;  // a skipped case had failed
   // Test-only fault injection.
   int corrupt_rank = -1;  // damages its result before the check
-  int hang_rank = -1;     // sleeps at the start of size hang_point of case hang_case
+  // With corrupt_rank: instead of the check before timing, flip a bit of every corrupt_every-th
+  // result of an operation that checks each run (Operation::plant_corruption); 0: off.
+  int corrupt_every = 0;
+  std::string corrupt_case;  // only cases whose name contains this; empty: every case
+  int hang_rank = -1;        // sleeps at the start of size hang_point of case hang_case
   std::size_t hang_case = 0;
   std::size_t hang_point = 0;  // also the case where internal_error_rank fails
   int internal_error_rank = -1;

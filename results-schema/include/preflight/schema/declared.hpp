@@ -10,6 +10,7 @@
 
 #include "preflight/schema/checkpoint.hpp"
 #include "preflight/schema/comm.hpp"
+#include "preflight/schema/correctness.hpp"
 #include "preflight/schema/dataloader.hpp"
 #include "preflight/schema/fabric.hpp"
 #include "preflight/schema/family_schema.hpp"
@@ -37,6 +38,8 @@ inline constexpr std::array kFamilySchemas = {
     &memory::kDeclaration,
     &step::kDeclaration,
     &fabric::kDeclaration,
+    &correctness::kGemmDeclaration,
+    &correctness::kCollectiveDeclaration,
 };
 // clang-format on
 

@@ -14,5 +14,6 @@ inline constexpr std::string_view kMemoryFamily = "memory";
 inline constexpr std::string_view kFabricFamily = "fabric";
 inline constexpr std::string_view kDataloaderFamily = "dataloader";
 inline constexpr std::string_view kStepFamily = "step";
+inline constexpr std::string_view kCorrectnessFamily = "correctness";
 
 }  // namespace preflight::schema

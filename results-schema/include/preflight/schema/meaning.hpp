@@ -31,10 +31,12 @@ inline constexpr std::array kKindNames = {
     std::pair{Kind::kFraction, std::string_view("fraction")},   // 0..1
 };
 
-// A case's stage in a training step's chain, in the order a troubleshooter walks it. The report
-// adds correctness before and stragglers, hardware and measurement quality after.
-enum class Stage { kDataIn, kCompute, kCommunication, kCheckpoint, kStep };
+// A case's stage in a training step's chain, in the order a troubleshooter walks it: whether
+// the devices compute and communicate right comes before how fast. The report adds stragglers,
+// hardware and measurement quality after.
+enum class Stage { kCorrectness, kDataIn, kCompute, kCommunication, kCheckpoint, kStep };
 inline constexpr std::array kStageNames = {
+    std::pair{Stage::kCorrectness, std::string_view("correctness")},
     std::pair{Stage::kDataIn, std::string_view("data_in")},
     std::pair{Stage::kCompute, std::string_view("compute")},
     std::pair{Stage::kCommunication, std::string_view("communication")},
@@ -43,7 +45,7 @@ inline constexpr std::array kStageNames = {
 };
 // What a person reads for each stage, same order.
 inline constexpr std::array kStageLabels = {
-    std::string_view("data in"),       std::string_view("compute"),
+    std::string_view("correctness"),   std::string_view("data in"),       std::string_view("compute"),
     std::string_view("communication"), std::string_view("checkpoint"),
     std::string_view("training step"),
 };
@@ -51,6 +53,8 @@ inline constexpr std::array kStageLabels = {
 // Where to look first when a stage's figures scale poorly as ranks or nodes are added, same
 // order. The report prints it under a scaling finding; it is the stage's, not a family's.
 inline constexpr std::array kStageScalingAdvice = {
+    std::string_view("A check's throughput that falls as ranks are added is its load, not its "
+                     "verdict: compare with the compute and communication stages."),
     std::string_view("Find what saturates as ranks are added: the storage servers and targets "
                      "they share (iostat, the file system's own statistics), client network "
                      "links, striping of the data set."),
