@@ -45,9 +45,9 @@ inline constexpr std::array kStageNames = {
 };
 // What a person reads for each stage, same order.
 inline constexpr std::array kStageLabels = {
-    std::string_view("correctness"),   std::string_view("data in"),       std::string_view("compute"),
-    std::string_view("communication"), std::string_view("checkpoint"),
-    std::string_view("training step"),
+    std::string_view("correctness"), std::string_view("data in"),
+    std::string_view("compute"),     std::string_view("communication"),
+    std::string_view("checkpoint"),  std::string_view("training step"),
 };
 
 // Where to look first when a stage's figures scale poorly as ranks or nodes are added, same
