@@ -13,6 +13,7 @@
 
 #include "preflight/schema/checkpoint.hpp"
 #include "preflight/schema/comm.hpp"
+#include "preflight/schema/correctness.hpp"
 #include "preflight/schema/dataloader.hpp"
 #include "preflight/schema/fabric.hpp"
 #include "preflight/schema/layout.hpp"
@@ -285,6 +286,19 @@ TEST(SchemaSpec, StepMeaning) {
   expect_meaning("The step family", 3, step::kDeclaration);
 }
 
+TEST(SchemaSpec, CorrectnessTables) {
+  expect_documented(kCorrectnessGemmCaseAttributes, "The correctness family", 0);
+  expect_documented(kCorrectnessCollectiveCaseAttributes, "The correctness family", 1);
+  expect_documented(kCorrectnessGemmStatsColumns, "The correctness family", 2);
+  expect_documented(kCorrectnessCollectiveStatsColumns, "The correctness family", 3);
+  expect_documented(kCorrectnessCounters, "The correctness family", 4);
+  expect_documented(kCorrectnessSeries, "The correctness family", 5);
+}
+TEST(SchemaSpec, CorrectnessMeaning) {
+  expect_meaning("The correctness family", 6, correctness::kGemmDeclaration);
+  expect_meaning("The correctness family", 7, correctness::kCollectiveDeclaration);
+}
+
 // values_of gives each attribute a value of the type its table entry says.
 template <std::size_t N>
 void expect_types(const std::array<Item, N>& table, const std::array<Value, N>& values) {
@@ -319,6 +333,8 @@ TEST(SchemaSpec, OneHeadlinePerFamily) {
   EXPECT_EQ(headlines(kMemoryStatsColumns), 1);
   EXPECT_EQ(headlines(kDataloaderStatsColumns), 1);
   EXPECT_EQ(headlines(kStepStatsColumns), 1);
+  EXPECT_EQ(headlines(kCorrectnessGemmStatsColumns), 1);
+  EXPECT_EQ(headlines(kCorrectnessCollectiveStatsColumns), 1);
   for (const auto& c : kStorageStatsColumns) {
     const bool from_counter = c.per_iteration == PerIteration::kCounterRate ||
                               c.per_iteration == PerIteration::kCounterMedian;
