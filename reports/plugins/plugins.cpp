@@ -23,6 +23,9 @@ const std::array kPlugins = {
     // dataloader: images/s valid only where the AU target is met; the stage that limits it.
     Plugin{"feeds-accelerator", schema::kQualityFeedsAccelerator, &feeds_accelerator,
            &feeds_accelerator_findings, nullptr, &dataloader_section},
+    // correctness: the device whose result disagrees, named with its host and GPU; the checks.
+    Plugin{"silent-corruption", "", nullptr, &silent_corruption_findings, nullptr,
+           &silent_corruption_section},
     // step: the step-time projection from the other families' figures, beside the measured step.
     Plugin{"step-projection", "", nullptr, &step_findings, nullptr, &step_section},
 };

@@ -124,7 +124,12 @@ std::string render_prometheus(const Report& report) {
     for (const auto& s : f.suspects) {
       std::string hosts;
       for (const auto& h : s.hosts) hosts += (hosts.empty() ? "" : " ") + h;
-      suspects.add({{"run", f.run_label}, {"kind", s.kind}, {"hosts", hosts}}, 1);
+      Labels labels{{"run", f.run_label}, {"kind", s.kind}, {"hosts", hosts}};
+      if (s.kind == kDeviceSuspect) {
+        labels.emplace_back("rank", std::to_string(s.rank));
+        labels.emplace_back("device", s.device);
+      }
+      suspects.add(std::move(labels), 1);
     }
   Family figures("preflight_figure",
                  "Each case's headline figure at each point (all ranks together: host is the "
