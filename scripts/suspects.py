@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
-"""The hosts a preflight-report JSON verdict names as suspects, one "HOST<TAB>REASON" line each,
+"""The hosts a preflight-report JSON verdict names as suspects, one "HOST<TAB>REASON<TAB>WHY" line
+each (WHY: `slow` or `wrong-results`, the value of the taint scripts/k8s/taint-suspects.sh sets),
 for scripts that act on them through the scheduler (scripts/slurm/drain-suspects.sh,
 scripts/k8s/taint-suspects.sh). A host suspect is a node the report names slow against its peers
 (runs[].outliers of kind node; a virtual node's name, host/vN, is its host) or a host the pair
-sweep isolates (suspects[] of kind host: slow with every partner). A link suspect (suspects[] of
+sweep isolates (suspects[] of kind host: slow with every partner). A device suspect (suspects[]
+of kind device: a rank's GPU, or its CPU when `device` is empty, computed or received wrong
+results in the correctness checks) drains its host, the reason naming the rank and the GPU; it
+takes precedence over a slow-node reason for the same host. A link suspect (suspects[] of
 kind link: one pair slow while both hosts are fine with others) is no reason to drain either
 host: it is printed on stderr as the cable or port to check; nor is a fabric suspect (suspects[]
 of kind fabric: every pair below the reference envelope's floor), which names what every node
@@ -27,12 +31,18 @@ def suspects(report):
             host = str(o.get("name", "")).split("/")[0]
             why = "preflight: slow node, {:.2f}x its peers over {} sizes ({})".format(
                 float(o.get("ratio", 0)), o.get("sizes", 0), run.get("label", ""))
-            seen.setdefault(host, why)
+            seen.setdefault(host, (why, "slow"))
     for s in report.get("suspects", []):
         hosts = [str(h) for h in s.get("hosts", [])]
         if s.get("kind") == "host" and len(hosts) == 1:
-            seen.setdefault(hosts[0], "preflight: {} ({})".format(s.get("action", "node fault"),
-                                                                 s.get("run", "")))
+            seen.setdefault(hosts[0], ("preflight: {} ({})".format(s.get("action", "node fault"),
+                                                                  s.get("run", "")), "slow"))
+        elif s.get("kind") == "device" and len(hosts) == 1:
+            device = str(s.get("device", "")) or "CPU"
+            why = "preflight: wrong results from rank {} ({}), check its ECC and Xid errors ({})".format(
+                s.get("rank", "?"), device if device == "CPU" else "GPU " + device, s.get("run", ""))
+            if seen.get(hosts[0], ("", ""))[1] != "wrong-results":
+                seen[hosts[0]] = (why, "wrong-results")
         elif s.get("kind") == "link":
             print("suspects: link {}: {} (no host drained for it)".format(
                 " - ".join(hosts), s.get("action", "")), file=sys.stderr)
@@ -51,11 +61,11 @@ def main():
     except (OSError, ValueError) as e:
         print(f"suspects: {sys.argv[1]}: not a preflight-report JSON verdict ({e})", file=sys.stderr)
         return 2
-    for host, why in suspects(report).items():
+    for host, (why, taint) in suspects(report).items():
         if not HOST.match(host):
             print(f"suspects: refused a name that is no host name: {host!r}", file=sys.stderr)
             continue
-        print(f"{host}\t{re.sub(r'[^A-Za-z0-9 .,:()_/-]', '_', why)}")
+        print(f"{host}\t{re.sub(r'[^A-Za-z0-9 .,:()_/-]', '_', why)}\t{taint}")
     return 0
 
 
