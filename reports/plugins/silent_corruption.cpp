@@ -264,10 +264,9 @@ void silent_corruption_findings(const RunReport& r, std::vector<Finding>& out) {
       n.cases.push_back(&k);
       n.wrong += k.ranks.at(rank).results;
     }
-  // Each rank's results over every case of its kind (the denominator of its title).
+  // Each rank's results over the cases where it disagreed (the denominator of its title).
   for (auto& [key, n] : named)
-    for (const auto& k : checks)
-      if (k.gemm == key.first) n.results += k.per_rank;
+    for (const auto* k : n.cases) n.results += k->per_rank;
   for (const auto& [key, n] : named) {
     const auto [gemm, rank] = key;
     const auto d = device_of(*r.run, rank);

@@ -117,7 +117,8 @@ std::string render_prometheus(const Report& report) {
               "A node or rank the report names as slow or late: its time against its peers' "
               "typical time.");
   Family suspects("preflight_suspect",
-                  "A host, a link, or the network of every host, that a finding names for an "
+                  "A host, a link, the network of every host, or a rank's device (labels rank "
+                  "and device: the GPU's UUID, empty for a CPU), that a finding names for an "
                   "operator to act on (the JSON verdict's suspects), its kind as named there; "
                   "value 1.");
   for (const auto& f : report.findings)
