@@ -262,6 +262,27 @@ TEST(SilentCorruption, MostRanksWrongInACollectiveNamesNoDevice) {
   EXPECT_EQ(report.exit_code(), 1);
 }
 
+TEST(WrongResults, AnyFamilysFailedCaseListsItsRanksWithHostAndGpuButNamesNoSuspect) {
+  // A case of another family (no correctness plug-in reads it) with wrong elements on two ranks.
+  auto c = correctness_case(1, false, {});
+  c.family = std::string(schema::kCommFamily);
+  c.name = "allreduce float32 sum out-of-place world";
+  c.status = "failed";
+  c.params[std::string(schema::harness::kWrongElements.name)] = "12";
+  c.wrong_per_rank = {{{3, 2}}, {{1, 9}, {3, 1}}};
+  const std::vector<RunData> runs{run_of({c})};
+  const auto report = report_of(runs);
+  const auto* f = finding_with(report, "wrong results in case 000001");
+  ASSERT_NE(f, nullptr);
+  EXPECT_TRUE(f->suspects.empty());
+  EXPECT_TRUE(has_line(f->evidence,
+                       "wrong elements by rank (2 ranks): rank 1 on host pf1 (GPU "
+                       "GPU-b): 9; rank 3 on host pf3 (GPU GPU-d): 3"))
+      << fmt::format("{}", fmt::join(f->evidence, "\n"));
+  EXPECT_TRUE(device_suspects(report).empty());
+  EXPECT_TRUE(failed_check(report, "results correct", "000001"));
+}
+
 TEST(SilentCorruption, JsonAndPrometheusCarryTheRankAndDeviceOfADeviceSuspect) {
   const std::vector<RunData> runs{run_of({correctness_case(1, true, kPlantedGemm)})};
   auto report = report_of(runs);
