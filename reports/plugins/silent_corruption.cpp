@@ -12,7 +12,9 @@
 //    can be told: the finding says so and names no one.
 //  - collective: a rank that received wrong elements, when it is a minority of the case's ranks
 //    (one rank of two or more, or fewer than half): when most ranks received wrong elements the
-//    fault lies in what they share or in one contribution to all of them, not in one receiver.
+//    fault lies in what they share or in one contribution to all of them, not in one receiver;
+//    but when every element recorded wrong came from one rank (wrong_source, an all-gather's
+//    block) that is itself right, that rank is named as the one that sent wrong elements.
 // Also a section listing every check: results compared, wrong, ranks named, so that a clean run
 // shows what was compared.
 #include <fmt/format.h>
@@ -60,6 +62,9 @@ struct CaseCheck {
   std::size_t active = 0;
   std::map<std::int64_t, RankWrong> ranks;
   std::set<std::int64_t> named, unnamed;  // of ranks: named a device; wrong but not named
+  // collective: the rank every wrong element came from, when most ranks received wrong elements
+  // and each one's recorded events all name that one source, itself not wrong; -1: none.
+  std::int64_t sender = -1;
 };
 
 // A count as a whole number; "-" for NaN.
@@ -178,6 +183,21 @@ CaseCheck check_case(const RunData& run, const CaseData& c) {
     }
     (named ? k.named : k.unnamed).insert(rank);
   }
+  // Most ranks wrong, and every element recorded wrong came from one rank that is not: what it
+  // sent was wrong (an all-gather's block), not what each received.
+  if (!k.gemm && !minority && k.ranks.size() >= 2) {
+    std::set<double> sources;
+    bool every_rank_told = true;
+    for (const auto& [rank, w] : k.ranks) {
+      every_rank_told = every_rank_told && !w.events.empty();
+      for (const auto& e : w.events) sources.insert(e.source);
+    }
+    if (every_rank_told && sources.size() == 1 && *sources.begin() >= 0 &&
+        k.ranks.count(static_cast<std::int64_t>(*sources.begin())) == 0) {
+      k.sender = static_cast<std::int64_t>(*sources.begin());
+      k.unnamed.clear();
+    }
+  }
   return k;
 }
 
@@ -257,18 +277,29 @@ void silent_corruption_findings(const RunReport& r, std::vector<Finding>& out) {
     std::size_t wrong = 0;
     double results = 0;
   };
-  std::map<std::pair<bool, std::int64_t>, Named> named;
-  for (const auto& k : checks)
+  // By what the rank did wrong (computed, received, sent) and the rank.
+  enum Role { kComputed, kReceived, kSent };
+  std::map<std::pair<Role, std::int64_t>, Named> named;
+  for (const auto& k : checks) {
     for (auto rank : k.named) {
-      auto& n = named[{k.gemm, rank}];
+      auto& n = named[{k.gemm ? kComputed : kReceived, rank}];
       n.cases.push_back(&k);
       n.wrong += k.ranks.at(rank).results;
     }
+    if (k.sender >= 0) {
+      auto& n = named[{kSent, k.sender}];
+      n.cases.push_back(&k);
+      std::size_t most = 0;  // the runs in which some rank received a wrong element, at least
+      for (const auto& [rank, w] : k.ranks) most = std::max(most, w.results);
+      n.wrong += most;
+    }
+  }
   // Each rank's results over the cases where it disagreed (the denominator of its title).
   for (auto& [key, n] : named)
     for (const auto* k : n.cases) n.results += k->per_rank;
   for (const auto& [key, n] : named) {
-    const auto [gemm, rank] = key;
+    const auto [role, rank] = key;
+    const bool gemm = role == kComputed;
     const auto d = device_of(*r.run, rank);
     std::vector<std::string> whats;
     std::set<std::string> collectives;
@@ -284,15 +315,27 @@ void silent_corruption_findings(const RunReport& r, std::vector<Finding>& out) {
     Finding f;
     f.stage = Stage::kCorrectness;
     f.run_label = r.label;
-    f.title = gemm ? fmt::format(
-                         "{} computed wrong results: {} of {} GEMMs {} disagreed with the "
-                         "majority of its class",
-                         describe(d), n.wrong, count_text(n.results), fmt::join(whats, ", "))
-                   : fmt::format("{} received wrong elements in {} of {} {} runs with {}",
-                                 describe(d), n.wrong, count_text(n.results),
-                                 fmt::join(collectives, " and "), fmt::join(whats, ", "));
-    for (const auto* k : n.cases)
-      for (auto& line : rank_evidence(*k, rank)) f.evidence.push_back(std::move(line));
+    f.title = gemm
+                  ? fmt::format(
+                        "{} computed wrong results: {} of {} GEMMs {} disagreed with the "
+                        "majority of its class",
+                        describe(d), n.wrong, count_text(n.results), fmt::join(whats, ", "))
+                  : fmt::format("{} {} wrong elements in {} of {} {} runs with {}", describe(d),
+                                role == kSent ? "sent" : "received", n.wrong, count_text(n.results),
+                                fmt::join(collectives, " and "), fmt::join(whats, ", "));
+    for (const auto* k : n.cases) {
+      if (role != kSent) {
+        for (auto& line : rank_evidence(*k, rank)) f.evidence.push_back(std::move(line));
+        continue;
+      }
+      f.evidence.push_back(fmt::format(
+          "case {}: {} of {} ranks received wrong elements, every one recorded from rank {}",
+          k->c->group_name, k->ranks.size(), k->active, rank));
+      std::size_t shown = 0;
+      for (const auto& [receiver, w] : k->ranks)
+        if (shown++ < 2)
+          for (auto& line : rank_evidence(*k, receiver)) f.evidence.push_back(std::move(line));
+    }
     f.next_check = action_for(d);
     f.weight = 2e9 + static_cast<double>(n.wrong);  // above the case's own wrong-results finding
     Suspect s{
@@ -347,6 +390,7 @@ void silent_corruption_section(const RunReport& r, std::vector<Section>& out) {
     compared += k.compared;
     wrong += k.wrong;
     for (auto rank : k.named) named.insert(describe(device_of(*r.run, rank)));
+    if (k.sender >= 0) named.insert(describe(device_of(*r.run, k.sender)) + " (sender)");
   }
   s.lines.push_back(fmt::format(
       "{} results compared in {} check{}, {} wrong; devices named: {}", count_text(compared),
@@ -362,6 +406,7 @@ void silent_corruption_section(const RunReport& r, std::vector<Section>& out) {
     std::vector<std::string> wrong_ranks, named_ranks;
     for (const auto& [rank, w] : k.ranks) wrong_ranks.push_back(fmt::format("{}", rank));
     for (auto rank : k.named) named_ranks.push_back(describe(device_of(*r.run, rank)));
+    if (k.sender >= 0) named_ranks.push_back(describe(device_of(*r.run, k.sender)) + " (sender)");
     s.rows.push_back({fmt::format("{} {}", k.c->group_name, k.c->name), k.what,
                       count_text(k.compared), count_text(k.wrong),
                       wrong_ranks.empty() ? "none" : fmt::format("{}", fmt::join(wrong_ranks, ",")),

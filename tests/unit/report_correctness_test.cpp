@@ -283,6 +283,20 @@ TEST(WrongResults, AnyFamilysFailedCaseListsItsRanksWithHostAndGpuButNamesNoSusp
   EXPECT_TRUE(failed_check(report, "results correct", "000001"));
 }
 
+TEST(SilentCorruption, EveryRankWrongFromOneSourceNamesTheSender) {
+  // An all-gather: ranks 0, 2 and 3 received rank 1's block wrong; rank 1 itself is right.
+  const std::vector<RunData> runs{run_of({correctness_case(
+      1, false, {{0, 5, 8, 64, 1, 3, 1}, {2, 5, 8, 64, 1, 3, 1}, {3, 5, 8, 64, 1, 3, 1}}, "ring",
+      "coll_tuned_allgather_algorithm=4")})};
+  const auto report = report_of(runs);
+  const auto named = device_suspects(report);
+  ASSERT_EQ(named.size(), 1u);
+  EXPECT_EQ(named[0]->rank, 1);
+  EXPECT_NE(finding_with(report, "rank 1 on host pf1 (GPU GPU-b) sent wrong elements in 1 of 40"),
+            nullptr);
+  EXPECT_EQ(finding_with(report, "not one device"), nullptr);
+}
+
 TEST(SilentCorruption, JsonAndPrometheusCarryTheRankAndDeviceOfADeviceSuspect) {
   const std::vector<RunData> runs{run_of({correctness_case(1, true, kPlantedGemm)})};
   auto report = report_of(runs);
