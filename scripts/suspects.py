@@ -24,6 +24,7 @@ HOST = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$")
 
 def suspects(report):
     seen = {}
+    devices, runs = {}, {}  # host -> its devices named, the run that named them first
     for run in report.get("runs", []):
         for o in run.get("outliers", []):
             if o.get("kind") != "node":
@@ -39,16 +40,18 @@ def suspects(report):
                                                                   s.get("run", "")), "slow"))
         elif s.get("kind") == "device" and len(hosts) == 1:
             device = str(s.get("device", "")) or "CPU"
-            why = "preflight: wrong results from rank {} ({}), check its ECC and Xid errors ({})".format(
-                s.get("rank", "?"), device if device == "CPU" else "GPU " + device, s.get("run", ""))
-            if seen.get(hosts[0], ("", ""))[1] != "wrong-results":
-                seen[hosts[0]] = (why, "wrong-results")
+            devices.setdefault(hosts[0], []).append("rank {} ({})".format(
+                s.get("rank", "?"), device if device == "CPU" else "GPU " + device))
+            runs.setdefault(hosts[0], str(s.get("run", "")))
         elif s.get("kind") == "link":
             print("suspects: link {}: {} (no host drained for it)".format(
                 " - ".join(hosts), s.get("action", "")), file=sys.stderr)
         elif s.get("kind") == "fabric":
             print("suspects: the fabric of {} nodes: {} (no host drained for it)".format(
                 len(hosts), s.get("action", "")), file=sys.stderr)
+    for host, named in devices.items():
+        seen[host] = ("preflight: wrong results from {}, check {} ECC and Xid errors ({})".format(
+            ", ".join(named), "its" if len(named) == 1 else "their", runs[host]), "wrong-results")
     return seen
 
 
