@@ -400,7 +400,8 @@ void silent_corruption_section(const RunReport& r, std::vector<Section>& out) {
       "gemm: the same seeded GEMMs on every rank, compared bit for bit within a class of the "
       "same device model and library; a rank unlike the majority is named. collective: each "
       "forced algorithm's full result checked against the fill pattern; a rank that received "
-      "wrong elements is named when it is a minority of the ranks.");
+      "wrong elements is named when it is a minority of the ranks; when most did and every "
+      "wrong element came from one rank that is right, that rank is named as the sender.");
   s.header = {"case", "check", "results compared", "wrong results", "ranks wrong", "named"};
   for (const auto& k : checks) {
     std::vector<std::string> wrong_ranks, named_ranks;
