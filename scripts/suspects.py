@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
-"""The hosts a preflight-report JSON verdict names as suspects, one "HOST<TAB>REASON" line each,
+"""The hosts a preflight-report JSON verdict names as suspects, one "HOST<TAB>REASON<TAB>WHY" line
+each (WHY: `slow` or `wrong-results`, the value of the taint scripts/k8s/taint-suspects.sh sets),
 for scripts that act on them through the scheduler (scripts/slurm/drain-suspects.sh,
 scripts/k8s/taint-suspects.sh). A host suspect is a node the report names slow against its peers
 (runs[].outliers of kind node; a virtual node's name, host/vN, is its host) or a host the pair
-sweep isolates (suspects[] of kind host: slow with every partner). A link suspect (suspects[] of
+sweep isolates (suspects[] of kind host: slow with every partner). A device suspect (suspects[]
+of kind device: a rank's GPU, or its CPU when `device` is empty, computed or received wrong
+results in the correctness checks) drains its host, the reason naming the rank and the GPU; it
+takes precedence over a slow-node reason for the same host. A link suspect (suspects[] of
 kind link: one pair slow while both hosts are fine with others) is no reason to drain either
 host: it is printed on stderr as the cable or port to check; nor is a fabric suspect (suspects[]
 of kind fabric: every pair below the reference envelope's floor), which names what every node
@@ -20,6 +24,7 @@ HOST = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$")
 
 def suspects(report):
     seen = {}
+    devices, runs = {}, {}  # host -> its devices named, the run that named them first
     for run in report.get("runs", []):
         for o in run.get("outliers", []):
             if o.get("kind") != "node":
@@ -27,18 +32,26 @@ def suspects(report):
             host = str(o.get("name", "")).split("/")[0]
             why = "preflight: slow node, {:.2f}x its peers over {} sizes ({})".format(
                 float(o.get("ratio", 0)), o.get("sizes", 0), run.get("label", ""))
-            seen.setdefault(host, why)
+            seen.setdefault(host, (why, "slow"))
     for s in report.get("suspects", []):
         hosts = [str(h) for h in s.get("hosts", [])]
         if s.get("kind") == "host" and len(hosts) == 1:
-            seen.setdefault(hosts[0], "preflight: {} ({})".format(s.get("action", "node fault"),
-                                                                 s.get("run", "")))
+            seen.setdefault(hosts[0], ("preflight: {} ({})".format(s.get("action", "node fault"),
+                                                                  s.get("run", "")), "slow"))
+        elif s.get("kind") == "device" and len(hosts) == 1:
+            device = str(s.get("device", "")) or "CPU"
+            devices.setdefault(hosts[0], []).append("rank {} ({})".format(
+                s.get("rank", "?"), device if device == "CPU" else "GPU " + device))
+            runs.setdefault(hosts[0], str(s.get("run", "")))
         elif s.get("kind") == "link":
             print("suspects: link {}: {} (no host drained for it)".format(
                 " - ".join(hosts), s.get("action", "")), file=sys.stderr)
         elif s.get("kind") == "fabric":
             print("suspects: the fabric of {} nodes: {} (no host drained for it)".format(
                 len(hosts), s.get("action", "")), file=sys.stderr)
+    for host, named in devices.items():
+        seen[host] = ("preflight: wrong results from {}, check {} ECC and Xid errors ({})".format(
+            ", ".join(named), "its" if len(named) == 1 else "their", runs[host]), "wrong-results")
     return seen
 
 
@@ -51,11 +64,11 @@ def main():
     except (OSError, ValueError) as e:
         print(f"suspects: {sys.argv[1]}: not a preflight-report JSON verdict ({e})", file=sys.stderr)
         return 2
-    for host, why in suspects(report).items():
+    for host, (why, taint) in suspects(report).items():
         if not HOST.match(host):
             print(f"suspects: refused a name that is no host name: {host!r}", file=sys.stderr)
             continue
-        print(f"{host}\t{re.sub(r'[^A-Za-z0-9 .,:()_/-]', '_', why)}")
+        print(f"{host}\t{re.sub(r'[^A-Za-z0-9 .,:()_/-]', '_', why)}\t{taint}")
     return 0
 
 

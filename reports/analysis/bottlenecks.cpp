@@ -10,6 +10,7 @@
 
 #include "analysis/case_view.hpp"
 #include "analysis/host_load.hpp"
+#include "analysis/rank_device.hpp"
 #include "analysis/report.hpp"
 #include "analysis/trust.hpp"
 #include "plugins/plugins.hpp"
@@ -33,16 +34,31 @@ void wrong_results_and_hangs(const RunReport& r, std::vector<Finding>& out) {
   for (const auto& c : run.cases) {
     if (c.status == schema::case_status::kFailed) {
       const CaseView v(c);
-      out.push_back(
-          {Stage::kCorrectness,
-           r.label,
-           fmt::format("wrong results in case {} {}", c.group_name, c.name),
-           {fmt::format("{} wrong elements over all sizes and ranks (case {})",
-                        attribute_text(v.get(schema::harness::kWrongElements)), c.group_name)},
-           "A wrong result is a defect, not slowness: look at wrong_per_rank in the file to "
-           "find the rank, then its GPU's ECC and Xid errors (nvidia-smi -q -d ECC, dmesg) "
-           "and rerun the case alone.",
-           1e9});
+      // Which ranks held wrong elements, over every point (wrong_per_rank): evidence, no suspect.
+      // A wrong result on a rank does not prove that rank's hardware in general (it may have
+      // received it); a family's own check names a device where it can (a plug-in).
+      std::map<std::int64_t, std::uint64_t> by_rank;
+      for (const auto& point : c.wrong_per_rank)
+        for (const auto& [rank, elements] : point) by_rank[rank] += elements;
+      Finding f{Stage::kCorrectness,
+                r.label,
+                fmt::format("wrong results in case {} {}", c.group_name, c.name),
+                {fmt::format("{} wrong elements over all sizes and ranks (case {})",
+                             attribute_text(v.get(schema::harness::kWrongElements)), c.group_name)},
+                "A wrong result is a defect, not slowness: look at wrong_per_rank in the file to "
+                "find the rank, then its GPU's ECC and Xid errors (nvidia-smi -q -d ECC, dmesg) "
+                "and rerun the case alone.",
+                1e9};
+      if (!by_rank.empty()) {
+        f.evidence.push_back(fmt::format("wrong elements by rank ({} rank{}): {}", by_rank.size(),
+                                         by_rank.size() == 1 ? "" : "s",
+                                         ranks_with_counts(run, by_rank, 8)));
+        f.next_check =
+            "A wrong result is a defect, not slowness: check the GPU (or RAM) of the ranks "
+            "named above: ECC and Xid errors (nvidia-smi -q -d ECC, dmesg), then rerun the case "
+            "alone; a rank that received wrong data may not be the one that corrupted it.";
+      }
+      out.push_back(std::move(f));
     } else if (c.status == schema::case_status::kTimeout) {
       const auto message = attribute_text(CaseView(c).get(schema::harness::kTimeoutMessage));
       out.push_back(

@@ -5,6 +5,7 @@
 // quality. Wrong results and hangs come before all of them.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -28,13 +29,18 @@ enum class Stage {
 Stage stage_of(schema::Stage s);
 const char* name_of(Stage s);  // the schema's label for its stages ("data in", ...)
 
-// A host or link a finding names for an operator to act on (drain the node, check the cable):
-// the machine-readable part of the finding, listed in the JSON verdict's `suspects`.
+// A host, link or device a finding names for an operator to act on (drain the node, check the
+// cable): the machine-readable part of the finding, listed in the JSON verdict's `suspects`.
+// A device suspect (kind "device": a rank's own GPU or CPU computed or received wrong results)
+// names its host, the rank and the GPU's UUID ("" for a CPU).
 struct Suspect {
-  std::string kind;                // "host" or "link"
+  std::string kind;                // "host", "link", "fabric" or "device"
   std::vector<std::string> hosts;  // the host, or the link's two hosts
   std::string action;
+  std::int64_t rank = -1;   // device: the world rank that used it
+  std::string device = {};  // device: the GPU's UUID, "" for a CPU
 };
+inline constexpr const char* kDeviceSuspect = "device";
 
 // A square matrix of figures between the same things on both axes (the fabric pair sweep's
 // node x node), drawn as a heat map by the HTML report.

@@ -107,6 +107,8 @@ std::vector<Check> suspect_checks(const std::vector<Finding>& findings) {
       c.rule = std::string(kSuspectRule);
       c.run_label = f.run_label;
       c.case_name = fmt::format("{} {}", s.kind, fmt::join(s.hosts, " - "));
+      if (s.kind == kDeviceSuspect)
+        c.case_name += fmt::format(" rank {} {}", s.rank, s.device.empty() ? "CPU" : s.device);
       c.metric = "named";
       c.value = c.expected = c.threshold = std::nan("");
       c.verdict = CheckVerdict::kFail;

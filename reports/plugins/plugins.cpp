@@ -9,6 +9,10 @@ namespace {
 
 // Every report plug-in. Add one here and in reports/CMakeLists.txt.
 const std::array kPlugins = {
+    // correctness (first in the chain): the device whose result disagrees, named with its host and
+    // GPU; the checks.
+    Plugin{"silent-corruption", "", nullptr, &silent_corruption_findings, nullptr,
+           &silent_corruption_section},
     // comm: alpha-beta model of each collective and its predictions for more nodes.
     Plugin{"alpha-beta", "", nullptr, nullptr, &alpha_beta_fits},
     // storage: figures of the page cache or a memory file system are no storage figures.

@@ -73,5 +73,7 @@ void feeds_accelerator_findings(const RunReport& r, std::vector<Finding>& out);
 void dataloader_section(const RunReport& r, std::vector<Section>& out);
 void step_section(const RunReport& r, std::vector<Section>& out);
 void step_findings(const RunReport& r, std::vector<Finding>& out);
+void silent_corruption_findings(const RunReport& r, std::vector<Finding>& out);
+void silent_corruption_section(const RunReport& r, std::vector<Section>& out);
 
 }  // namespace preflight::report::plugins

@@ -142,6 +142,19 @@ s::CaseMeaning read_meaning(hid_t g, const std::string& where) {
   return m;
 }
 
+// A counter declared a count of what should not happen (kind count, direction lower; v2
+// declarations): its cells that are not 0 are kept (CaseData::fault_cells).
+bool counts_faults(hid_t counters, const std::string& name) {
+  h5::Handle set = h5::open_dataset(counters, name);
+  for (const auto attribute : {s::kKindAttribute, s::kDirectionAttribute})
+    if (!h5::has_attribute(set.get(), attribute) || !h5::is_string_attribute(set.get(), attribute))
+      return false;
+  return s::parse(h5::string_attribute(set.get(), s::kKindAttribute), s::kKindNames) ==
+             s::Kind::kCount &&
+         s::parse(h5::string_attribute(set.get(), s::kDirectionAttribute), s::kDirectionNames) ==
+             s::Direction::kLower;
+}
+
 // Every counter of a point that is per iteration and rank (iterations x ranks, like samples):
 // per timed iteration, the median and the sum over the active ranks. Returns the work counter's
 // matrix (empty when the case declares none or the point lacks it).
@@ -178,8 +191,53 @@ std::vector<double> read_counters(hid_t point, const std::vector<std::int64_t>& 
       totals[index].push_back(sum);
     }
     if (name == c.meaning.work_counter) work = values;
+    if (counts_faults(counters.get(), name)) {
+      auto& cells = c.fault_cells[name];
+      cells.resize(index + 1);
+      for (std::size_t i = 0; i < rows; ++i)
+        for (std::size_t rank = 0; rank < cols; ++rank) {
+          const double value = values[i * cols + rank];
+          if (value != 0 && !std::isnan(value))
+            cells[index].push_back({i, static_cast<std::int64_t>(rank), value});
+        }
+    }
   }
   return work;
+}
+
+// The ranks with wrong elements at a point (points/<P>/wrong_per_rank; older files may lack it).
+void read_wrong_per_rank(hid_t point, CaseData& c, std::size_t index) {
+  c.wrong_per_rank.resize(index + 1);
+  if (!h5::exists(point, s::kWrongPerRank)) return;
+  const auto wrong = h5::read_int_column(point, s::kWrongPerRank);
+  for (std::size_t rank = 0; rank < wrong.size(); ++rank)
+    if (wrong[rank] > 0)
+      c.wrong_per_rank[index][static_cast<std::int64_t>(rank)] =
+          static_cast<std::uint64_t>(wrong[rank]);
+}
+
+// The series of a point whose rows are events (interval_s 0), each rank's values to its first
+// NaN. A series whose rows are time intervals (telemetry, interval bandwidth) is not read here.
+void read_event_series(hid_t point, CaseData& c, std::size_t index) {
+  if (!h5::exists(point, s::kSeriesGroup)) return;
+  h5::Handle series = h5::open_group(point, s::kSeriesGroup);
+  for (const auto& name : h5::child_names(series.get())) {
+    {
+      h5::Handle set = h5::open_dataset(series.get(), name);
+      if (!h5::has_attribute(set.get(), s::kIntervalAttribute) ||
+          h5::double_attribute(set.get(), s::kIntervalAttribute) != 0)
+        continue;
+    }
+    const auto m = h5::read_matrix(series.get(), name);
+    auto& per_point = c.event_series[name];
+    per_point.resize(index + 1);
+    for (std::size_t rank = 0; rank < m.cols; ++rank) {
+      std::vector<double> values;
+      for (std::size_t row = 0; row < m.rows && !std::isnan(m.values[row * m.cols + rank]); ++row)
+        values.push_back(m.values[row * m.cols + rank]);
+      if (!values.empty()) per_point[index][static_cast<std::int64_t>(rank)] = std::move(values);
+    }
+  }
 }
 
 // Each active rank's median over a point's iterations of values[i][r] / divisor[i][r] (no
@@ -269,6 +327,8 @@ void read_iteration_times(hid_t case_group, CaseData& c, const std::string& path
       throw ReadError(fmt::format("{}: case {} size {}: samples have {} ranks, group_of_rank {}",
                                   path, c.group_name, name, m.samples.cols, groups.size()));
     m.work = read_counters(point.get(), groups, m.samples.rows, m.samples.cols, c, p, path, name);
+    read_wrong_per_rank(point.get(), c, p);
+    read_event_series(point.get(), c, p);
     m.has_batched = h5::exists(point.get(), s::kBatched);
     if (m.has_batched) {
       h5::read_matrix(point.get(), s::kBatched, m.batched);

@@ -60,6 +60,14 @@ struct WatchedSeries {
   std::vector<std::size_t> readings, broken;  // per rank: readings, and (zero) those not 0
 };
 
+// One cell of a per-iteration counter (iterations x ranks): the timed iteration, the world rank,
+// the value.
+struct CounterCell {
+  std::size_t iteration = 0;
+  std::int64_t rank = 0;
+  double value = 0;
+};
+
 struct CaseData {
   std::int64_t index = 0;
   std::string group_name;  // "000012"
@@ -98,6 +106,16 @@ struct CaseData {
   std::vector<std::int64_t> group_of_rank;
   // The series the case declares a watch on, by name (reader/watched_series.hpp).
   std::map<std::string, WatchedSeries> watched;
+  // Per point: each rank that had wrong result elements (points/<P>/wrong_per_rank, what the
+  // harness and the family found), rank -> elements; empty where every rank was right or the
+  // file does not record it.
+  std::vector<std::map<std::int64_t, std::uint64_t>> wrong_per_rank;
+  // Per counter declared a count of what should not happen (kind count, direction lower), per
+  // point: its cells that are neither 0 nor NaN, in iteration then rank order. Few in a sound run.
+  std::map<std::string, std::vector<std::vector<CounterCell>>> fault_cells;
+  // Per series whose rows are events, not time intervals (its interval_s is 0), per point: each
+  // rank's values from row 0 to its first NaN; a rank without any is absent.
+  std::map<std::string, std::vector<std::map<std::int64_t, std::vector<double>>>> event_series;
   std::size_t rows() const;
   // A case attribute, read through its one declaration (schema::Attr): its value when the case
   // has it and it reads as the declared type; nullopt otherwise. Types are told from the text,

@@ -55,12 +55,17 @@ json suspects(const Report& r) {
   int rank = 0;
   for (const auto& f : r.findings) {
     ++rank;
-    for (const auto& s : f.suspects)
+    for (const auto& s : f.suspects) {
       out.push_back({{"kind", s.kind},
                      {"hosts", s.hosts},
                      {"action", s.action},
                      {"run", f.run_label},
                      {"finding", rank}});
+      if (s.kind == kDeviceSuspect) {  // the rank and its GPU's UUID ("" for a CPU)
+        out.back()["rank"] = s.rank;
+        out.back()["device"] = s.device;
+      }
+    }
   }
   return out;
 }

@@ -117,14 +117,20 @@ std::string render_prometheus(const Report& report) {
               "A node or rank the report names as slow or late: its time against its peers' "
               "typical time.");
   Family suspects("preflight_suspect",
-                  "A host, a link, or the network of every host, that a finding names for an "
+                  "A host, a link, the network of every host, or a rank's device (labels rank "
+                  "and device: the GPU's UUID, empty for a CPU), that a finding names for an "
                   "operator to act on (the JSON verdict's suspects), its kind as named there; "
                   "value 1.");
   for (const auto& f : report.findings)
     for (const auto& s : f.suspects) {
       std::string hosts;
       for (const auto& h : s.hosts) hosts += (hosts.empty() ? "" : " ") + h;
-      suspects.add({{"run", f.run_label}, {"kind", s.kind}, {"hosts", hosts}}, 1);
+      Labels labels{{"run", f.run_label}, {"kind", s.kind}, {"hosts", hosts}};
+      if (s.kind == kDeviceSuspect) {
+        labels.emplace_back("rank", std::to_string(s.rank));
+        labels.emplace_back("device", s.device);
+      }
+      suspects.add(std::move(labels), 1);
     }
   Family figures("preflight_figure",
                  "Each case's headline figure at each point (all ranks together: host is the "

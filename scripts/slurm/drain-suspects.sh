@@ -10,7 +10,7 @@ execute=${2:-}
 [[ -z $execute || $execute == --execute ]] || { echo "drain-suspects: unknown option $execute" >&2; exit 2; }
 lines=$(/usr/bin/env python3 "$(dirname "$0")/../suspects.py" "$json") || exit $?
 [[ -n $lines ]] || { echo "# no suspects in $json: nothing to drain"; exit 0; }
-while IFS=$'\t' read -r host reason; do
+while IFS=$'\t' read -r host reason _why; do
   # suspects.py passes only plain host names and reasons of letters, digits and punctuation
   # that a shell reads as text.
   echo "scontrol update NodeName=$host State=DRAIN Reason=\"$reason\""

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/slurm/drain-suspects.sh and scripts/k8s/taint-suspects.sh: the nodes a report JSON
-# names slow become scontrol / kubectl commands, printed and not run; a slow rank is no node
-# suspect; a name that is no host name is refused; a report naming nothing gives no command.
+# names slow, or whose device computed wrong results, become scontrol / kubectl commands, printed
+# and not run; a slow rank is no node suspect; a name that is no host name is refused; a report naming nothing gives no command.
 # drain_suspects_test.sh SOURCE_DIR PREFLIGHT_REPORT CLEAN_RESULTS.h5 WORKDIR
 set -uo pipefail
 src=$1 report=$2 clean=$3 work=$4
@@ -13,19 +13,23 @@ cat >"$work/named.json" <<'JSON'
   {"kind": "rank", "name": "rank 5", "ranks": [5], "ratio": 1.4, "robust_z": 5, "sizes": 3},
   {"kind": "node", "name": "x;reboot", "ranks": [6], "ratio": 2.0, "robust_z": 9, "sizes": 1}]}],
  "suspects": [{"kind": "host", "hosts": ["pf2"], "action": "drain pf2: slow with every partner", "run": "r1", "finding": 1},
-              {"kind": "link", "hosts": ["pf0", "pf3"], "action": "check the cable between pf0 and pf3", "run": "r1", "finding": 2}]}
+              {"kind": "link", "hosts": ["pf0", "pf3"], "action": "check the cable between pf0 and pf3", "run": "r1", "finding": 2},
+              {"kind": "device", "hosts": ["pf5"], "action": "Drain pf5 and check GPU GPU-5f2a", "run": "r1", "finding": 3, "rank": 5, "device": "GPU-5f2a"}]}
 JSON
 "$src/scripts/slurm/drain-suspects.sh" "$work/named.json" >"$work/drain.out" 2>"$work/drain.err"
 expect "drain: the slow node's host, with why" grep -qx 'scontrol update NodeName=gpu07 State=DRAIN Reason="preflight: slow node, 1.52x its peers over 6 sizes (r1)"' "$work/drain.out"
 expect "drain: the host the pair sweep isolates" grep -q '^scontrol update NodeName=pf2 State=DRAIN Reason="preflight: drain pf2: slow with every partner (r1)"' "$work/drain.out"
 expect "drain: a link suspect drains no host, it is named to check" grep -q 'link pf0 - pf3: check the cable between pf0 and pf3' "$work/drain.err"
-[[ $(grep -c '^scontrol' "$work/drain.out") -eq 2 ]] && pass "drain: two commands (no rank, no link, no refused name)" ||
+expect "drain: the host of a device with wrong results, with its rank and GPU" grep -qx 'scontrol update NodeName=pf5 State=DRAIN Reason="preflight: wrong results from rank 5 (GPU GPU-5f2a), check its ECC and Xid errors (r1)"' "$work/drain.out"
+[[ $(grep -c '^scontrol' "$work/drain.out") -eq 3 ]] && pass "drain: three commands (no rank, no link, no refused name)" ||
   fail "drain: $(grep -c '^scontrol' "$work/drain.out") commands"
 expect "drain: a name that is no host name is refused" grep -q "refused a name that is no host name: 'x;reboot'" "$work/drain.err"
 expect "drain: printed only" grep -q 'printed only: run again with --execute' "$work/drain.out"
 "$src/scripts/k8s/taint-suspects.sh" "$work/named.json" >"$work/taint.out" 2>/dev/null
 expect "taint: cordon" grep -q '^kubectl cordon gpu07 ' "$work/taint.out"
 expect "taint: NoSchedule taint" grep -q '^kubectl taint nodes gpu07 preflight.io/suspect=slow:NoSchedule' "$work/taint.out"
+expect "taint: a device with wrong results is tainted for that" grep -q '^kubectl taint nodes pf5 preflight.io/suspect=wrong-results:NoSchedule' "$work/taint.out"
+expect "taint: cordon the device's host" grep -q '^kubectl cordon pf5 ' "$work/taint.out"
 "$report" "$clean" --json "$work/clean.json" >/dev/null 2>&1
 "$src/scripts/slurm/drain-suspects.sh" "$work/clean.json" >"$work/clean.out" 2>&1
 rc=$?

@@ -856,9 +856,10 @@ TEST(Plugins, OneTableServesTheQualityRule) {
     names.emplace_back(p.name);
     serving += p.quality_rule == schema::kQualityServedFromMemory && p.point_quality != nullptr;
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"alpha-beta", "served-from-memory", "inter-vs-intra",
-                                             "checkpoint-interval", "pair-matrix",
-                                             "feeds-accelerator", "step-projection"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"silent-corruption", "alpha-beta", "served-from-memory",
+                                      "inter-vs-intra", "checkpoint-interval", "pair-matrix",
+                                      "feeds-accelerator", "step-projection"}));
   EXPECT_EQ(serving, 1);
 }
 
