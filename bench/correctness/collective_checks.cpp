@@ -566,6 +566,14 @@ void mpi_cases(const CorrectnessConfig& config, const RankContext& ctx, Collecti
     }
   for (DType dtype : config.comm_dtypes) {
     if (!checkable(config, op, dtype, ctx.size, nullptr, sweep.skipped)) continue;
+    for (std::uint64_t bytes : config.comm_sizes) {
+      const auto p = point_of({op, dtype, {}, {}}, bytes, 0, ctx.size);
+      if (comm::output_elements(p) > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
+        throw UsageError(fmt::format(
+            "comm_sizes: {} B of {} {} on {} ranks needs {} elements in one buffer, more than one "
+            "MPI call takes; use a smaller largest size or a wider dtype",
+            bytes, comm::name_of(op), comm::name_of(dtype), ctx.size, comm::output_elements(p)));
+    }
     for (const auto& f : forced) {
       CaseSpec spec{op, dtype, f, {}};
       // Sizes Open MPI hands to another algorithm (or fails), grouped by what runs instead.
@@ -615,7 +623,16 @@ void nccl_cases(const CorrectnessConfig& config, const RankContext& ctx, Collect
     throw UsageError(fmt::format("protocols: {} is not a protocol of {} (it has: {})", name,
                                  sweep.library, join(protocols)));
   std::vector<Forced> forced;
-  if (a.default_too) forced.push_back({});
+  std::vector<std::string> set;
+  for (const char* name : {"NCCL_ALGO", "NCCL_PROTO"})
+    if (const char* value = std::getenv(name)) set.push_back(fmt::format("{}={}", name, value));
+  if (a.default_too && !set.empty())
+    sweep.skipped.push_back(fmt::format(
+        "{} default: not run: the job's environment sets {}, so the default would not be NCCL's "
+        "own choice; unset them (the sweep forces each algorithm and protocol itself)",
+        comm::name_of(op), join(set)));
+  else if (a.default_too)
+    forced.push_back({});
   for (const auto& algorithm : a.chosen)
     for (const auto& protocol : p.chosen) {
       Forced f;
