@@ -224,8 +224,10 @@ MPI_Datatype mpi_type(DType t) {
 template <typename T>
 class MpiCheck final : public Operation {
  public:
-  MpiCheck(const comm::CollectivePoint& p, MPI_Comm comm, int kept, std::string what)
-      : p_(p),
+  MpiCheck(const comm::CollectivePoint& p, MPI_Comm comm, std::shared_ptr<void> keep, int kept,
+           std::string what)
+      : keep_(std::move(keep)),
+        p_(p),
         comm_(comm),
         type_(mpi_type(p.spec.dtype)),
         count_(static_cast<int>(p.chunk)),
@@ -312,6 +314,7 @@ class MpiCheck final : public Operation {
     std::memcpy(&x, bytes, sizeof(T));
   }
 
+  std::shared_ptr<void> keep_;  // the case's communicator, freed after the last point's operation
   comm::CollectivePoint p_;
   MPI_Comm comm_;
   MPI_Datatype type_;
@@ -324,25 +327,26 @@ class MpiCheck final : public Operation {
   bool damaged_ = false;
 };
 
-std::unique_ptr<Operation> make_mpi_check(const comm::CollectivePoint& p, MPI_Comm comm, int kept,
+std::unique_ptr<Operation> make_mpi_check(const comm::CollectivePoint& p, MPI_Comm comm,
+                                          const std::shared_ptr<void>& keep, int kept,
                                           std::string what) {
   switch (p.spec.dtype) {
     case DType::kFloat32:
-      return std::make_unique<MpiCheck<float>>(p, comm, kept, std::move(what));
+      return std::make_unique<MpiCheck<float>>(p, comm, keep, kept, std::move(what));
     case DType::kFloat64:
-      return std::make_unique<MpiCheck<double>>(p, comm, kept, std::move(what));
+      return std::make_unique<MpiCheck<double>>(p, comm, keep, kept, std::move(what));
     case DType::kInt32:
-      return std::make_unique<MpiCheck<std::int32_t>>(p, comm, kept, std::move(what));
+      return std::make_unique<MpiCheck<std::int32_t>>(p, comm, keep, kept, std::move(what));
     case DType::kInt64:
-      return std::make_unique<MpiCheck<std::int64_t>>(p, comm, kept, std::move(what));
+      return std::make_unique<MpiCheck<std::int64_t>>(p, comm, keep, kept, std::move(what));
     case DType::kUInt32:
-      return std::make_unique<MpiCheck<std::uint32_t>>(p, comm, kept, std::move(what));
+      return std::make_unique<MpiCheck<std::uint32_t>>(p, comm, keep, kept, std::move(what));
     case DType::kUInt64:
-      return std::make_unique<MpiCheck<std::uint64_t>>(p, comm, kept, std::move(what));
+      return std::make_unique<MpiCheck<std::uint64_t>>(p, comm, keep, kept, std::move(what));
     case DType::kInt8:
-      return std::make_unique<MpiCheck<std::int8_t>>(p, comm, kept, std::move(what));
+      return std::make_unique<MpiCheck<std::int8_t>>(p, comm, keep, kept, std::move(what));
     case DType::kUInt8:
-      return std::make_unique<MpiCheck<std::uint8_t>>(p, comm, kept, std::move(what));
+      return std::make_unique<MpiCheck<std::uint8_t>>(p, comm, keep, kept, std::move(what));
     default:
       throw std::logic_error("the sweep skips dtypes MPI has no type for");
   }
@@ -356,7 +360,8 @@ std::unique_ptr<Operation> make_mpi_check(const comm::CollectivePoint& p, MPI_Co
 // (every 16th element zeroed), not one bit.
 class NcclCheck final : public AsyncOperation {
  public:
-  NcclCheck(std::unique_ptr<Operation> inner, int kept) : inner_(std::move(inner)), runs_(kept) {
+  NcclCheck(std::unique_ptr<Operation> inner, std::shared_ptr<void> keep, int kept)
+      : keep_(std::move(keep)), inner_(std::move(inner)), runs_(kept) {
     runs_.without_detail();
   }
   void fill() override { inner_->fill(); }
@@ -388,12 +393,26 @@ class NcclCheck final : public AsyncOperation {
   std::vector<std::vector<double>> series() override { return runs_.series(); }
 
  private:
+  std::shared_ptr<void> keep_;  // the case's communicator: outlives inner_, which uses it
   std::unique_ptr<Operation> inner_;
   CheckedRuns runs_;
   bool damaged_ = false;
 };
 
 // ----------------------------------------------------------------------------------------------
+// A case's communicator with its algorithm forced: an MPI duplicate, or an NCCL communicator.
+struct Channel {
+  MPI_Comm comm = MPI_COMM_NULL;
+  std::unique_ptr<comm::CommGroup> nccl;
+  Channel() = default;
+  Channel(const Channel&) = delete;
+  Channel& operator=(const Channel&) = delete;
+  ~Channel() {
+    nccl.reset();
+    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+  }
+};
+
 class SweepCase final : public Case {
  public:
   SweepCase(CaseSpec spec, const Sweep& sweep, const CorrectnessConfig& config,
@@ -407,12 +426,6 @@ class SweepCase final : public Case {
         rank_(ctx.rank),
         ranks_(ctx.size),
         groups_(static_cast<std::size_t>(ctx.size), 0) {}
-  ~SweepCase() override {
-    channel_.reset();
-    if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
-  }
-  SweepCase(const SweepCase&) = delete;
-  SweepCase& operator=(const SweepCase&) = delete;
 
   std::string name() const override {
     return fmt::format("{} {}{} {}", comm::name_of(spec_.op), spec_.forced.algorithm,
@@ -468,21 +481,28 @@ class SweepCase final : public Case {
   }
 
   // The case's own communicator, made with its algorithm forced: collective over the world.
+  // Held by the case until its last point's operation is made, then by that operation alone:
+  // freed when the case is done (an NCCL communicator holds device memory, and a sweep makes
+  // dozens), made again if the case runs again (a repetition).
   void start() override {
-    if (comm_ != MPI_COMM_NULL || channel_) return;
+    if (channel_) return;
+    auto channel = std::make_shared<Channel>();
     if (backend_ == kMpi) {
-      comm_ = forced_duplicate(world_, spec_.forced.cvars);
-      return;
+      channel->comm = forced_duplicate(world_, spec_.forced.cvars);
+    } else {
+      const EnvironmentScope scope(spec_.forced.environment);
+      channel->nccl = nccl_->connect(world_);
     }
-    const EnvironmentScope scope(spec_.forced.environment);
-    channel_ = nccl_->connect(world_);
+    channel_ = std::move(channel);
   }
 
   std::unique_ptr<Operation> make_operation(std::size_t point) override {
     start();  // a no-op after start(); here for a harness path that does not call it
     const auto p = point_of(spec_, spec_.sizes[point], rank_, ranks_);
-    if (backend_ == kMpi) return make_mpi_check(p, comm_, kept_, name());
-    return std::make_unique<NcclCheck>(nccl_->make_operation(p, *channel_), kept_);
+    std::shared_ptr<Channel> channel = channel_;
+    if (point + 1 == spec_.sizes.size()) channel_.reset();
+    if (backend_ == kMpi) return make_mpi_check(p, channel->comm, channel, kept_, name());
+    return std::make_unique<NcclCheck>(nccl_->make_operation(p, *channel->nccl), channel, kept_);
   }
 
  private:
@@ -498,8 +518,7 @@ class SweepCase final : public Case {
   MPI_Comm world_;
   int rank_, ranks_;
   std::vector<int> groups_;
-  MPI_Comm comm_ = MPI_COMM_NULL;
-  std::unique_ptr<comm::CommGroup> channel_;
+  std::shared_ptr<Channel> channel_;
 };
 
 // ----------------------------------------------------------------------------------------------
