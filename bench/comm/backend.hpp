@@ -78,6 +78,8 @@ class CommBackend {
     (void)world;
     return {};
   }
+  // The library and its version where the backend knows it ("NCCL 2.28.9"); empty if not.
+  virtual std::string library() const { return {}; }
   // What the case records of how its figures were taken (launch mode, registration).
   virtual std::vector<Param> case_params() const { return {}; }
   // Collective over `group`, an MPI communicator of the group's ranks.

@@ -640,6 +640,12 @@ class NcclBackend final : public CommBackend {
     return why;
   }
 
+  std::string library() const override {
+    int v = 0;
+    if (ncclGetVersion(&v) != ncclSuccess) return "NCCL";
+    return fmt::format("NCCL {}.{}.{}", v / 10000, v / 100 % 100, v % 100);
+  }
+
   std::vector<Param> case_params() const override {
     namespace c = schema::comm;
     return {attr(c::kLaunch, settings_.cuda_graph ? "cuda-graph" : "stream"),

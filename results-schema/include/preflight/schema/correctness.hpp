@@ -173,8 +173,13 @@ inline constexpr std::array kCorrectnessCounters = {
 // one row each, the same row in every series; NaN below a rank's last event.
 namespace correctness {
 inline constexpr Column kWrongIterationSeries{
-    "wrong_iteration", Type::kFloat64, "", "the timed iteration (from 0) of the wrong result",
-    Direction::kNone,  Kind::kLabel};
+    "wrong_iteration",
+    Type::kFloat64,
+    "",
+    "the timed iteration (from 0) of the wrong result; -1: a run outside the timed iterations (the "
+    "check before timing, warm-up)",
+    Direction::kNone,
+    Kind::kLabel};
 inline constexpr Column kWrongElementSeries{
     "wrong_element",
     Type::kFloat64,
