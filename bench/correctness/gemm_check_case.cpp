@@ -223,7 +223,8 @@ std::unique_ptr<Operation> GemmCheckCase::make_operation(std::size_t point) {
   p.rank = rank_;
   p.point = point;
   // The CPU reference for small shapes: every element; else 256 sampled ones, as matmul.
-  p.samples = elements <= 65536 ? static_cast<std::size_t>(elements) : 256;
+  p.samples = 256;
+  p.every_element = elements <= 65536;
   p.threads = spec_.threads;
   p.shared_seed = spec_.seed;
   p.deterministic = true;

@@ -29,6 +29,8 @@ struct GemmPoint {
   // True: a configuration whose result is bit-for-bit repeatable on every rank (cuBLASLt: the
   // heuristics' first candidate without split-K reduction, not the fastest one timed).
   bool deterministic = false;
+  // True: the check before timing reads every element of C instead of `samples` of them.
+  bool every_element = false;
 };
 
 // The seed of matrix 0 (A), 1 (B) or 2 (the checked elements) at this point.
@@ -36,6 +38,12 @@ inline std::uint64_t input_seed(const GemmPoint& p, int matrix) {
   return p.shared_seed >= 0
              ? shared_seed_of(static_cast<std::uint64_t>(p.shared_seed), p.point, matrix)
              : seed_of(p.rank, p.point, matrix);
+}
+
+// The elements of C the check before timing reads.
+inline std::vector<Element> checked_elements(const GemmPoint& p) {
+  return p.every_element ? all_elements(p.shape)
+                         : pick_samples(p.shape, p.samples, input_seed(p, 2));
 }
 
 // The device's theoretical peak for a dtype, and how each factor was found.

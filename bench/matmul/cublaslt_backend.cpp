@@ -146,11 +146,7 @@ double rounded(cudaDataType_t t, double v) {
 class LtGemm final : public GemmOperation, public gpu::StreamBound {
  public:
   LtGemm(const GemmPoint& p, const CublasLtLibrary& lt, cublasLtHandle_t handle)
-      : p_(p),
-        t_(lt_types(p.dtype)),
-        lt_(lt),
-        handle_(handle),
-        samples_(pick_samples(p.shape, p.samples, input_seed(p, 2))) {
+      : p_(p), t_(lt_types(p.dtype)), lt_(lt), handle_(handle), samples_(checked_elements(p)) {
     const auto& s = p_.shape;
     check(cudaStreamCreateWithFlags(&own_stream_, cudaStreamNonBlocking), "cudaStreamCreate");
     stream_ = own_stream_;

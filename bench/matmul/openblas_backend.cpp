@@ -33,7 +33,7 @@ class BlasGemm final : public GemmOperation {
         a_(static_cast<std::size_t>(p.shape.k * p.shape.m)),
         b_(static_cast<std::size_t>(p.shape.k * p.shape.n)),
         c_(static_cast<std::size_t>(p.shape.m * p.shape.n)),
-        samples_(pick_samples(p.shape, p.samples, input_seed(p, 2))) {
+        samples_(checked_elements(p)) {
     // OpenBLAS's thread count is per process: set it for this rank's share of the host.
     openblas_set_num_threads(p.threads);
   }

@@ -131,7 +131,7 @@ TEST(GemmVerdict, ClassesAndTheirDescription) {
 }
 
 TEST(GemmVerdict, SmallShapesCheckEveryElement) {
-  const auto all = matmul::pick_samples({3, 2, 5}, 6, 1);
+  const auto all = matmul::all_elements({3, 2, 5});
   ASSERT_EQ(all.size(), 6U);
   EXPECT_EQ(all.front().i, 0);
   EXPECT_EQ(all.front().j, 0);
