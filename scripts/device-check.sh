@@ -94,7 +94,7 @@ launch() {  # TIMEOUT PREFLIGHT-ARGS...
 
 # The campaigns, in the order they run: the compute targets first, the decode last.
 configs=()
-for name in compute nccl dataloader; do
+for name in compute correctness-gemm nccl dataloader; do
   [[ -f $bundle/configs/device/$name.yaml ]] && configs+=("$bundle/configs/device/$name.yaml")
 done
 for config in "$bundle"/configs/device/*.yaml; do
@@ -109,7 +109,7 @@ for config in "${configs[@]}"; do
   dry_logs+=("$out/$name.plan.log")
 done
 read -r timing_s planned < <("${summarize[@]}" estimate "${dry_logs[@]}")
-echo "device-check.sh: estimated run time: about ${timing_s} s of timing in the ${planned} of ${#configs[@]} configs preflight could plan here (configs/device/*.yaml; each size point's budget twice, set-up not counted), plus torch.matmul and 3 short checks; deadline ${deadline_s} s"
+echo "device-check.sh: estimated run time: about ${timing_s} s of timing in the ${planned} of ${#configs[@]} configs preflight could plan here (configs/device/*.yaml; each size point's budget twice, set-up not counted), plus torch.matmul and 4 short checks; deadline ${deadline_s} s"
 
 env_table=$("${with_bundle[@]}" OMPI_MCA_ess_singleton_isolated=1 "${preflight[@]}" env 2>&1)
 # Rank 0's row: the first below the column names (a warning may come first; tests/nccl/has_gpu.sh).
@@ -189,6 +189,13 @@ for config in "${configs[@]}"; do
   name=$(basename "$config" .yaml)
   check "$name" 0 "$out/$name.h5" run "$config"
   if [[ $name == compute && -f $bundle/scripts/device/torch_matmul.py ]]; then torch_row; fi
+  if [[ $name == correctness-gemm ]]; then
+    # The GEMM determinism check catches one flipped mantissa bit of C on the GPU (every 3rd run
+    # of rank 0): exit 1, the case failed, rank 0 named.
+    check gemm-determinism-planted 1 "$out/gemm-determinism-planted.h5" correctness --checks gemm \
+      --gemm-backend cublaslt --dtype bfloat16,float32 --sizes 128,4096 --test-corrupt-rank 0 \
+      --test-corrupt-every 3 --warmup 1 --min-iters 5 --iters 10 --budget 50ms
+  fi
   if [[ $name == nccl ]]; then
     # Its own NCCL check: a corruption planted on rank 0 is caught on the GPU (exit 1, case failed).
     check nccl-planted-corruption 1 "$out/nccl-planted-corruption.h5" comm --backend nccl \

@@ -22,7 +22,29 @@ struct GemmPoint {
   std::size_t point = 0;
   std::size_t samples = 256;  // elements of C checked
   int threads = 1;            // CPU backends: the rank's BLAS threads
+  // The correctness family's determinism check (bench/correctness): >= 0, A and B are made from
+  // this seed and the point alone, the same on every rank; -1 (the matmul family): from the rank
+  // too (seed_of).
+  std::int64_t shared_seed = -1;
+  // True: a configuration whose result is bit-for-bit repeatable on every rank (cuBLASLt: the
+  // heuristics' first candidate without split-K reduction, not the fastest one timed).
+  bool deterministic = false;
+  // True: the check before timing reads every element of C instead of `samples` of them.
+  bool every_element = false;
 };
+
+// The seed of matrix 0 (A), 1 (B) or 2 (the checked elements) at this point.
+inline std::uint64_t input_seed(const GemmPoint& p, int matrix) {
+  return p.shared_seed >= 0
+             ? shared_seed_of(static_cast<std::uint64_t>(p.shared_seed), p.point, matrix)
+             : seed_of(p.rank, p.point, matrix);
+}
+
+// The elements of C the check before timing reads.
+inline std::vector<Element> checked_elements(const GemmPoint& p) {
+  return p.every_element ? all_elements(p.shape)
+                         : pick_samples(p.shape, p.samples, input_seed(p, 2));
+}
 
 // The device's theoretical peak for a dtype, and how each factor was found.
 struct Peak {
@@ -45,6 +67,16 @@ class GemmOperation : public Operation {
   // The kept algorithm's place in the heuristics' list (0: their first); -1 where the library
   // chooses alone.
   virtual std::int64_t algorithm() const = 0;
+
+  // For the correctness family's determinism check, after the GEMM (backends that support it;
+  // the defaults throw): the hash of C's bytes (kernels/cpu/result_hash.hpp) computed where C
+  // is, after waiting for the GEMM; C's bytes on the host; test-only, one bit of one element of
+  // C flipped; the bytes of one element and its value.
+  virtual std::uint64_t result_hash();
+  virtual std::vector<unsigned char> result_bytes();
+  virtual void flip_result_bit(std::uint64_t element, int bit);
+  virtual std::size_t result_element_bytes() const;
+  virtual double result_value(const unsigned char* element) const;
 };
 
 class GemmBackend {
@@ -67,6 +99,14 @@ class GemmBackend {
     return "";
   }
   virtual std::unique_ptr<GemmOperation> make_operation(const GemmPoint& p) = 0;
+  // The correctness family: the device's model (CPU model name, GPU name), the library as a
+  // deterministic point runs it, and what makes that run repeatable (GemmPoint::deterministic).
+  virtual std::string device_model() const { return ""; }
+  virtual std::string deterministic_library() const { return library(); }
+  virtual std::string determinism(int threads) const {
+    (void)threads;
+    return "";
+  }
 };
 
 std::vector<std::string> backend_names();

@@ -12,7 +12,9 @@
 #include <stdexcept>
 #include <vector>
 
+#include "cpu/result_hash.hpp"
 #include "cuda/gemm_input.hpp"
+#include "cuda/result_hash.hpp"
 #include "gpu/event_timer.hpp"
 #include "gpu/known_gpus.hpp"
 #include "gpu/stream_bound.hpp"
@@ -144,11 +146,7 @@ double rounded(cudaDataType_t t, double v) {
 class LtGemm final : public GemmOperation, public gpu::StreamBound {
  public:
   LtGemm(const GemmPoint& p, const CublasLtLibrary& lt, cublasLtHandle_t handle)
-      : p_(p),
-        t_(lt_types(p.dtype)),
-        lt_(lt),
-        handle_(handle),
-        samples_(pick_samples(p.shape, p.samples, seed_of(p.rank, p.point, 2))) {
+      : p_(p), t_(lt_types(p.dtype)), lt_(lt), handle_(handle), samples_(checked_elements(p)) {
     const auto& s = p_.shape;
     check(cudaStreamCreateWithFlags(&own_stream_, cudaStreamNonBlocking), "cudaStreamCreate");
     stream_ = own_stream_;
@@ -159,7 +157,10 @@ class LtGemm final : public GemmOperation, public gpu::StreamBound {
     check(cudaMalloc(&workspace_, kWorkspace), "cudaMalloc workspace");
     describe();
     fill();
-    choose_algorithm();
+    if (p_.deterministic)
+      first_algorithm();
+    else
+      choose_algorithm();
   }
   ~LtGemm() override {
     cudaStreamSynchronize(stream_);
@@ -172,6 +173,8 @@ class LtGemm final : public GemmOperation, public gpu::StreamBound {
     cudaFree(b_);
     cudaFree(c_);
     cudaFree(workspace_);
+    cudaFree(hash_sum_);
+    cudaFreeHost(hash_host_);
     timer_.reset();
     cudaStreamDestroy(own_stream_);
   }
@@ -187,10 +190,8 @@ class LtGemm final : public GemmOperation, public gpu::StreamBound {
     check(cudaStreamSynchronize(stream_), "fill");
   }
   void upload_inputs() {
-    upload(a_, t_.a, seed_of(p_.rank, p_.point, 0),
-           static_cast<std::size_t>(p_.shape.k * p_.shape.m));
-    upload(b_, t_.b, seed_of(p_.rank, p_.point, 1),
-           static_cast<std::size_t>(p_.shape.k * p_.shape.n));
+    upload(a_, t_.a, input_seed(p_, 0), static_cast<std::size_t>(p_.shape.k * p_.shape.m));
+    upload(b_, t_.b, input_seed(p_, 1), static_cast<std::size_t>(p_.shape.k * p_.shape.n));
   }
   void launch() override { matmul(algo_); }
   void wait() override { check(cudaStreamSynchronize(stream_), "cublasLtMatmul"); }
@@ -201,7 +202,7 @@ class LtGemm final : public GemmOperation, public gpu::StreamBound {
   DeviceTimer* device_timer() override { return timer_.get(); }
   std::uint64_t count_wrong() override {
     const auto& s = p_.shape;
-    const auto sa = seed_of(p_.rank, p_.point, 0), sb = seed_of(p_.rank, p_.point, 1);
+    const auto sa = input_seed(p_, 0), sb = input_seed(p_, 1);
     return matmul::count_wrong(
         s, samples_, tolerance_of(p_.dtype, s.k),
         [&](std::int64_t i, std::int64_t q) {
@@ -219,6 +220,37 @@ class LtGemm final : public GemmOperation, public gpu::StreamBound {
     check(cudaMemcpy(c_at(e.i, e.j), b, bytes_of(t_.c), cudaMemcpyHostToDevice), "corrupt C");
   }
   std::int64_t algorithm() const override { return kept_; }
+  // The hash kernel queued behind the GEMM on its stream; only the 8-byte sum comes back.
+  std::uint64_t result_hash() override {
+    if (hash_sum_ == nullptr) {
+      check(cudaMalloc(&hash_sum_, sizeof(*hash_sum_)), "cudaMalloc hash");
+      check(cudaMallocHost(&hash_host_, sizeof(*hash_host_)), "cudaMallocHost hash");
+    }
+    const std::size_t bytes = c_bytes();
+    check(kernels::gpu::hash_sum_on_device(c_, bytes, hash_sum_, stream_), "hash kernel");
+    check(
+        cudaMemcpyAsync(hash_host_, hash_sum_, sizeof(*hash_sum_), cudaMemcpyDeviceToHost, stream_),
+        "copy hash");
+    wait();
+    return kernels::hash_finish(*hash_host_, bytes);
+  }
+  std::vector<unsigned char> result_bytes() override {
+    std::vector<unsigned char> out(c_bytes());
+    check(cudaMemcpyAsync(out.data(), c_, out.size(), cudaMemcpyDeviceToHost, stream_), "copy C");
+    wait();
+    return out;
+  }
+  void flip_result_bit(std::uint64_t element, int bit) override {
+    auto* byte = static_cast<unsigned char*>(c_) + bytes_of(t_.c) * element + bit / 8;
+    unsigned char b = 0;
+    check(cudaMemcpyAsync(&b, byte, 1, cudaMemcpyDeviceToHost, stream_), "read C");
+    wait();
+    b = static_cast<unsigned char>(b ^ (1U << (bit % 8)));
+    check(cudaMemcpyAsync(byte, &b, 1, cudaMemcpyHostToDevice, stream_), "flip C");
+    wait();
+  }
+  std::size_t result_element_bytes() const override { return bytes_of(t_.c); }
+  double result_value(const unsigned char* element) const override { return decode(t_.c, element); }
   // The step's compute stream (step/cuda_schedule.cpp): later GEMMs queue there, in order.
   void* stream() const override { return stream_; }
   void use_stream(void* stream) override {
@@ -269,6 +301,28 @@ class LtGemm final : public GemmOperation, public gpu::StreamBound {
                      &algo, workspace_, kWorkspace, stream_),
           "cublasLtMatmul");
   }
+  std::size_t c_bytes() const {
+    return bytes_of(t_.c) * static_cast<std::size_t>(p_.shape.m * p_.shape.n);
+  }
+  // The determinism check's algorithm: the heuristics' first candidate among those without a
+  // split-K reduction (CUBLASLT_REDUCTION_SCHEME_NONE), with the same workspace on every rank;
+  // never timed, so every rank of a GPU model runs the same kernel.
+  void first_algorithm() {
+    const std::uint32_t none = CUBLASLT_REDUCTION_SCHEME_NONE;
+    check(lt_.preference_set_attribute(pref_, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &none,
+                                       sizeof(none)),
+          "reduction scheme");
+    cublasLtMatmulHeuristicResult_t result = {};
+    int found = 0;
+    check(lt_.algo_get_heuristic(handle_, desc_, la_, lb_, lc_, lc_, pref_, 1, &result, &found),
+          "AlgoGetHeuristic");
+    if (found == 0 || result.state != CUBLAS_STATUS_SUCCESS)
+      throw std::runtime_error(
+          fmt::format("cuBLASLt has no algorithm without split-K reduction for {} {}x{}x{}",
+                      kDTypeNames.name(p_.dtype), p_.shape.m, p_.shape.n, p_.shape.k));
+    algo_ = result.algo;
+    kept_ = 0;
+  }
   // The heuristics' top candidates, each timed on this GPU; the fastest is kept.
   void choose_algorithm() {
     cublasLtMatmulHeuristicResult_t results[kCandidates] = {};
@@ -312,6 +366,8 @@ class LtGemm final : public GemmOperation, public gpu::StreamBound {
   cublasLtMatmulAlgo_t algo_{};
   std::int64_t kept_ = -1;
   bool filled_ = false;
+  unsigned long long* hash_sum_ = nullptr;   // device
+  unsigned long long* hash_host_ = nullptr;  // pinned
 };
 
 gpu::Precision precision_of(DType d) {
@@ -398,6 +454,17 @@ class CublasLtBackend final : public GemmBackend {
     return "; fp8: A and B unscaled (no A/B scale pointers), bf16 output, FP32 accumulation "
            "without CUBLASLT_MATMUL_DESC_FAST_ACCUM (Transformer Engine's forward GEMMs turn fast "
            "accumulation on, and run faster)";
+  }
+  std::string device_model() const override { return prop_.name; }
+  std::string deterministic_library() const override {
+    return fmt::format("cuBLASLt {} (sm_{}{})", lt_.get_version(), prop_.major, prop_.minor);
+  }
+  std::string determinism(int /*threads*/) const override {
+    return fmt::format(
+        "cuBLASLt's first heuristic candidate with CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK = "
+        "CUBLASLT_REDUCTION_SCHEME_NONE (no split-K reduction), {} MiB workspace on every rank, "
+        "never the timed choice; the same seeded inputs made on every GPU",
+        kWorkspace >> 20);
   }
   std::unique_ptr<GemmOperation> make_operation(const GemmPoint& p) override {
     check(cudaSetDevice(device_), "cudaSetDevice");

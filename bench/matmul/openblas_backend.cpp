@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "cpu/page_aligned.hpp"
+#include "cpu/result_hash.hpp"
+#include "harness/env/environment.hpp"
 #include "matmul/backend.hpp"
 #include "matmul/cpu_peak.hpp"
 
@@ -30,12 +33,12 @@ class BlasGemm final : public GemmOperation {
         a_(static_cast<std::size_t>(p.shape.k * p.shape.m)),
         b_(static_cast<std::size_t>(p.shape.k * p.shape.n)),
         c_(static_cast<std::size_t>(p.shape.m * p.shape.n)),
-        samples_(pick_samples(p.shape, p.samples, seed_of(p.rank, p.point, 2))) {
+        samples_(checked_elements(p)) {
     // OpenBLAS's thread count is per process: set it for this rank's share of the host.
     openblas_set_num_threads(p.threads);
   }
   void fill() override {
-    const auto sa = seed_of(p_.rank, p_.point, 0), sb = seed_of(p_.rank, p_.point, 1);
+    const auto sa = input_seed(p_, 0), sb = input_seed(p_, 1);
     for (std::size_t e = 0; e < a_.size(); ++e) a_[e] = static_cast<T>(input_value(sa, e));
     for (std::size_t e = 0; e < b_.size(); ++e) b_[e] = static_cast<T>(input_value(sb, e));
     std::fill(c_.begin(), c_.end(), std::numeric_limits<T>::quiet_NaN());
@@ -55,6 +58,23 @@ class BlasGemm final : public GemmOperation {
     c_[static_cast<std::size_t>(e.j * p_.shape.m + e.i)] += static_cast<T>(1024);
   }
   std::int64_t algorithm() const override { return -1; }
+  std::uint64_t result_hash() override {
+    return kernels::hash_bytes(c_.data(), c_.size() * sizeof(T));
+  }
+  std::vector<unsigned char> result_bytes() override {
+    const auto* p = reinterpret_cast<const unsigned char*>(c_.data());
+    return {p, p + c_.size() * sizeof(T)};
+  }
+  void flip_result_bit(std::uint64_t element, int bit) override {
+    auto* p = reinterpret_cast<unsigned char*>(&c_[element]);
+    p[bit / 8] = static_cast<unsigned char>(p[bit / 8] ^ (1U << (bit % 8)));
+  }
+  std::size_t result_element_bytes() const override { return sizeof(T); }
+  double result_value(const unsigned char* element) const override {
+    T v{};
+    std::memcpy(&v, element, sizeof(T));
+    return v;
+  }
 
  private:
   GemmPoint p_;
@@ -72,6 +92,15 @@ class OpenBlasBackend final : public GemmBackend {
   bool supports(DType d) const override { return d == DType::kFloat64 || d == DType::kFloat32; }
   std::string unavailable() const override { return ""; }
   Peak peak(DType d, const CpuPeakInputs& cpu) const override { return cpu_peak(d, cpu); }
+  std::string device_model() const override { return cpu_model(); }
+  // OpenBLAS splits C, not k, among its threads: a thread count fixed for the run gives the same
+  // summation order every time.
+  std::string determinism(int threads) const override {
+    return fmt::format(
+        "OpenBLAS with {} thread{} per rank fixed for the run (openblas_set_num_threads), the same "
+        "seeded inputs on every rank",
+        threads, threads == 1 ? "" : "s");
+  }
   std::unique_ptr<GemmOperation> make_operation(const GemmPoint& p) override {
     if (p.dtype == DType::kFloat64) return std::make_unique<BlasGemm<double>>(p);
     return std::make_unique<BlasGemm<float>>(p);

@@ -2,6 +2,14 @@
 
 namespace preflight::matmul {
 
+std::vector<Element> all_elements(const Shape& shape) {
+  std::vector<Element> out;
+  out.reserve(static_cast<std::size_t>(shape.m * shape.n));
+  for (std::int64_t j = 0; j < shape.n; ++j)
+    for (std::int64_t i = 0; i < shape.m; ++i) out.push_back({i, j});
+  return out;
+}
+
 std::vector<Element> pick_samples(const Shape& shape, std::size_t count, std::uint64_t seed) {
   std::vector<Element> out;
   const std::int64_t m = shape.m - 1, n = shape.n - 1;

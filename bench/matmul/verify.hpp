@@ -38,9 +38,18 @@ inline std::uint64_t seed_of(int rank, std::size_t point, int matrix) {
          static_cast<std::uint64_t>(matrix);
 }
 
+// Seeds of A and B at one point from a seed alone: the same on every rank (the correctness
+// family's determinism check compares the ranks' results bit for bit).
+inline std::uint64_t shared_seed_of(std::uint64_t seed, std::size_t point, int matrix) {
+  return seed * 0x9E3779B97F4A7C15ULL + point * 7919ULL + static_cast<std::uint64_t>(matrix);
+}
+
 // `count` elements of C spread over it, the four corners first (a kernel's edge tiles are
 // where a wrong bound shows), the rest at random from `seed`.
 std::vector<Element> pick_samples(const Shape& shape, std::size_t count, std::uint64_t seed);
+
+// Every element of C, column by column, (0, 0) first: the check of a small shape.
+std::vector<Element> all_elements(const Shape& shape);
 
 // Sampled elements whose value is further from the reference than `tolerance` x sum |a b|.
 // a(i, p), b(p, j) return the inputs as the GEMM read them; c(i, j) the result.

@@ -17,7 +17,6 @@
 #include "harness/run/mpi_strings.hpp"
 
 namespace preflight {
-namespace {
 
 std::string cpu_model() {
   std::ifstream in("/proc/cpuinfo");
@@ -29,6 +28,8 @@ std::string cpu_model() {
   }
   return "unknown";
 }
+
+namespace {
 
 std::string kernel_release() {
   utsname u{};

@@ -38,6 +38,9 @@ struct RankEnvironment {
 
 RankEnvironment local_environment(const RankContext& ctx);
 
+// The CPU's model name (/proc/cpuinfo), "unknown" where it says none.
+std::string cpu_model();
+
 // The NCCL_* entries of an environment block (environ), sorted, "NAME=VALUE NAME=VALUE".
 std::string nccl_environment(char** variables);
 
