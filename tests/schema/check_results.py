@@ -622,7 +622,7 @@ def spec_version(path):
     return int(found.group(1))
 
 
-STAGES = {"data_in", "compute", "communication", "checkpoint", "step"}
+STAGES = {"correctness", "data_in", "compute", "communication", "checkpoint", "step"}
 BANDS = {"size_bands", "each_point"}
 SCALINGS = {"aggregate", "per_rank", "none"}
 DIRECTIONS = {"higher", "lower", "none"}

@@ -93,12 +93,12 @@ inline constexpr std::array kCorrectnessCollectiveCaseAttributes = {
 // wrong, over the group's ranks and the timed iterations.
 namespace correctness {
 inline constexpr Column kCheckedResultsColumn{
-    "checked_results", Type::kInt64,
+    "checked_results", Type::kFloat64,
     "results",         "results compared: one per rank and timed iteration",
     Direction::kNone,  Kind::kCount};
 inline constexpr Column kWrongResultsColumn{
     "wrong_results",
-    Type::kInt64,
+    Type::kFloat64,
     "results",
     "results with at least one wrong element (wrong_elements above 0), over ranks and timed "
     "iterations",
