@@ -32,6 +32,10 @@ mpirun -np 4 "$bin" run "$root/configs/acceptance.yaml" "${short[@]}" --set camp
   --set storage.scale_ranks_per_node=[1,2] --set storage.timing.budget=2ms \
   --set checkpoint.dir="$work/data" --set checkpoint.size=1M --set checkpoint.block_sizes=64K \
   --set checkpoint.timing.budget=2ms \
+  --set silent_corruption.sizes=[64] --set silent_corruption.dtypes=[float32] \
+  --set silent_corruption.comm_sizes=[64] \
+  --set silent_corruption.algorithms=default --set silent_corruption.timing.budget=2ms \
+  --set silent_corruption.timing.min_iters=2 --set silent_corruption.timing.max_iters=3 \
   --set pair_sweep.address=127.0.0.1 --set pair_sweep.sizes=[8] --set pair_sweep.passes=1 \
   --set pair_sweep.timing.budget=2ms --set pair_sweep.timing.max_iters=5 \
   --set matmul.sizes=[64] --set matmul.timing.budget=2ms --set matmul.timing.min_iters=2 \
