@@ -5,7 +5,8 @@
 #      own reading of MPI_T) but two_proc, which takes 2 ranks and is a skipped line;
 #  (b) a planted intermittent fault (one bit of one element, every 2nd run) on rank 1 in the case
 #      "allreduce ring float32" only: that case fails, only its counters on rank 1 are non-zero,
-#      and its events hold expected != found; every other case stays clean.
+#      and its events hold expected != found; every other case stays clean;
+#  (c) two_proc, the one algorithm (a) leaves out, on the 2 ranks it takes: its case runs clean.
 # sweep_test.sh PREFLIGHT PYTHON WORKDIR
 set -euo pipefail
 bin=$1 python=$2 work=$3
@@ -104,4 +105,17 @@ for p in problems:
     print("FAIL:", p)
 print("PASS" if not problems else f"{len(problems)} problem(s)")
 sys.exit(1 if problems else 0)
+PY
+
+mpirun -np 2 "$bin" correctness --checks collective --collectives allgather --algorithms two_proc \
+  --comm-sizes 4K,64K --warmup 2 --min-iters 4 --iters 6 --budget 1ms -o "$work/two.h5" \
+  </dev/null >"$work/two.log" 2>&1 || { echo "FAIL: two_proc on 2 ranks failed" >&2; tail "$work/two.log"; exit 1; }
+"$python" - "$work/two.h5" <<'PY'
+import sys, h5py
+cases = h5py.File(sys.argv[1])["cases"]
+seen = [(cases[k].attrs["name"].decode(), cases[k].attrs["status"].decode(),
+         cases[k].attrs["forced_by"].decode()) for k in sorted(cases)]
+want = [("allgather two_proc float32", "ok", "coll_tuned_allgather_algorithm=6")]
+print("PASS two_proc on 2 ranks" if seen == want else f"FAIL: two_proc on 2 ranks: {seen}, expected {want}")
+sys.exit(0 if seen == want else 1)
 PY
