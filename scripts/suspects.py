@@ -7,7 +7,8 @@ scripts/k8s/taint-suspects.sh). A host suspect is a node the report names slow a
 sweep isolates (suspects[] of kind host: slow with every partner). A device suspect (suspects[]
 of kind device: a rank's GPU, or its CPU when `device` is empty, computed or received wrong
 results in the correctness checks) drains its host, the reason naming the rank and the GPU; it
-takes precedence over a slow-node reason for the same host. A link suspect (suspects[] of
+takes precedence over a slow-node reason for the same host; a rank named more than once (it
+computed and received wrong results) is named once. A link suspect (suspects[] of
 kind link: one pair slow while both hosts are fine with others) is no reason to drain either
 host: it is printed on stderr as the cable or port to check; nor is a fabric suspect (suspects[]
 of kind fabric: every pair below the reference envelope's floor), which names what every node
@@ -40,8 +41,10 @@ def suspects(report):
                                                                   s.get("run", "")), "slow"))
         elif s.get("kind") == "device" and len(hosts) == 1:
             device = str(s.get("device", "")) or "CPU"
-            devices.setdefault(hosts[0], []).append("rank {} ({})".format(
-                s.get("rank", "?"), device if device == "CPU" else "GPU " + device))
+            entry = "rank {} ({})".format(s.get("rank", "?"),
+                                          device if device == "CPU" else "GPU " + device)
+            if entry not in devices.setdefault(hosts[0], []):  # computed and received: once
+                devices[hosts[0]].append(entry)
             runs.setdefault(hosts[0], str(s.get("run", "")))
         elif s.get("kind") == "link":
             print("suspects: link {}: {} (no host drained for it)".format(

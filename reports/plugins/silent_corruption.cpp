@@ -11,10 +11,18 @@
 //    the rank taken as right, is 0 or more). Where the class had no majority (source -1) nobody
 //    can be told: the finding says so and names no one.
 //  - collective: a rank that received wrong elements, when it is a minority of the case's ranks
-//    (one rank of two or more, or fewer than half): when most ranks received wrong elements the
-//    fault lies in what they share or in one contribution to all of them, not in one receiver;
+//    (one rank of three or more, or fewer than half; with 2 ranks the receiver, the sender and
+//    the link between them cannot be told apart: nobody): when most ranks received wrong elements
+//    the fault lies in what they share or in one contribution to all of them, not in one receiver;
 //    but when every element recorded wrong came from one rank (wrong_source, an all-gather's
 //    block) that is itself right, that rank is named as the one that sent wrong elements.
+// A named receiver whose every wrong element came from one rank (an all-gather's block) stays the
+// device suspect, but its next step names the link or path from that rank as the other one. NCCL:
+// a rank wrong only in cases with a protocol forced, while NCCL's own choice of the same
+// collective ran clean for it, is no device suspect: a protocol forced where NCCL leaves it off
+// (LL128) can corrupt data itself; the finding says so and the failed case still fails.
+// Recorded wrong results outside the timed iterations (wrong_iteration -1, warm-up) are counted
+// in the titles as warm-up runs.
 // Also a section listing every check: results compared, wrong, ranks named, so that a clean run
 // shows what was compared.
 #include <fmt/format.h>
@@ -47,6 +55,7 @@ struct Event {
 
 struct RankWrong {
   std::size_t results = 0;  // iterations with wrong elements (the counter)
+  std::size_t untimed = 0;  // recorded wrong results outside the timed iterations (iteration -1)
   double elements = 0;
   std::vector<Event> events;
   std::set<std::size_t> points;
@@ -62,9 +71,29 @@ struct CaseCheck {
   std::size_t active = 0;
   std::map<std::int64_t, RankWrong> ranks;
   std::set<std::int64_t> named, unnamed;  // of ranks: named a device; wrong but not named
+  // collective on 2 ranks, one of them wrong: the receiver, the sender and the link between them
+  // cannot be told apart; the rank is in `unnamed`.
+  bool two_ranks = false;
   // collective: the rank every wrong element came from, when most ranks received wrong elements
   // and each one's recorded events all name that one source, itself not wrong; -1: none.
   std::int64_t sender = -1;
+};
+
+// The sources a set of events name (wrong_source): the ranks (-1 for a reduced element), and
+// whether one could not be located (NaN), kept apart: NaN has no place in an ordered set.
+struct Sources {
+  std::set<std::int64_t> ranks;
+  bool unknown = false;
+  void add(double source) {
+    if (std::isnan(source))
+      unknown = true;
+    else
+      ranks.insert(static_cast<std::int64_t>(source));
+  }
+  // The one rank (0 or more) every event named; -1 where they name none, several, or an unknown.
+  std::int64_t single() const {
+    return !unknown && ranks.size() == 1 && *ranks.begin() >= 0 ? *ranks.begin() : -1;
+  }
 };
 
 // A count as a whole number; "-" for NaN.
@@ -165,6 +194,7 @@ CaseCheck check_case(const RunData& run, const CaseData& c) {
         for (std::size_t row = 0; row < iterations.size(); ++row) {
           auto& w = k.ranks[rank];
           w.points.insert(p);
+          if (iterations[row] < 0) ++w.untimed;
           w.events.push_back({p, iterations[row],
                               series_at(c, sc::kWrongElementSeries.name, p, rank, row),
                               series_at(c, sc::kWrongExpectedSeries.name, p, rank, row),
@@ -172,7 +202,11 @@ CaseCheck check_case(const RunData& run, const CaseData& c) {
                               series_at(c, sc::kWrongCountSeries.name, p, rank, row),
                               series_at(c, sc::kWrongSourceSeries.name, p, rank, row)});
         }
-  const bool minority = k.ranks.size() * 2 < k.active || (k.ranks.size() == 1 && k.active >= 2);
+  // Two ranks, one wrong: what it received is wrong, but the other rank sent it over the one link
+  // between them, so none of the three is told from the others.
+  k.two_ranks = !k.gemm && k.active == 2 && k.ranks.size() == 1;
+  const bool minority =
+      !k.two_ranks && (k.ranks.size() * 2 < k.active || (k.ranks.size() == 1 && k.active >= 2));
   for (const auto& [rank, w] : k.ranks) {
     bool named = false;
     if (k.gemm) {
@@ -186,15 +220,14 @@ CaseCheck check_case(const RunData& run, const CaseData& c) {
   // Most ranks wrong, and every element recorded wrong came from one rank that is not: what it
   // sent was wrong (an all-gather's block), not what each received.
   if (!k.gemm && !minority && k.ranks.size() >= 2) {
-    std::set<double> sources;
+    Sources sources;
     bool every_rank_told = true;
     for (const auto& [rank, w] : k.ranks) {
       every_rank_told = every_rank_told && !w.events.empty();
-      for (const auto& e : w.events) sources.insert(e.source);
+      for (const auto& e : w.events) sources.add(e.source);
     }
-    if (every_rank_told && sources.size() == 1 && *sources.begin() >= 0 &&
-        k.ranks.count(static_cast<std::int64_t>(*sources.begin())) == 0) {
-      k.sender = static_cast<std::int64_t>(*sources.begin());
+    if (const auto one = sources.single(); every_rank_told && one >= 0 && k.ranks.count(one) == 0) {
+      k.sender = one;
       k.unnamed.clear();
     }
   }
@@ -237,6 +270,9 @@ std::vector<std::string> rank_evidence(const CaseCheck& k, std::int64_t rank) {
   std::vector<std::string> out{fmt::format(
       "case {} {} ({}): rank {} wrong in {} of {} results, {} wrong elements", k.c->group_name,
       k.c->name, k.what, rank, w.results, count_text(k.per_rank), count_text(w.elements))};
+  if (w.untimed > 0)
+    out.front() += fmt::format(", and wrong in {} run{} outside the timed iterations (warm-up)",
+                               w.untimed, w.untimed == 1 ? "" : "s");
   for (std::size_t i = 0; i < w.events.size() && i < kEventsShown; ++i)
     out.push_back("  " + event_text(k, v, w.events[i]));
   if (w.events.size() > kEventsShown)
@@ -260,6 +296,41 @@ std::string action_for(const RankDevice& d) {
       d.host.empty() ? fmt::format("the host of rank {}", d.rank) : d.host, d.rank);
 }
 
+// "3 of 40 GEMMs"; with recorded wrong results outside the timed iterations, "0 of 40 timed GEMMs
+// and 2 warm-up runs", so that a rank wrong only there does not read as never wrong.
+std::string runs_text(std::size_t wrong, std::size_t untimed, double results,
+                      const std::string& noun) {
+  if (untimed == 0) return fmt::format("{} of {} {}", wrong, count_text(results), noun);
+  return fmt::format("{} of {} timed {} and {} warm-up run{}", wrong, count_text(results), noun,
+                     untimed, untimed == 1 ? "" : "s");
+}
+
+// NCCL only: whether the rank's wrong results in `cases` all came with a protocol forced
+// (forced_protocol not empty) while the library's own choice (forced_by empty) of each of their
+// collectives ran, and ran clean for the rank. The protocols forced go to `protocols`.
+bool only_with_forced_protocol(const std::vector<CaseCheck>& checks,
+                               const std::vector<const CaseCheck*>& cases, std::int64_t rank,
+                               std::set<std::string>& protocols) {
+  for (const auto* k : cases) {
+    const CaseView v(*k->c);
+    const auto protocol = attribute_text(v.get(schema::correctness::kProtocol));
+    if (k->gemm || protocol.empty()) return false;
+    protocols.insert(protocol);
+    const auto collective = attribute_text(v.get(schema::comm::kCollective));
+    bool default_ran = false;
+    for (const auto& d : checks) {
+      const CaseView dv(*d.c);
+      if (d.gemm || attribute_text(dv.get(schema::comm::kCollective)) != collective ||
+          !attribute_text(dv.get(schema::correctness::kForcedBy)).empty())
+        continue;
+      if (d.ranks.count(rank) > 0 || d.sender == rank) return false;
+      default_ran = true;
+    }
+    if (!default_ran) return false;
+  }
+  return !cases.empty();
+}
+
 std::vector<CaseCheck> checks_of(const RunData& run) {
   std::vector<CaseCheck> out;
   for (const auto& c : run.cases)
@@ -274,7 +345,7 @@ void silent_corruption_findings(const RunReport& r, std::vector<Finding>& out) {
   // One finding per named rank and kind of check, over every case where it disagreed.
   struct Named {
     std::vector<const CaseCheck*> cases;
-    std::size_t wrong = 0;
+    std::size_t wrong = 0, untimed = 0;
     double results = 0;
   };
   // By what the rank did wrong (computed, received, sent) and the rank.
@@ -285,13 +356,18 @@ void silent_corruption_findings(const RunReport& r, std::vector<Finding>& out) {
       auto& n = named[{k.gemm ? kComputed : kReceived, rank}];
       n.cases.push_back(&k);
       n.wrong += k.ranks.at(rank).results;
+      n.untimed += k.ranks.at(rank).untimed;
     }
     if (k.sender >= 0) {
       auto& n = named[{kSent, k.sender}];
       n.cases.push_back(&k);
-      std::size_t most = 0;  // the runs in which some rank received a wrong element, at least
-      for (const auto& [rank, w] : k.ranks) most = std::max(most, w.results);
+      std::size_t most = 0, untimed = 0;  // the runs in which some rank received a wrong element
+      for (const auto& [rank, w] : k.ranks) {
+        most = std::max(most, w.results);
+        untimed = std::max(untimed, w.untimed);
+      }
       n.wrong += most;
+      n.untimed += untimed;
     }
   }
   // Each rank's results over the cases where it disagreed (the denominator of its title).
@@ -303,6 +379,7 @@ void silent_corruption_findings(const RunReport& r, std::vector<Finding>& out) {
     const auto d = device_of(*r.run, rank);
     std::vector<std::string> whats;
     std::set<std::string> collectives;
+    Sources sources;  // what a receiver's wrong elements came from, over its cases
     for (const auto* k : n.cases) {
       const CaseView v(*k->c);
       if (gemm) {
@@ -311,18 +388,29 @@ void silent_corruption_findings(const RunReport& r, std::vector<Finding>& out) {
         collectives.insert(attribute_text(v.get(schema::comm::kCollective)));
         whats.push_back(algorithm_of(v));
       }
+      if (role == kReceived)
+        for (const auto& e : k->ranks.at(rank).events) sources.add(e.source);
     }
+    std::set<std::string> protocols;
+    const bool protocol_only = !gemm && only_with_forced_protocol(checks, n.cases, rank, protocols);
+    std::vector<std::string> forced;
+    for (const auto& p : protocols) forced.push_back("NCCL_PROTO=" + p);
+    const auto collective_text = fmt::format("{}", fmt::join(collectives, " and "));
     Finding f;
     f.stage = Stage::kCorrectness;
     f.run_label = r.label;
-    f.title = gemm
-                  ? fmt::format(
-                        "{} computed wrong results: {} of {} GEMMs {} disagreed with the "
-                        "majority of its class",
-                        describe(d), n.wrong, count_text(n.results), fmt::join(whats, ", "))
-                  : fmt::format("{} {} wrong elements in {} of {} {} runs with {}", describe(d),
-                                role == kSent ? "sent" : "received", n.wrong, count_text(n.results),
-                                fmt::join(collectives, " and "), fmt::join(whats, ", "));
+    if (gemm)
+      f.title =
+          fmt::format("{} computed wrong results: {}{} {} disagreed with the majority of its class",
+                      describe(d), runs_text(n.wrong, n.untimed, n.results, "GEMMs"),
+                      n.untimed == 0 ? "" : " of", fmt::join(whats, ", "));
+    else
+      f.title = fmt::format(
+          "{} {} wrong elements{} in {} with {}", describe(d), role == kSent ? "sent" : "received",
+          protocol_only ? fmt::format(" only with {} forced", fmt::join(forced, " or "))
+                        : std::string(),
+          runs_text(n.wrong, n.untimed, n.results, collective_text + " runs"),
+          fmt::join(whats, ", "));
     for (const auto* k : n.cases) {
       if (role != kSent) {
         for (auto& line : rank_evidence(*k, rank)) f.evidence.push_back(std::move(line));
@@ -336,8 +424,35 @@ void silent_corruption_findings(const RunReport& r, std::vector<Finding>& out) {
         if (shown++ < 2)
           for (auto& line : rank_evidence(*k, receiver)) f.evidence.push_back(std::move(line));
     }
+    f.weight = 2e9 + static_cast<double>(n.wrong + n.untimed);  // above the case's own finding
+    if (protocol_only) {
+      // NCCL's documentation warns that LL128 forced where NCCL leaves it off can corrupt data:
+      // the wrong results may be the protocol's, so the device is no suspect on them alone.
+      f.evidence.push_back(fmt::format(
+          "rank {} was right in every {} run with NCCL's own choice (no algorithm or protocol "
+          "forced)",
+          rank, collective_text));
+      f.next_check = fmt::format(
+          "Wrong only with {} forced: check whether NCCL enables {} on this platform by default "
+          "(NCCL's documentation warns that a protocol forced where NCCL leaves it off, LL128 "
+          "above all, can corrupt data): if it does not, the wrong results are the protocol's, "
+          "not the device's; if it does, rerun the check to see whether they stay with rank {}.",
+          fmt::join(forced, " or "), fmt::join(protocols, " or "), rank);
+      out.push_back(std::move(f));
+      continue;
+    }
     f.next_check = action_for(d);
-    f.weight = 2e9 + static_cast<double>(n.wrong);  // above the case's own wrong-results finding
+    if (const auto from = sources.single(); role == kReceived && from >= 0 && from != rank) {
+      // Every wrong element came from one rank (an all-gather's block): the receiver, or the
+      // path from that rank to it.
+      const auto s = device_of(*r.run, from);
+      f.next_check += fmt::format(
+          " Every wrong element came from rank {}{}: the link or path from rank {} to rank {} "
+          "(cable, NIC port) is the other suspect to check; do not drain on this one {} check "
+          "alone if the GEMM check passed on rank {}.",
+          from, s.host.empty() ? std::string() : fmt::format(" (host {})", s.host), from, rank,
+          collective_text, rank);
+    }
     Suspect s{
         kDeviceSuspect, {d.host.empty() ? fmt::format("rank {}", rank) : d.host}, f.next_check};
     s.rank = rank;
@@ -354,6 +469,23 @@ void silent_corruption_findings(const RunReport& r, std::vector<Finding>& out) {
     Finding f;
     f.stage = Stage::kCorrectness;
     f.run_label = r.label;
+    if (k.two_ranks) {
+      const auto rank = *k.unnamed.begin();
+      const auto d = device_of(*r.run, rank);
+      f.title = fmt::format(
+          "{} received wrong elements in case {} ({}), one of 2 ranks: with 2 ranks the sender "
+          "or the link between them cannot be told from the receiver",
+          describe(d), k.c->group_name, k.what);
+      for (auto& line : rank_evidence(k, rank)) f.evidence.push_back(std::move(line));
+      f.next_check = fmt::format(
+          "Rerun the check on 4 or more ranks, where a receiver wrong alone is named; meanwhile "
+          "check both hosts (ECC and Xid errors) and the link between them, rank {} being the "
+          "one that received wrong elements.",
+          rank);
+      f.weight = 1.5e9;
+      out.push_back(std::move(f));
+      continue;
+    }
     f.title = k.gemm
                   ? fmt::format(
                         "GEMM results disagreed without a majority in case {} ({}): "
@@ -414,6 +546,7 @@ void silent_corruption_section(const RunReport& r, std::vector<Section>& out) {
                       !named_ranks.empty() ? fmt::format("{}", fmt::join(named_ranks, "; "))
                       : k.unnamed.empty()  ? std::string("none")
                       : k.gemm             ? std::string("nobody: no majority")
+                      : k.two_ranks        ? std::string("nobody: 2 ranks")
                                            : std::string("nobody: most ranks wrong")});
   }
   out.push_back(std::move(s));

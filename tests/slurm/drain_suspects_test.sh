@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/slurm/drain-suspects.sh and scripts/k8s/taint-suspects.sh: the nodes a report JSON
-# names slow, or whose device computed wrong results, become scontrol / kubectl commands, printed
+# names slow, or whose device computed wrong results (a device named twice: once), become scontrol / kubectl commands, printed
 # and not run; a slow rank is no node suspect; a name that is no host name is refused; a report naming nothing gives no command.
 # drain_suspects_test.sh SOURCE_DIR PREFLIGHT_REPORT CLEAN_RESULTS.h5 WORKDIR
 set -uo pipefail
@@ -14,13 +14,15 @@ cat >"$work/named.json" <<'JSON'
   {"kind": "node", "name": "x;reboot", "ranks": [6], "ratio": 2.0, "robust_z": 9, "sizes": 1}]}],
  "suspects": [{"kind": "host", "hosts": ["pf2"], "action": "drain pf2: slow with every partner", "run": "r1", "finding": 1},
               {"kind": "link", "hosts": ["pf0", "pf3"], "action": "check the cable between pf0 and pf3", "run": "r1", "finding": 2},
-              {"kind": "device", "hosts": ["pf5"], "action": "Drain pf5 and check GPU GPU-5f2a", "run": "r1", "finding": 3, "rank": 5, "device": "GPU-5f2a"}]}
+              {"kind": "device", "hosts": ["pf5"], "action": "Drain pf5 and check GPU GPU-5f2a", "run": "r1", "finding": 3, "rank": 5, "device": "GPU-5f2a"},
+              {"kind": "device", "hosts": ["pf5"], "action": "Drain pf5 and check GPU GPU-5f2a", "run": "r1", "finding": 4, "rank": 5, "device": "GPU-5f2a"}]}
 JSON
 "$src/scripts/slurm/drain-suspects.sh" "$work/named.json" >"$work/drain.out" 2>"$work/drain.err"
 expect "drain: the slow node's host, with why" grep -qx 'scontrol update NodeName=gpu07 State=DRAIN Reason="preflight: slow node, 1.52x its peers over 6 sizes (r1)"' "$work/drain.out"
 expect "drain: the host the pair sweep isolates" grep -q '^scontrol update NodeName=pf2 State=DRAIN Reason="preflight: drain pf2: slow with every partner (r1)"' "$work/drain.out"
 expect "drain: a link suspect drains no host, it is named to check" grep -q 'link pf0 - pf3: check the cable between pf0 and pf3' "$work/drain.err"
-expect "drain: the host of a device with wrong results, with its rank and GPU" grep -qx 'scontrol update NodeName=pf5 State=DRAIN Reason="preflight: wrong results from rank 5 (GPU GPU-5f2a), check its ECC and Xid errors (r1)"' "$work/drain.out"
+# rank 5 is named twice (it computed and received wrong results): its host's reason names it once
+expect "drain: the host of a device with wrong results, with its rank and GPU, once" grep -qx 'scontrol update NodeName=pf5 State=DRAIN Reason="preflight: wrong results from rank 5 (GPU GPU-5f2a), check its ECC and Xid errors (r1)"' "$work/drain.out"
 [[ $(grep -c '^scontrol' "$work/drain.out") -eq 3 ]] && pass "drain: three commands (no rank, no link, no refused name)" ||
   fail "drain: $(grep -c '^scontrol' "$work/drain.out") commands"
 expect "drain: a name that is no host name is refused" grep -q "refused a name that is no host name: 'x;reboot'" "$work/drain.err"

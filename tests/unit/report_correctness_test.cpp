@@ -3,7 +3,10 @@
 // fails acceptance and reaches the JSON verdict and the Prometheus exposition; a rank wrong in
 // several algorithms is one finding; a clean run names nobody and its section says how many
 // results were compared; a GEMM class without a majority fails without naming anyone; the
-// generic wrong-results finding lists the ranks with wrong elements, for any family.
+// generic wrong-results finding lists the ranks with wrong elements, for any family; one wrong
+// rank of two names no device; a receiver of one rank's block is named with the path from that
+// rank to check; wrong only with an NCCL protocol forced names the protocol, not the device; an
+// unlocated source (NaN) is no sender; wrong results in warm-up runs are counted as such.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <gtest/gtest.h>
@@ -11,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -46,7 +50,8 @@ struct Plant {
 
 CaseData correctness_case(int index, bool gemm, const std::vector<Plant>& plants,
                           const std::string& algorithm = "ring",
-                          const std::string& forced_by = "coll_tuned_allreduce_algorithm=4") {
+                          const std::string& forced_by = "coll_tuned_allreduce_algorithm=4",
+                          const std::string& protocol = "") {
   CaseData c;
   c.index = index;
   c.group_name = fmt::format("{:06d}", index);
@@ -69,6 +74,7 @@ CaseData correctness_case(int index, bool gemm, const std::vector<Plant>& plants
     c.params[std::string(schema::comm::kDtype.name)] = "float32";
     c.params[std::string(sc::kAlgorithm.name)] = algorithm;
     c.params[std::string(sc::kForcedBy.name)] = forced_by;
+    c.params[std::string(sc::kProtocol.name)] = protocol;
   }
   c.stats = {
       {"point", numbers({0})},
@@ -94,7 +100,8 @@ CaseData correctness_case(int index, bool gemm, const std::vector<Plant>& plants
   };
   for (const auto& p : plants) {
     c.wrong_per_rank[0][p.rank] += static_cast<std::uint64_t>(p.elements);
-    cells[0].push_back({static_cast<std::size_t>(p.iteration), p.rank, p.elements});
+    if (p.iteration >= 0)  // the counter holds the timed iterations only
+      cells[0].push_back({static_cast<std::size_t>(p.iteration), p.rank, p.elements});
     add(sc::kWrongIterationSeries, p.rank, p.iteration);
     add(sc::kWrongElementSeries, p.rank, p.element);
     add(sc::kWrongExpectedSeries, p.rank, p.expected);
@@ -141,6 +148,12 @@ const Finding* finding_with(const Report& report, const std::string& text) {
   for (const auto& f : report.findings)
     if (f.title.find(text) != std::string::npos) return &f;
   return nullptr;
+}
+
+std::string titles(const Report& report) {
+  std::string out;
+  for (const auto& f : report.findings) out += f.title + "\n";
+  return out;
 }
 
 bool has_line(const std::vector<std::string>& lines, const std::string& text) {
@@ -295,6 +308,107 @@ TEST(SilentCorruption, EveryRankWrongFromOneSourceNamesTheSender) {
   EXPECT_NE(finding_with(report, "rank 1 on host pf1 (GPU GPU-b) sent wrong elements in 1 of 40"),
             nullptr);
   EXPECT_EQ(finding_with(report, "not one device"), nullptr);
+}
+
+TEST(SilentCorruption, OneWrongRankOfTwoNamesNoDeviceButSaysWhichRankReceived) {
+  // Ranks 0 and 1 only: rank 1 received rank 0's elements wrong. The receiver, the sender and the
+  // link between them cannot be told apart.
+  auto c = correctness_case(1, false, {{1, 3, 5, 100, 4, 5, 0}, {1, 9, 5, 100, 4, 5, 0}});
+  c.group_of_rank = {0, 0, -1, -1};
+  const std::vector<RunData> runs{run_of({c})};
+  const auto report = report_of(runs);
+  EXPECT_TRUE(device_suspects(report).empty());
+  const auto* f = finding_with(report, "rank 1 on host pf1 (GPU GPU-b) received wrong elements");
+  ASSERT_NE(f, nullptr) << titles(report);
+  EXPECT_NE(f->title.find("with 2 ranks the sender or the link between them cannot be told from "
+                          "the receiver"),
+            std::string::npos)
+      << f->title;
+  EXPECT_TRUE(f->suspects.empty());
+  EXPECT_TRUE(failed_check(report, "results correct", "000001"));
+  EXPECT_EQ(report.exit_code(), 1);
+}
+
+TEST(SilentCorruption, AReceiverOfOneRanksBlockIsNamedWithThePathFromThatRankToCheck) {
+  // An all-gather on 4 ranks: rank 2 alone received rank 1's block wrong.
+  const std::vector<RunData> runs{
+      run_of({correctness_case(1, false, {{2, 5, 8, 64, 1, 3, 1}, {2, 6, 8, 64, 1, 3, 1}}, "ring",
+                               "coll_tuned_allgather_algorithm=4")})};
+  const auto report = report_of(runs);
+  const auto named = device_suspects(report);
+  ASSERT_EQ(named.size(), 1u);
+  EXPECT_EQ(named[0]->rank, 2);
+  const auto* f = finding_with(report, "rank 2 on host pf2 (GPU GPU-c) received wrong elements");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->next_check.find("Every wrong element came from rank 1 (host pf1): the link or path "
+                               "from rank 1 to rank 2 (cable, NIC port) is the other suspect"),
+            std::string::npos)
+      << f->next_check;
+  EXPECT_NE(f->next_check.find("do not drain on this one allreduce check alone if the GEMM check "
+                               "passed on rank 2"),
+            std::string::npos)
+      << f->next_check;
+}
+
+TEST(SilentCorruption, WrongOnlyWithAForcedNcclProtocolNamesTheProtocolNotTheDevice) {
+  // NCCL: rank 1 wrong with Ring/LL128 forced; NCCL's own choice of allreduce ran clean on it.
+  const auto forced = correctness_case(1, false, {{1, 3, 5, 100, 4, 5, -1}}, "Ring",
+                                       "NCCL_ALGO=Ring NCCL_PROTO=LL128", "LL128");
+  const auto own = correctness_case(2, false, {}, "default", "");
+  {
+    const std::vector<RunData> runs{run_of({forced, own})};
+    const auto report = report_of(runs);
+    EXPECT_TRUE(device_suspects(report).empty());
+    const auto* f = finding_with(report, "only with NCCL_PROTO=LL128 forced");
+    ASSERT_NE(f, nullptr);
+    EXPECT_TRUE(f->suspects.empty());
+    EXPECT_NE(f->next_check.find("check whether NCCL enables LL128 on this platform by default"),
+              std::string::npos)
+        << f->next_check;
+    EXPECT_TRUE(failed_check(report, "results correct", "000001"));
+    EXPECT_EQ(report.exit_code(), 1);
+  }
+  {
+    // Wrong in NCCL's own choice too: the device is named.
+    const std::vector<RunData> runs{
+        run_of({forced, correctness_case(2, false, {{1, 4, 5, 100, 4, 5, -1}}, "default", "")})};
+    const auto report = report_of(runs);
+    const auto named = device_suspects(report);
+    ASSERT_EQ(named.size(), 1u);
+    EXPECT_EQ(named[0]->rank, 1);
+    EXPECT_EQ(finding_with(report, "only with NCCL_PROTO"), nullptr);
+  }
+  {
+    // Without NCCL's own choice in the run nothing clears the device: named.
+    const std::vector<RunData> runs{run_of({forced})};
+    EXPECT_EQ(device_suspects(report_of(runs)).size(), 1u);
+  }
+}
+
+TEST(SilentCorruption, AnUnlocatedSourceIsNotTakenForOneSender) {
+  // Ranks 0 and 3 received rank 1's block wrong, rank 2 an element NCCL's check could not locate
+  // (NaN): nobody is shown to have sent every wrong element.
+  const std::vector<RunData> runs{run_of({correctness_case(
+      1, false, {{0, 5, 8, 64, 1, 3, 1}, {2, 5, 8, 64, 1, 3, std::nan("")}, {3, 5, 8, 64, 1, 3, 1}},
+      "ring", "coll_tuned_allgather_algorithm=4")})};
+  const auto report = report_of(runs);
+  EXPECT_TRUE(device_suspects(report).empty());
+  EXPECT_NE(finding_with(report, "3 of 4 ranks received wrong elements"), nullptr);
+}
+
+TEST(SilentCorruption, WrongResultsOutsideTheTimedIterationsAreCountedAsWarmUpRuns) {
+  // Rank 2 wrong only in two runs before timing (wrong_iteration -1).
+  const std::vector<RunData> runs{
+      run_of({correctness_case(1, true, {{2, -1, 4, 17, 1, 2, 0}, {2, -1, 4, 17, 1, 2, 0}})})};
+  const auto report = report_of(runs);
+  ASSERT_EQ(device_suspects(report).size(), 1u);
+  const auto* f = finding_with(report, "computed wrong results");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->title,
+            "rank 2 on host pf2 (GPU GPU-c) computed wrong results: 0 of 40 timed GEMMs and 2 "
+            "warm-up runs of 1024x1024x1024 float32 disagreed with the majority of its class");
+  EXPECT_TRUE(has_line(f->evidence, "and wrong in 2 runs outside the timed iterations (warm-up)"))
+      << fmt::format("{}", fmt::join(f->evidence, "\n"));
 }
 
 TEST(SilentCorruption, JsonAndPrometheusCarryTheRankAndDeviceOfADeviceSuspect) {
