@@ -83,6 +83,22 @@ TEST(GemmVerdict, ClassOfOneComparesWithItsOwnFirstResult) {
   EXPECT_EQ(changed[1].source, 1);
 }
 
+// A class of one's reference is the first result a repetition confirms, not run 1 blindly: a
+// faulty run 1 (hash 9 among 5s) is the one counted wrong, once, and the later 5s are right.
+TEST(GemmVerdict, ClassOfOneReferenceIsConfirmedByRepetition) {
+  EXPECT_EQ(confirmed_reference({5, 5}), 0);      // run 2 repeats run 1
+  EXPECT_EQ(confirmed_reference({9, 5}), -1);     // differ: a third run decides
+  EXPECT_EQ(confirmed_reference({9, 5, 5}), 1);   // run 1 was the faulty one
+  EXPECT_EQ(confirmed_reference({5, 9, 5}), 0);   // run 2 was
+  EXPECT_EQ(confirmed_reference({5, 9, 7}), -1);  // no two agree
+  const std::vector<int> cls = {0};
+  const std::uint64_t reference = 5;  // confirmed from {9, 5, 5}
+  const auto run1 = judge(cls, {9}, {reference});
+  EXPECT_TRUE(run1[0].wrong);
+  EXPECT_EQ(run1[0].reference, 0);
+  for (int later = 0; later < 3; ++later) EXPECT_FALSE(judge(cls, {5}, {reference})[0].wrong);
+}
+
 TEST(GemmVerdict, TieFallsBackToRepetitionThenNoMajority) {
   const std::vector<int> cls = {0, 0};
   // Rank 1 changed since its first result, rank 0 did not: rank 1 alone is wrong.
