@@ -126,18 +126,18 @@ class GemmCheck final : public Operation {
       seen.push_back(gemm_->result_hash());
       reference = confirmed_reference(seen);
     }
-    std::vector<unsigned char> now = gemm_->result_bytes();  // the last repetition's
-    if (reference == 1) {                                    // run 1 was the faulty one
+    if (seen.size() == 2) return h1;  // run 2 repeats run 1: the usual case, no other copy
+    std::vector<unsigned char> third = gemm_->result_bytes();
+    if (reference == 1) {  // run 1 was the faulty one: runs 2 and 3 agree
       run1_c_ = std::move(first_c_);
-      first_c_ = std::move(now);
+      first_c_ = std::move(third);
       return seen[1];
     }
-    // Run 1 is the reference (confirmed, or no two agree): repetitions that differ are wrong.
+    // Run 1 is the reference (confirmed by run 3, or no two agree): repetitions that differ
+    // from it are wrong.
     const int source = reference == 0 ? rank_ : -1;
-    if (seen.size() == 3) {
-      note(second.data(), first_c_.data(), source);
-      if (seen[2] != h1) note(now.data(), first_c_.data(), source);
-    }
+    note(second.data(), first_c_.data(), source);
+    if (seen[2] != h1) note(third.data(), first_c_.data(), source);
     return h1;
   }
   // One wrong result against `reference`: counted, and an event while fewer than events_kept.
