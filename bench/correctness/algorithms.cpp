@@ -49,13 +49,23 @@ std::optional<int> read_cvar(int index) {
   return ok ? std::optional<int>(value) : std::nullopt;
 }
 
-bool write_cvar(int index, int value) {
+// MPI_SUCCESS, or the error code of the call that failed (MPI_T_ERR_INVALID: not one integer).
+int write_cvar(int index, int value) {
   MPI_T_cvar_handle handle;
   int count = 0;
-  if (MPI_T_cvar_handle_alloc(index, nullptr, &handle, &count) != MPI_SUCCESS) return false;
-  const bool ok = count == 1 && MPI_T_cvar_write(handle, &value) == MPI_SUCCESS;
+  if (const int e = MPI_T_cvar_handle_alloc(index, nullptr, &handle, &count); e != MPI_SUCCESS)
+    return e;
+  const int e = count == 1 ? MPI_T_cvar_write(handle, &value) : MPI_T_ERR_INVALID;
   MPI_T_cvar_handle_free(&handle);
-  return ok;
+  return e;
+}
+
+std::string mpi_error(int code) {
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  if (MPI_Error_string(code, text, &length) != MPI_SUCCESS) return fmt::format("error {}", code);
+  return fmt::format("{} (error {})", std::string_view(text, static_cast<std::size_t>(length)),
+                     code);
 }
 
 std::string tuned_cvar(comm::Collective c) {
@@ -124,6 +134,37 @@ Selection select_algorithms(std::string_view text, const std::vector<std::string
   return s;
 }
 
+std::string tuned_not_serving(const CollComponents& c) {
+  // tuned's own default where its variable is absent (mpi_algorithms asks only where tuned is).
+  const int tuned = c.tuned_priority.value_or(30);
+  const auto above = [&](std::optional<int> priority, int fallback) {
+    return priority.value_or(fallback) >= tuned;  // a tie: either may serve
+  };
+  const std::string tail = fmt::format(
+      "so forcing coll_tuned's algorithms would change nothing and every forced case would run "
+      "the same path (coll_tuned_priority={})",
+      tuned);
+  // hcoll: enabled by default, priority 90.
+  if (c.hcoll_enable && *c.hcoll_enable != 0 && above(c.hcoll_priority, 90))
+    return fmt::format(
+        "coll/hcoll serves the collectives (coll_hcoll_enable={}, coll_hcoll_priority={}), {}; run "
+        "with --mca coll ^hcoll or OMPI_MCA_coll_hcoll_enable=0",
+        *c.hcoll_enable, c.hcoll_priority.value_or(90), tail);
+  // ucc: serves only where enabled and its priority (default 10) is raised to tuned's or above.
+  if (c.ucc_enable && *c.ucc_enable != 0 && above(c.ucc_priority, 10))
+    return fmt::format(
+        "coll/ucc serves the collectives (coll_ucc_enable={}, coll_ucc_priority={}), {}; run with "
+        "--mca coll ^ucc or OMPI_MCA_coll_ucc_enable=0",
+        *c.ucc_enable, c.ucc_priority.value_or(10), tail);
+  // han: no enable variable; its priority (0 in Open MPI 4.1, 35 in 5.0) decides.
+  if (c.han_priority && *c.han_priority >= tuned)
+    return fmt::format(
+        "coll/han serves the collectives (coll_han_priority={}), {}; run with "
+        "OMPI_MCA_coll_han_priority=0 or --mca coll ^han",
+        *c.han_priority, tail);
+  return {};
+}
+
 MpiAlgorithms mpi_algorithms(comm::Collective c) {
   MpiAlgorithms out;
   const MpiT session;
@@ -168,7 +209,22 @@ MpiAlgorithms mpi_algorithms(comm::Collective c) {
   }
   out.current = read_cvar(*index).value_or(0);
   const auto on = read_cvar(*dynamic);
-  if (!on || *on == 0) out.why_not_forced = "coll_tuned_use_dynamic_rules is false: " + fix;
+  if (!on || *on == 0) {
+    out.why_not_forced = "coll_tuned_use_dynamic_rules is false: " + fix;
+    return out;
+  }
+  const auto value = [](const char* variable) {
+    const auto i = cvar_index(variable);
+    return i ? read_cvar(*i) : std::nullopt;
+  };
+  CollComponents components;
+  components.tuned_priority = value("coll_tuned_priority");
+  components.hcoll_enable = value("coll_hcoll_enable");
+  components.hcoll_priority = value("coll_hcoll_priority");
+  components.ucc_enable = value("coll_ucc_enable");
+  components.ucc_priority = value("coll_ucc_priority");
+  components.han_priority = value("coll_han_priority");
+  out.why_not_forced = tuned_not_serving(components);
   return out;
 }
 
@@ -183,22 +239,41 @@ std::string mpi_library() {
 
 MPI_Comm forced_duplicate(MPI_Comm comm, const std::vector<std::pair<std::string, int>>& cvars) {
   const MpiT session;
-  std::vector<std::pair<int, int>> restore;  // index, old value
+  struct Restore {
+    std::string name;
+    int index = 0, old = 0;
+  };
+  std::vector<Restore> restore;
   std::string failed;
   for (const auto& [name, value] : cvars) {
     const auto index = cvar_index(name);
     const auto old = index ? read_cvar(*index) : std::nullopt;
-    if (!old || !write_cvar(*index, value)) {
-      failed = name;
+    if (!old) {
+      failed = fmt::format("cannot read Open MPI's control variable {}", name);
       break;
     }
-    restore.emplace_back(*index, *old);
+    if (const int e = write_cvar(*index, value); e != MPI_SUCCESS) {
+      failed = fmt::format("cannot write Open MPI's control variable {}={}: {}", name, value,
+                           mpi_error(e));
+      break;
+    }
+    restore.push_back({name, *index, *old});
   }
   MPI_Comm dup = MPI_COMM_NULL;
   if (failed.empty()) MPI_Comm_dup(comm, &dup);
-  for (auto it = restore.rbegin(); it != restore.rend(); ++it) write_cvar(it->first, it->second);
-  if (!failed.empty())
-    throw std::runtime_error(fmt::format("cannot write Open MPI's control variable {}", failed));
+  // Every variable is put back, even after a failure: one left forced would force the
+  // algorithm on every communicator made later (other families' too). Every rank takes the
+  // same path (same library, same variables), so the ranks throw together.
+  for (auto it = restore.rbegin(); it != restore.rend(); ++it)
+    if (const int e = write_cvar(it->index, it->old); e != MPI_SUCCESS && failed.empty())
+      failed = fmt::format(
+          "cannot put Open MPI's control variable {} back to {}: {}; communicators made later "
+          "would inherit the forced algorithm",
+          it->name, it->old, mpi_error(e));
+  if (!failed.empty()) {
+    if (dup != MPI_COMM_NULL) MPI_Comm_free(&dup);
+    throw std::runtime_error(failed);
+  }
   MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
   return dup;
 }

@@ -56,9 +56,24 @@ struct MpiAlgorithms {
   std::vector<MpiAlgorithm> list;
   int current = 0;  // the variable's value as the job started (not 0: the user forces one)
   // Empty where algorithms can be forced; else why not and what to do (no tuned component,
-  // use_dynamic_rules false, not Open MPI).
+  // use_dynamic_rules false, not Open MPI, another component serving: tuned_not_serving).
   std::string why_not_forced;
 };
+// The coll components that would serve a communicator's collectives in coll/tuned's place, as
+// their control variables say (nullopt: the variable is absent, i.e. the component is not built
+// or is excluded with --mca coll ^name). Open MPI gives each collective to the highest-priority
+// component that takes the communicator: where that is hcoll, ucc or han, writing
+// coll_tuned_*_algorithm changes nothing and every forced case would run the same path.
+struct CollComponents {
+  std::optional<int> tuned_priority;                // coll_tuned_priority (default 30)
+  std::optional<int> hcoll_enable, hcoll_priority;  // coll_hcoll_enable, coll_hcoll_priority
+  std::optional<int> ucc_enable, ucc_priority;      // coll_ucc_enable, coll_ucc_priority
+  std::optional<int> han_priority;                  // coll_han_priority (han has no enable)
+};
+// Empty where coll/tuned serves the collectives; else which component would, and how to turn it
+// off. Pure: tests/unit/correctness_sweep_test.cpp.
+std::string tuned_not_serving(const CollComponents& c);
+
 // Collective over nothing: every rank reads the same library. Needs MPI initialised.
 MpiAlgorithms mpi_algorithms(comm::Collective c);
 

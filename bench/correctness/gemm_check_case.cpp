@@ -49,9 +49,14 @@ class GemmCheck final : public Operation {
         element_bytes_(gemm_->result_element_bytes()),
         comm_(comm),
         rank_(rank),
-        hashes_(spec.class_of.size()) {}
+        hashes_(spec.class_of.size()),
+        first_(spec.class_of.size()) {}
 
   void fill() override { gemm_->fill(); }
+  // Untimed, before each warm-up and timed run (the check run's fill() does the same): C to
+  // all-ones bytes, so that a GEMM that stops writing part of C fails instead of keeping the
+  // previous run's values.
+  void before_iteration() override { gemm_->poison_result(); }
   void run() override {
     gemm_->launch();
     ++runs_;
@@ -61,12 +66,14 @@ class GemmCheck final : public Operation {
     const std::uint64_t h = gemm_->result_hash();
     MPI_Allgather(&h, 1, MPI_UINT64_T, hashes_.data(), 1, MPI_UINT64_T, comm_);
     if (runs_ == 1) {
-      first_ = hashes_;
-      first_c_ = gemm_->result_bytes();
+      const std::uint64_t reference = confirm(h);
+      MPI_Allgather(&reference, 1, MPI_UINT64_T, first_.data(), 1, MPI_UINT64_T, comm_);
     }
     const auto verdicts = judge(spec_.class_of, hashes_, first_);
     if (std::any_of(verdicts.begin(), verdicts.end(), [](const Verdict& v) { return v.wrong; }))
       details(verdicts);
+    run1_c_.clear();
+    run1_c_.shrink_to_fit();
   }
   std::uint64_t count_wrong() override { return gemm_->count_wrong(); }
   void corrupt_result() override { gemm_->corrupt_result(); }
@@ -100,6 +107,52 @@ class GemmCheck final : public Operation {
         kernels::splitmix(runs_ * 0x51ED27ULL + static_cast<std::uint64_t>(rank_));
     gemm_->flip_result_bit(x % elements_, static_cast<int>((x >> 32) % 7));
   }
+  // The check run (untimed, the point's first): the reference of this rank's later results is
+  // not its first result but the first one a repetition confirms (confirmed_reference: run 1
+  // against run 2, and a third where they differ), so that a fault in run 1 is counted once, on
+  // run 1, rather than in every later run with expected and found swapped. Returns the
+  // reference's hash; first_c_ holds its bytes, run1_c_ run 1's where they differ. A repetition
+  // that differs from the reference is counted wrong here (source: this rank, or -1 where no
+  // two of the three agree and run 1 stays the reference).
+  std::uint64_t confirm(std::uint64_t h1) {
+    std::vector<std::uint64_t> seen = {h1};
+    first_c_ = gemm_->result_bytes();
+    std::vector<unsigned char> second;
+    int reference = -1;
+    while (reference < 0 && seen.size() < 3) {
+      if (seen.size() == 2) second = gemm_->result_bytes();  // run 2 differs from run 1
+      gemm_->poison_result();
+      gemm_->launch();
+      seen.push_back(gemm_->result_hash());
+      reference = confirmed_reference(seen);
+    }
+    if (seen.size() == 2) return h1;  // run 2 repeats run 1: the usual case, no other copy
+    std::vector<unsigned char> third = gemm_->result_bytes();
+    if (reference == 1) {  // run 1 was the faulty one: runs 2 and 3 agree
+      run1_c_ = std::move(first_c_);
+      first_c_ = std::move(third);
+      return seen[1];
+    }
+    // Run 1 is the reference (confirmed by run 3, or no two agree): repetitions that differ
+    // from it are wrong.
+    const int source = reference == 0 ? rank_ : -1;
+    note(second.data(), first_c_.data(), source);
+    if (seen[2] != h1) note(third.data(), first_c_.data(), source);
+    return h1;
+  }
+  // One wrong result against `reference`: counted, and an event while fewer than events_kept.
+  void note(const unsigned char* own, const unsigned char* reference, int source) {
+    const Difference d = compare_results(own, reference, elements_, element_bytes_);
+    if (d.count == 0) return;
+    last_wrong_ += d.count;
+    wrong_total_ += d.count;
+    if (events_.size() >= static_cast<std::size_t>(spec_.events_kept)) return;
+    const std::size_t at = static_cast<std::size_t>(d.first) * element_bytes_;
+    events_.push_back({-1, static_cast<double>(d.first), gemm_->result_value(reference + at),
+                       gemm_->result_value(own + at), static_cast<double>(d.count),
+                       static_cast<double>(source)});
+    last_event_ = static_cast<int>(events_.size()) - 1;
+  }
   // The rare path: results move point to point, from each reference to the ranks that need it.
   void details(const std::vector<Verdict>& verdicts) {
     const Verdict& me = verdicts[static_cast<std::size_t>(rank_)];
@@ -108,7 +161,11 @@ class GemmCheck final : public Operation {
       sends = sends ||
               (verdicts[r].wrong && verdicts[r].reference == rank_ && static_cast<int>(r) != rank_);
     if (!me.wrong && !sends) return;
-    std::vector<unsigned char> own = gemm_->result_bytes(), fetched;
+    // The check run's own result is run 1's, which the repetitions may have overwritten.
+    std::vector<unsigned char> own = runs_ != 1        ? gemm_->result_bytes()
+                                     : run1_c_.empty() ? first_c_
+                                                       : run1_c_,
+                               fetched;
     std::vector<MPI_Request> requests;
     if (me.wrong && me.reference != rank_) {
       fetched.resize(own.size());
@@ -120,15 +177,7 @@ class GemmCheck final : public Operation {
     MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
     if (!me.wrong) return;
     const unsigned char* reference = me.reference == rank_ ? first_c_.data() : fetched.data();
-    const Difference d = compare_results(own.data(), reference, elements_, element_bytes_);
-    last_wrong_ = d.count;
-    wrong_total_ += d.count;
-    if (events_.size() >= static_cast<std::size_t>(spec_.events_kept)) return;
-    const std::size_t at = static_cast<std::size_t>(d.first) * element_bytes_;
-    events_.push_back({-1, static_cast<double>(d.first), gemm_->result_value(reference + at),
-                       gemm_->result_value(own.data() + at), static_cast<double>(d.count),
-                       static_cast<double>(me.source)});
-    last_event_ = static_cast<int>(events_.size()) - 1;
+    note(own.data(), reference, me.source);
   }
 
   std::unique_ptr<matmul::GemmOperation> gemm_;
@@ -138,7 +187,8 @@ class GemmCheck final : public Operation {
   MPI_Comm comm_;
   int rank_;
   std::vector<std::uint64_t> hashes_, first_;
-  std::vector<unsigned char> first_c_;  // this rank's first result of the point
+  std::vector<unsigned char> first_c_;  // this rank's confirmed result of the point (confirm)
+  std::vector<unsigned char> run1_c_;   // during the check run: run 1's, where not first_c_
   std::uint64_t runs_ = 0, last_wrong_ = 0, wrong_total_ = 0;
   int every_ = 0, last_event_ = -1;
   double timed_ = 0;

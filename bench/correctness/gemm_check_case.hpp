@@ -25,7 +25,8 @@ struct GemmCheckSpec {
   int events_kept = 16;
   std::string library;          // this rank's, as a deterministic point runs it
   std::string determinism;      // what makes it repeatable
-  std::vector<int> class_of;    // world rank -> its class (same device model and library)
+  std::vector<int> class_of;    // world rank -> its class (gemm_checks.cpp: same device
+                                // model, library, threads or SMs and driver)
   std::string compare_classes;  // describe_classes()
 };
 

@@ -1,6 +1,7 @@
 // The GEMM determinism check's cases (docs/correctness.md): which backend (auto: cuBLASLt where
 // every rank has a GPU, else OpenBLAS), which dtypes it runs, the classes of ranks compared (same
-// device model and library, exchanged once here), and one case per dtype.
+// device model and library, OpenBLAS's thread count, cuBLASLt's SM count and driver, exchanged
+// once here), and one case per dtype.
 #include "correctness/gemm_checks.hpp"
 
 #include <fmt/format.h>
@@ -69,7 +70,12 @@ std::vector<std::unique_ptr<Case>> make_gemm_checks(const CorrectnessConfig& con
   if (any_missing) return cases;  // skipped_gemm_checks says why
   const int threads = backend->on_gpu() ? 1 : telemetry::chosen_threads(ctx, config.threads);
   const std::string library = backend->deterministic_library();
-  const auto keys = all_gather_strings(ctx.world, library + " | " + backend->device_model());
+  // The class: what must match for bit-identical results (device model, library, and the
+  // backend's own: OpenBLAS's thread count, cuBLASLt's SM count and driver).
+  std::string key = library + " | " + backend->device_model();
+  if (const std::string more = backend->determinism_class(threads); !more.empty())
+    key += " | " + more;
+  const auto keys = all_gather_strings(ctx.world, key);
   GemmCheckSpec spec;
   spec.shapes = gemm_check::points_of(config);
   spec.threads = threads;

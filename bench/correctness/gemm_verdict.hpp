@@ -5,11 +5,11 @@
 //
 // Ranks are compared within their class (same device model and library). In a class of two or
 // more, the hash held by a strict majority is right, and a dissenter is compared with the lowest
-// rank of that majority. A class of one rank is compared with its own first result of the point
-// (repetition). With no strict majority (a tie), each member whose hash changed since its own
-// first result is wrong against that first result; if the members that did not change still
-// disagree, nobody can tell which is right: each of them is wrong with source -1 and compared,
-// for a count of elements, with the lowest of them that holds another hash.
+// rank of that majority. A class of one rank is compared with its own first confirmed result of
+// the point (repetition; confirmed_reference). With no strict majority (a tie), each member whose
+// hash changed since its own first result is wrong against that first result; if the members that
+// did not change still disagree, nobody can tell which is right: each of them is wrong with source
+// -1 and compared, for a count of elements, with the lowest of them that holds another hash.
 #pragma once
 
 #include <cstddef>
@@ -28,10 +28,16 @@ struct Verdict {
   int source = -1;
 };
 
-// class_of[r]: rank r's class; hash[r]: its hash now; first[r]: its hash in the point's first
-// run. One verdict per rank.
+// class_of[r]: rank r's class; hash[r]: its hash now; first[r]: its confirmed reference hash
+// of the point (confirmed_reference over its first runs). One verdict per rank.
 std::vector<Verdict> judge(const std::vector<int>& class_of, const std::vector<std::uint64_t>& hash,
                            const std::vector<std::uint64_t>& first);
+
+// The reference of one rank's later results from its first results' hashes, in order (2 or 3):
+// the index (0 or 1) of the first that a later one repeats; -1 where none is confirmed (2 that
+// differ: run a third; 3 that all differ: none ever). A fault in run 1 then leaves run 2 (or 3)
+// the reference, rather than every later right result counted wrong against it.
+int confirmed_reference(const std::vector<std::uint64_t>& runs);
 
 // Where two results of `elements` elements of `element_bytes` bytes each differ bit for bit.
 struct Difference {

@@ -71,12 +71,14 @@ class GemmOperation : public Operation {
   // For the correctness family's determinism check, after the GEMM (backends that support it;
   // the defaults throw): the hash of C's bytes (kernels/cpu/result_hash.hpp) computed where C
   // is, after waiting for the GEMM; C's bytes on the host; test-only, one bit of one element of
-  // C flipped; the bytes of one element and its value.
+  // C flipped; the bytes of one element and its value; C set to all-ones bytes (NaN in every
+  // float type) and waited for, so that a GEMM that leaves part of C unwritten fails.
   virtual std::uint64_t result_hash();
   virtual std::vector<unsigned char> result_bytes();
   virtual void flip_result_bit(std::uint64_t element, int bit);
   virtual std::size_t result_element_bytes() const;
   virtual double result_value(const unsigned char* element) const;
+  virtual void poison_result();
 };
 
 class GemmBackend {
@@ -104,6 +106,13 @@ class GemmBackend {
   virtual std::string device_model() const { return ""; }
   virtual std::string deterministic_library() const { return library(); }
   virtual std::string determinism(int threads) const {
+    (void)threads;
+    return "";
+  }
+  // What else must match for two ranks' results to be expected bit for bit alike, beyond the
+  // device model and deterministic_library() (the correctness family's classes): OpenBLAS's
+  // thread count, cuBLASLt's SM count and driver. "" where nothing.
+  virtual std::string determinism_class(int threads) const {
     (void)threads;
     return "";
   }

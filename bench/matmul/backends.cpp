@@ -41,6 +41,9 @@ std::size_t GemmOperation::result_element_bytes() const {
 double GemmOperation::result_value(const unsigned char*) const {
   no_result_access();
 }
+void GemmOperation::poison_result() {
+  no_result_access();
+}
 
 std::vector<std::string> backend_names() {
   std::vector<std::string> out;

@@ -8,7 +8,9 @@
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cmath>
+#include <fstream>
 #include <stdexcept>
 #include <vector>
 
@@ -23,6 +25,22 @@
 
 namespace preflight::matmul {
 namespace {
+
+// "driver 570.124.06 (CUDA 12.8)": the kernel module's version where /proc tells it, and the
+// CUDA driver API version the driver supports.
+std::string driver_text() {
+  int v = 0;
+  const std::string api = cudaDriverGetVersion(&v) == cudaSuccess
+                              ? fmt::format("CUDA {}.{}", v / 1000, (v % 1000) / 10)
+                              : std::string("CUDA unknown");
+  std::ifstream in("/proc/driver/nvidia/version");
+  std::string word;
+  while (in >> word)  // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.124.06  ..."
+    if (!word.empty() && std::isdigit(static_cast<unsigned char>(word.front())) &&
+        word.find('.') != std::string::npos)
+      return fmt::format("driver {} ({})", word, api);
+  return fmt::format("driver unknown ({})", api);
+}
 
 void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess)
@@ -183,6 +201,9 @@ class LtGemm final : public GemmOperation, public gpu::StreamBound {
   void fill() override {
     if (!filled_) upload_inputs();
     filled_ = true;
+    poison_result();
+  }
+  void poison_result() override {
     check(
         cudaMemsetAsync(
             c_, 0xff, bytes_of(t_.c) * static_cast<std::size_t>(p_.shape.m * p_.shape.n), stream_),
@@ -458,6 +479,11 @@ class CublasLtBackend final : public GemmBackend {
   std::string device_model() const override { return prop_.name; }
   std::string deterministic_library() const override {
     return fmt::format("cuBLASLt {} (sm_{}{})", lt_.get_version(), prop_.major, prop_.minor);
+  }
+  // cuBLAS promises the same bits only on the same architecture and SM count, and its
+  // heuristics depend on the driver.
+  std::string determinism_class(int /*threads*/) const override {
+    return fmt::format("{} SMs, {}", prop_.multiProcessorCount, driver_text());
   }
   std::string determinism(int /*threads*/) const override {
     return fmt::format(

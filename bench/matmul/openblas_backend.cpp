@@ -70,6 +70,7 @@ class BlasGemm final : public GemmOperation {
     p[bit / 8] = static_cast<unsigned char>(p[bit / 8] ^ (1U << (bit % 8)));
   }
   std::size_t result_element_bytes() const override { return sizeof(T); }
+  void poison_result() override { std::memset(c_.data(), 0xff, c_.size() * sizeof(T)); }
   double result_value(const unsigned char* element) const override {
     T v{};
     std::memcpy(&v, element, sizeof(T));
@@ -100,6 +101,11 @@ class OpenBlasBackend final : public GemmBackend {
         "OpenBLAS with {} thread{} per rank fixed for the run (openblas_set_num_threads), the same "
         "seeded inputs on every rank",
         threads, threads == 1 ? "" : "s");
+  }
+  // OpenBLAS's serial and threaded drivers may split the work differently: 1 thread and N
+  // threads can differ in bits.
+  std::string determinism_class(int threads) const override {
+    return fmt::format("{} BLAS thread{}", threads, threads == 1 ? "" : "s");
   }
   std::unique_ptr<GemmOperation> make_operation(const GemmPoint& p) override {
     if (p.dtype == DType::kFloat64) return std::make_unique<BlasGemm<double>>(p);

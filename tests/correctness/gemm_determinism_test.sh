@@ -4,7 +4,11 @@
 # iteration, with the attributes that say what was compared; (b) one mantissa bit of one element
 # of rank 2's C flipped on every 3rd run (--test-corrupt-every 3): rank 2 alone has
 # wrong_elements above 0, its events say expected != found against rank 0's result,
-# wrong_per_rank names rank 2 only, and the run ends with the wrong-results exit code (1).
+# wrong_per_rank names rank 2 only, and the run ends with the wrong-results exit code (1);
+# (c) a class of one (1 rank) with a bit flipped in every run, the first included
+# (--test-corrupt-every 1): the reference is the repetition-confirmed result, not the faulty
+# first one, so every event holds one wrong element against the rank's own result (source 0);
+# compared with the faulty first result, each later run would differ in two elements.
 # gemm_determinism_test.sh PREFLIGHT WORKDIR
 set -uo pipefail
 bin=$1 work=$2
@@ -24,6 +28,7 @@ for c in cases:
     if text(c.attrs['status']) != 'ok': print('status', text(c.attrs['status']))
     if text(c.attrs['correctness_check']) != 'gemm': print('check')
     if '0-3' not in text(c.attrs['compare_classes']): print('classes', text(c.attrs['compare_classes']))
+    if '| 1 BLAS thread:' not in text(c.attrs['compare_classes']): print('class key', text(c.attrs['compare_classes']))
     if 'thread' not in text(c.attrs['determinism']): print('determinism')
     if len(c['points']) != 2: print('points', len(c['points']))
     for p in c['points'].values():
@@ -65,4 +70,25 @@ for name, p in c['points'].items():
 ")
 [[ -z $bad ]] && pass "corrupted: rank 2 alone wrong, its events expected != found, source rank 0" ||
   fail "corrupted: $bad"
+
+out=$work/one.h5
+mpirun -np 1 "$bin" "${args[@]}" --test-corrupt-rank 0 --test-corrupt-every 1 -o "$out" \
+  >"$work/one.log" 2>&1
+rc=$?
+[[ $rc -eq 1 ]] && pass "class of one, every run corrupted: exits 1" ||
+  { fail "class of one: exit $rc"; tail -20 "$work/one.log"; }
+bad=$(h5 "$out" "
+import math
+c = [c for c in f['cases'].values() if text(c.attrs['family']) == 'correctness'][0]
+for name, p in c['points'].items():
+    w = p['counters/wrong_elements'][()]
+    if not (w[:, 0] == 1).all(): print(name, 'wrong_elements', w[:, 0].tolist())
+    s = {k: p['series/wrong_' + k][()] for k in ('count', 'source')}
+    events = [i for i in range(s['count'].shape[0]) if not math.isnan(s['count'][i, 0])]
+    if not events: print(name, 'no events')
+    for i in events:
+        if s['count'][i, 0] != 1 or s['source'][i, 0] != 0: print(name, 'count/source', s['count'][i, 0], s['source'][i, 0])
+")
+[[ -z $bad ]] && pass "class of one: one wrong element per run against the confirmed reference" ||
+  fail "class of one: $bad"
 finish

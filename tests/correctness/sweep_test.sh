@@ -6,7 +6,10 @@
 #  (b) a planted intermittent fault (one bit of one element, every 2nd run) on rank 1 in the case
 #      "allreduce ring float32" only: that case fails, only its counters on rank 1 are non-zero,
 #      and its events hold expected != found; every other case stays clean;
-#  (c) two_proc, the one algorithm (a) leaves out, on the 2 ranks it takes: its case runs clean.
+#  (c) two_proc, the one algorithm (a) leaves out, on the 2 ranks it takes: its case runs clean;
+#  (d) coll/han's priority above coll/tuned's (OMPI_MCA_coll_han_priority=40): han would serve
+#      the collectives and forcing tuned's algorithms would change nothing, so the forced case is
+#      a skipped line naming coll/han and its fix, and only the default runs.
 # sweep_test.sh PREFLIGHT PYTHON WORKDIR
 set -euo pipefail
 bin=$1 python=$2 work=$3
@@ -117,5 +120,20 @@ seen = [(cases[k].attrs["name"].decode(), cases[k].attrs["status"].decode(),
          cases[k].attrs["forced_by"].decode()) for k in sorted(cases)]
 want = [("allgather two_proc float32", "ok", "coll_tuned_allgather_algorithm=6")]
 print("PASS two_proc on 2 ranks" if seen == want else f"FAIL: two_proc on 2 ranks: {seen}, expected {want}")
+sys.exit(0 if seen == want else 1)
+PY
+
+OMPI_MCA_coll_han_priority=40 mpirun -np 2 "$bin" correctness --checks collective \
+  --collectives allreduce --algorithms default,ring --comm-sizes 4K --warmup 1 --min-iters 2 \
+  --iters 3 --budget 1ms -o "$work/han.h5" </dev/null >"$work/han.log" 2>&1 ||
+  { echo "FAIL: the sweep with coll/han above coll/tuned failed" >&2; tail "$work/han.log"; exit 1; }
+grep -q "allreduce ring: not run: coll/han serves the collectives.*OMPI_MCA_coll_han_priority=0" \
+  "$work/han.log" || { echo "FAIL: no skipped line names coll/han" >&2; tail "$work/han.log"; exit 1; }
+"$python" - "$work/han.h5" <<'PY'
+import sys, h5py
+cases = h5py.File(sys.argv[1])["cases"]
+seen = sorted(cases[k].attrs["name"].decode() for k in cases)
+want = ["allreduce default float32"]
+print("PASS han above tuned" if seen == want else f"FAIL: han above tuned: cases {seen}, expected {want}")
 sys.exit(0 if seen == want else 1)
 PY

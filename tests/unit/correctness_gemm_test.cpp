@@ -1,12 +1,17 @@
-// The GEMM determinism check's parts without MPI (bench/correctness/gemm_verdict.hpp,
-// kernels/cpu/result_hash.hpp): the hash of a result, the verdict of a class (majority, tie,
-// class of one), the comparison of two results, and the classes' description.
+// The GEMM determinism check's parts without MPI but one (C poisoned before each run)
+// (bench/correctness/gemm_verdict.hpp, kernels/cpu/result_hash.hpp): the hash of a result, the
+// verdict of a class (majority, tie, class of one), the comparison of two results, and the classes'
+// description.
 #include <gtest/gtest.h>
+#include <mpi.h>
 
 #include <cstring>
+#include <limits>
+#include <memory>
 #include <numeric>
 #include <vector>
 
+#include "correctness/gemm_check_case.hpp"
 #include "correctness/gemm_verdict.hpp"
 #include "cpu/result_hash.hpp"
 #include "matmul/verify.hpp"
@@ -83,6 +88,22 @@ TEST(GemmVerdict, ClassOfOneComparesWithItsOwnFirstResult) {
   EXPECT_EQ(changed[1].source, 1);
 }
 
+// A class of one's reference is the first result a repetition confirms, not run 1 blindly: a
+// faulty run 1 (hash 9 among 5s) is the one counted wrong, once, and the later 5s are right.
+TEST(GemmVerdict, ClassOfOneReferenceIsConfirmedByRepetition) {
+  EXPECT_EQ(confirmed_reference({5, 5}), 0);      // run 2 repeats run 1
+  EXPECT_EQ(confirmed_reference({9, 5}), -1);     // differ: a third run decides
+  EXPECT_EQ(confirmed_reference({9, 5, 5}), 1);   // run 1 was the faulty one
+  EXPECT_EQ(confirmed_reference({5, 9, 5}), 0);   // run 2 was
+  EXPECT_EQ(confirmed_reference({5, 9, 7}), -1);  // no two agree
+  const std::vector<int> cls = {0};
+  const std::uint64_t reference = 5;  // confirmed from {9, 5, 5}
+  const auto run1 = judge(cls, {9}, {reference});
+  EXPECT_TRUE(run1[0].wrong);
+  EXPECT_EQ(run1[0].reference, 0);
+  for (int later = 0; later < 3; ++later) EXPECT_FALSE(judge(cls, {5}, {reference})[0].wrong);
+}
+
 TEST(GemmVerdict, TieFallsBackToRepetitionThenNoMajority) {
   const std::vector<int> cls = {0, 0};
   // Rank 1 changed since its first result, rank 0 did not: rank 1 alone is wrong.
@@ -138,6 +159,68 @@ TEST(GemmVerdict, SmallShapesCheckEveryElement) {
   std::vector<int> seen(6, 0);
   for (const auto& e : all) ++seen[static_cast<std::size_t>(e.j * 3 + e.i)];
   for (int x : seen) EXPECT_EQ(x, 1);
+}
+
+// A GEMM that writes all of C in its first `full` runs and then only its first half: the fault
+// the poisoning before each run catches (a C kept from the previous run would hash the same).
+class HalfWritingGemm final : public matmul::GemmOperation {
+ public:
+  explicit HalfWritingGemm(int full) : full_(full) {}
+  void fill() override { poison_result(); }
+  void run() override {
+    const std::size_t n = ++runs_ > full_ ? c_.size() / 2 : c_.size();
+    for (std::size_t i = 0; i < n; ++i) c_[i] = static_cast<float>(i) + 0.5F;
+  }
+  std::uint64_t count_wrong() override { return 0; }
+  void corrupt_result() override {}
+  std::int64_t algorithm() const override { return -1; }
+  std::uint64_t result_hash() override { return hash_bytes(c_.data(), c_.size() * sizeof(float)); }
+  std::vector<unsigned char> result_bytes() override {
+    const auto* p = reinterpret_cast<const unsigned char*>(c_.data());
+    return {p, p + c_.size() * sizeof(float)};
+  }
+  std::size_t result_element_bytes() const override { return sizeof(float); }
+  double result_value(const unsigned char* e) const override {
+    float v = 0;
+    std::memcpy(&v, e, sizeof(v));
+    return v;
+  }
+  void poison_result() override { std::memset(c_.data(), 0xff, c_.size() * sizeof(float)); }
+
+ private:
+  int full_, runs_ = 0;
+  std::vector<float> c_ = std::vector<float>(16);
+};
+
+class HalfWritingBackend final : public matmul::GemmBackend {
+ public:
+  std::string_view name() const override { return "half"; }
+  std::string library() const override { return "half"; }
+  bool on_gpu() const override { return false; }
+  bool supports(matmul::DType) const override { return true; }
+  std::string unavailable() const override { return ""; }
+  matmul::Peak peak(matmul::DType, const matmul::CpuPeakInputs&) const override { return {}; }
+  std::unique_ptr<matmul::GemmOperation> make_operation(const matmul::GemmPoint&) override {
+    return std::make_unique<HalfWritingGemm>(2);  // the check run and its repetition
+  }
+};
+
+TEST(GemmCheck, CIsPoisonedBeforeEveryRunSoAnUnwrittenPartFails) {
+  int started = 0;
+  MPI_Initialized(&started);
+  if (!started) MPI_Init(nullptr, nullptr);  // finalised by operation_timing_test.cpp's environment
+  GemmCheckSpec spec;
+  spec.shapes = {{4, 4, 4}};
+  spec.class_of = {0};
+  auto comm = std::make_shared<MPI_Comm>(MPI_COMM_SELF);
+  GemmCheckCase c(spec, std::make_shared<HalfWritingBackend>(), comm, 0);
+  auto op = c.make_operation(0);
+  op->fill();
+  op->run();  // the check run: runs 1 and 2 write all of C and agree
+  EXPECT_EQ(op->wrong_in_runs(), 0U);
+  op->before_iteration();
+  op->run();  // writes half of C: the other half is NaN, not the previous run's values
+  EXPECT_EQ(op->wrong_in_runs(), 8U);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "correctness/algorithms.hpp"
 #include "correctness/result_check.hpp"
+#include "harness/run/runner.hpp"
 
 namespace preflight::correctness {
 namespace {
@@ -64,6 +65,58 @@ TEST(OmpiFallbacks, AllgatherRulesOfOpenMpi41) {
   EXPECT_EQ(ompi_runs_instead(Collective::kAllGather, "neighbor", 4, 8, 4, 0), std::nullopt);
   EXPECT_NE(ompi_runs_instead(Collective::kAllGather, "two_proc", 4, 8, 4, 0), std::nullopt);
   EXPECT_EQ(ompi_runs_instead(Collective::kAllGather, "two_proc", 2, 8, 4, 0), std::nullopt);
+}
+
+// Forcing tuned's algorithms is real only where tuned serves the collectives.
+TEST(TunedServes, OnlyWhereNoOtherComponentTakesTheCollectives) {
+  CollComponents c;
+  c.tuned_priority = 30;
+  EXPECT_EQ(tuned_not_serving(c), "");  // hcoll, ucc, han not built
+  c.han_priority = 0;                   // Open MPI 4.1's default
+  c.ucc_enable = 1;
+  c.ucc_priority = 10;  // built and enabled, but below tuned
+  c.hcoll_enable = 0;
+  c.hcoll_priority = 90;  // turned off
+  EXPECT_EQ(tuned_not_serving(c), "");
+
+  CollComponents hcoll = c;
+  hcoll.hcoll_enable = 1;
+  const std::string why = tuned_not_serving(hcoll);
+  EXPECT_NE(why.find("coll/hcoll"), std::string::npos) << why;
+  EXPECT_NE(why.find("--mca coll ^hcoll"), std::string::npos) << why;
+  EXPECT_NE(why.find("OMPI_MCA_coll_hcoll_enable=0"), std::string::npos) << why;
+  hcoll.hcoll_priority = std::nullopt;  // enable without priority: hcoll's default 90
+  EXPECT_NE(tuned_not_serving(hcoll).find("coll/hcoll"), std::string::npos);
+  hcoll.hcoll_priority = 20;  // below tuned
+  EXPECT_EQ(tuned_not_serving(hcoll), "");
+
+  CollComponents ucc = c;
+  ucc.ucc_priority = 100;
+  EXPECT_NE(tuned_not_serving(ucc).find("OMPI_MCA_coll_ucc_enable=0"), std::string::npos);
+  ucc.ucc_enable = 0;
+  EXPECT_EQ(tuned_not_serving(ucc), "");
+
+  CollComponents han = c;
+  han.han_priority = 35;  // Open MPI 5.0's default
+  EXPECT_NE(tuned_not_serving(han).find("OMPI_MCA_coll_han_priority=0"), std::string::npos);
+  han.han_priority = 30;  // a tie: either may serve, so forcing is not known to be real
+  EXPECT_NE(tuned_not_serving(han).find("coll/han"), std::string::npos);
+  han.han_priority = 29;
+  EXPECT_EQ(tuned_not_serving(han), "");
+  han.tuned_priority = 20;  // tuned's priority lowered under han's
+  EXPECT_NE(tuned_not_serving(han).find("coll/han"), std::string::npos);
+}
+
+// --test-corrupt-case names whole words of a case's name, not a substring.
+TEST(CorruptCase, WholeConsecutiveWords) {
+  EXPECT_TRUE(names_words("allreduce Ring LL float32", "allreduce Ring LL"));
+  EXPECT_FALSE(names_words("allreduce Ring LL128 float32", "allreduce Ring LL"));
+  EXPECT_TRUE(names_words("allreduce Ring LL128 float32", "Ring LL128"));
+  EXPECT_FALSE(names_words("allreduce segmented_ring float32", "ring"));
+  EXPECT_TRUE(names_words("allreduce ring float32", "ring float32"));
+  EXPECT_FALSE(names_words("allreduce ring float32", "allreduce float32"));  // not consecutive
+  EXPECT_TRUE(names_words("gemm determinism openblas float64", " openblas  float64 "));
+  EXPECT_FALSE(names_words("allreduce ring float32", ""));
 }
 
 TEST(NcclNames, ByVersion) {

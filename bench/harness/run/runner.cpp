@@ -136,8 +136,18 @@ TimedRegion timed_iteration(Operation* op, DeviceTimer* timer, MPI_Comm world, W
 // Test-only: whether this rank's operations in this case carry a planted corruption.
 bool corruption_planted(const Case& c, const RankContext& ctx, const RunControls& controls) {
   return ctx.rank == controls.corrupt_rank &&
-         (controls.corrupt_case.empty() ||
-          c.name().find(controls.corrupt_case) != std::string::npos);
+         (controls.corrupt_case.empty() || names_words(c.name(), controls.corrupt_case));
+}
+
+std::vector<std::string_view> words_of(std::string_view text) {
+  std::vector<std::string_view> out;
+  std::size_t begin = 0;
+  while (begin < text.size()) {
+    const std::size_t end = std::min(text.find(' ', begin), text.size());
+    if (end > begin) out.push_back(text.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  return out;
 }
 
 // The correctness check: the operation waited for, then its result counted. `damage`: test-only,
@@ -457,6 +467,12 @@ void run_case(PlannedCase& planned, const CaseHeading& heading, const RankContex
 }
 
 }  // namespace
+
+bool names_words(std::string_view name, std::string_view words) {
+  const auto have = words_of(name), want = words_of(words);
+  if (want.empty()) return false;
+  return std::search(have.begin(), have.end(), want.begin(), want.end()) != have.end();
+}
 
 PointResult run_point(Case& c, std::size_t point, const RankContext& ctx,
                       const TimingOptions& timing, const RunControls& controls,

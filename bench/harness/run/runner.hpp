@@ -7,6 +7,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/config/timing.hpp"
@@ -38,7 +39,7 @@ struct RunControls {
   // With corrupt_rank: instead of the check before timing, flip a bit of every corrupt_every-th
   // result of an operation that checks each run (Operation::plant_corruption); 0: off.
   int corrupt_every = 0;
-  std::string corrupt_case;  // only cases whose name contains this; empty: every case
+  std::string corrupt_case;  // only cases whose name holds its words (names_words); empty: all
   int hang_rank = -1;        // sleeps at the start of size hang_point of case hang_case
   std::size_t hang_case = 0;
   std::size_t hang_point = 0;  // also the case where internal_error_rank fails
@@ -58,6 +59,10 @@ struct InProgress {
   CaseRecord record;
   bool active = false;
 };
+
+// Whether `words` (split at spaces) appear in `name` as consecutive whole words: "allreduce Ring
+// LL" names "allreduce Ring LL float32", not "allreduce Ring LL128 float32". Empty: false.
+bool names_words(std::string_view name, std::string_view words);
 
 // Collective over ctx.world. On rank 0 the result holds every rank's samples and statistics.
 // clock_offset_s: this rank's clock minus rank 0's (clock_sync.hpp), for the starts of a case
