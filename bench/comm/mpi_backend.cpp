@@ -9,6 +9,7 @@
 
 #include "comm/backend.hpp"
 #include "comm/expected.hpp"
+#include "comm/mpi_types.hpp"
 #include "cpu/page_aligned.hpp"
 #include "cpu/pattern.hpp"
 #include "preflight/common/collective_traits.hpp"
@@ -27,31 +28,6 @@ class MpiGroup final : public CommGroup {
  private:
   MPI_Comm comm_;  // owned by the case's group set, not here
 };
-
-MPI_Datatype mpi_type(DType t) {
-  switch (t) {
-    case DType::kFloat32:
-      return MPI_FLOAT;
-    case DType::kFloat64:
-      return MPI_DOUBLE;
-    case DType::kInt32:
-      return MPI_INT32_T;
-    case DType::kInt64:
-      return MPI_INT64_T;
-    case DType::kUInt32:
-      return MPI_UINT32_T;
-    case DType::kUInt64:
-      return MPI_UINT64_T;
-    case DType::kInt8:
-      return MPI_INT8_T;
-    case DType::kUInt8:
-      return MPI_UINT8_T;
-    case DType::kFloat16:
-    case DType::kBFloat16:
-      break;  // no MPI type: supports() says so before any case is made
-  }
-  return MPI_DATATYPE_NULL;
-}
 
 MPI_Op mpi_op(RedOp op) {
   switch (op) {

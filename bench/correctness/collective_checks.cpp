@@ -24,6 +24,7 @@
 
 #include "comm/backend.hpp"
 #include "comm/expected.hpp"
+#include "comm/mpi_types.hpp"
 #include "correctness/algorithms.hpp"
 #include "correctness/result_check.hpp"
 #include "cpu/page_aligned.hpp"
@@ -40,6 +41,7 @@ namespace sweep {
 namespace sc = schema::correctness;
 using comm::Collective;
 using comm::DType;
+using comm::mpi_type;
 
 constexpr std::string_view kMpi = "mpi";
 constexpr std::string_view kNccl = "nccl";
@@ -198,29 +200,6 @@ class CheckedRuns {
 
 // ----------------------------------------------------------------------------------------------
 // The MPI check: host buffers, the MPI call on the forced communicator, the full check.
-MPI_Datatype mpi_type(DType t) {
-  switch (t) {
-    case DType::kFloat32:
-      return MPI_FLOAT;
-    case DType::kFloat64:
-      return MPI_DOUBLE;
-    case DType::kInt32:
-      return MPI_INT32_T;
-    case DType::kInt64:
-      return MPI_INT64_T;
-    case DType::kUInt32:
-      return MPI_UINT32_T;
-    case DType::kUInt64:
-      return MPI_UINT64_T;
-    case DType::kInt8:
-      return MPI_INT8_T;
-    case DType::kUInt8:
-      return MPI_UINT8_T;
-    default:
-      return MPI_DATATYPE_NULL;  // no MPI type: the sweep skips the dtype
-  }
-}
-
 template <typename T>
 class MpiCheck final : public Operation {
  public:
