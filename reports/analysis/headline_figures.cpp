@@ -4,6 +4,7 @@
 #include <set>
 
 #include "analysis/case_view.hpp"
+#include "preflight/schema/layout.hpp"
 
 namespace preflight::report {
 
@@ -26,8 +27,8 @@ std::vector<HeadlineFigure> headline_figures(const RunData& run) {
 
 std::map<std::string, std::string> host_of_node(const RunData& run) {
   std::map<std::string, std::string> out;
-  const auto names = run.environment.find("node_name");
-  const auto hosts = run.environment.find("host");
+  const auto names = run.environment.find(std::string(schema::env::kNodeName.name));
+  const auto hosts = run.environment.find(std::string(schema::env::kHost.name));
   if (names == run.environment.end() || hosts == run.environment.end()) return out;
   for (std::size_t i = 0; i < names->second.size() && i < hosts->second.size(); ++i)
     out.emplace(names->second[i], hosts->second[i]);
@@ -35,14 +36,14 @@ std::map<std::string, std::string> host_of_node(const RunData& run) {
 }
 
 std::string rank0_host(const RunData& run) {
-  const auto hosts = run.environment.find("host");
+  const auto hosts = run.environment.find(std::string(schema::env::kHost.name));
   return hosts == run.environment.end() || hosts->second.empty() ? std::string()
                                                                  : hosts->second.front();
 }
 
 std::vector<std::string> distinct_hosts(const RunData& run) {
   std::vector<std::string> names;
-  const auto hosts = run.environment.find("host");
+  const auto hosts = run.environment.find(std::string(schema::env::kHost.name));
   if (hosts == run.environment.end()) return names;
   std::set<std::string> seen;
   for (const auto& h : hosts->second)

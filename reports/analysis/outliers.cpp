@@ -9,6 +9,7 @@
 
 #include "analysis/leave_one_out.hpp"
 #include "preflight/common/stats.hpp"
+#include "preflight/schema/layout.hpp"
 
 namespace preflight::report {
 namespace {
@@ -279,7 +280,7 @@ std::vector<Outlier> outliers_of(const RunData& run, const OutlierOptions& optio
   std::vector<Outlier> out;
   // Nodes first: a node is as slow as its typical rank.
   const auto node_column = run.environment.find("node");
-  const auto name_column = run.environment.find("node_name");
+  const auto name_column = run.environment.find(std::string(schema::env::kNodeName.name));
   if (node_column != run.environment.end() && name_column != run.environment.end()) {
     std::map<std::string, std::vector<int>> ranks_of_node;
     for (int r : present_rank)

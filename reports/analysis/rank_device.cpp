@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <vector>
 
+#include "preflight/schema/layout.hpp"
+
 namespace preflight::report {
 namespace {
 
-std::string column_at(const RunData& run, const char* column, std::int64_t rank) {
-  const auto it = run.environment.find(column);
+std::string column_at(const RunData& run, const schema::Item& column, std::int64_t rank) {
+  const auto it = run.environment.find(std::string(column.name));
   if (it == run.environment.end() || rank < 0 ||
       static_cast<std::size_t>(rank) >= it->second.size())
     return "";
@@ -19,7 +21,8 @@ std::string column_at(const RunData& run, const char* column, std::int64_t rank)
 }  // namespace
 
 RankDevice device_of(const RunData& run, std::int64_t rank) {
-  return {rank, column_at(run, "host", rank), column_at(run, "gpu_uuid", rank)};
+  return {rank, column_at(run, schema::env::kHost, rank),
+          column_at(run, schema::env::kGpuUuid, rank)};
 }
 
 std::string describe(const RankDevice& d) {

@@ -38,7 +38,7 @@ std::vector<std::pair<int, int>> parse_pairs(const std::string& text) {
 }
 
 std::string host_of(const RunData& run, int rank) {
-  const auto names = run.environment.find("node_name");
+  const auto names = run.environment.find(std::string(schema::env::kNodeName.name));
   if (names != run.environment.end() && rank >= 0 &&
       static_cast<std::size_t>(rank) < names->second.size())
     return names->second[static_cast<std::size_t>(rank)];

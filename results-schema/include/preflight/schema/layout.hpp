@@ -97,11 +97,21 @@ inline constexpr std::array kRunAttributes = {
 // has one rank ...").
 inline constexpr std::string_view kSkippedAttribute = "skipped";
 
+// The environment columns a reader names a rank's place by: its host (what a scheduler drains),
+// its node label and its GPU.
+namespace env {
+inline constexpr Item kHost{"host", Type::kString, "", "host name the rank ran on"};
+inline constexpr Item kNodeName{"node_name", Type::kString, "",
+                                "node label: the host, or host/vN for a virtual node"};
+inline constexpr Item kGpuUuid{"gpu_uuid", Type::kString, "",
+                               "UUID of the rank's GPU, empty when none"};
+}  // namespace env
+
 inline constexpr std::array kEnvironmentColumns = {
     Item{"rank", Type::kInt64, "", "MPI world rank"},
-    Item{"host", Type::kString, "", "host name the rank ran on"},
+    env::kHost,
     Item{"node", Type::kInt64, "", "node index, 0-based, in order of first rank"},
-    Item{"node_name", Type::kString, "", "node label: the host, or host/vN for a virtual node"},
+    env::kNodeName,
     Item{"local_rank", Type::kInt64, "", "rank within its node"},
     Item{"cpu_model", Type::kString, "", "CPU model name"},
     Item{"cpu_cores", Type::kInt64, "cores", "online logical CPUs"},
@@ -110,7 +120,7 @@ inline constexpr std::array kEnvironmentColumns = {
     Item{"mpi_library", Type::kString, "", "MPI library version string"},
     Item{"gpu_count", Type::kInt64, "GPUs", "GPUs visible to the rank; 0 when none"},
     Item{"gpu_model", Type::kString, "", "model of the rank's GPU, empty when none"},
-    Item{"gpu_uuid", Type::kString, "", "UUID of the rank's GPU, empty when none"},
+    env::kGpuUuid,
     Item{"gpu_driver", Type::kString, "", "CUDA driver version, empty when none"},
     Item{"cuda_runtime", Type::kString, "", "CUDA runtime version preflight uses, empty when none"},
     Item{"nccl_version", Type::kString, "", "NCCL version preflight uses, empty when none"},
