@@ -5,6 +5,7 @@
 
 #include "checkpoint/checkpoint_family.hpp"
 #include "comm/comm_family.hpp"
+#include "correctness/algorithms.hpp"
 #include "correctness/correctness_family.hpp"
 #include "dataloader/dataloader_family.hpp"
 #include "dataloader/dataset_make.hpp"
@@ -27,7 +28,10 @@ std::span<const FamilyEntry> family_table() {
       FamilyEntry{schema::kFabricFamily, &fabric::make_fabric_family},
       FamilyEntry{schema::kDataloaderFamily, &dataloader::make_dataloader_family},
       FamilyEntry{schema::kStepFamily, &step::make_step_family},
-      FamilyEntry{schema::kCorrectnessFamily, &correctness::make_correctness_family},
+      // Open MPI's tuned component takes a forced algorithm (the collective sweep) only with
+      // use_dynamic_rules set at MPI_Init (correctness/algorithms.hpp).
+      FamilyEntry{schema::kCorrectnessFamily, &correctness::make_correctness_family,
+                  &correctness::set_dynamic_rules_default},
   };
   return kFamilies;
 }

@@ -17,6 +17,9 @@ namespace preflight {
 struct FamilyEntry {
   std::string_view name;
   std::unique_ptr<Family> (*make)();
+  // What the family needs set in the process before MPI_Init (an MPI parameter its library reads
+  // only there), or nullptr: nothing.
+  void (*before_mpi_init)() = nullptr;
 };
 
 // A command a family brings besides its benchmark, run without MPI (`preflight dataset make`):
@@ -36,6 +39,12 @@ inline std::unique_ptr<Family> make_family(const std::string& name) {
   for (const auto& f : family_table())
     if (name == f.name) return f.make();
   return nullptr;
+}
+
+// Every family's before_mpi_init, in the table's order.
+inline void prepare_mpi_init() {
+  for (const auto& f : family_table())
+    if (f.before_mpi_init != nullptr) f.before_mpi_init();
 }
 
 inline std::vector<std::string> family_names() {

@@ -11,7 +11,6 @@
 #include <map>
 #include <tuple>
 
-#include "correctness/algorithms.hpp"
 #include "families.hpp"
 #include "harness/config/campaign.hpp"
 #include "harness/config/family_cli.hpp"
@@ -228,14 +227,12 @@ int run_request(const Request& r, Campaign& campaign, const RankContext& ctx,
 }
 
 int run_with_mpi(int argc, char** argv, Request& r) {
+  // What a family's library reads only at MPI_Init (families.cpp).
+  prepare_mpi_init();
   // MPI_THREAD_SINGLE, as nccl-tests and the OSU benchmarks start MPI: the main thread makes
   // every MPI call (the watchdog's thread and the storage workers make none). Any higher level
   // switches Open MPI 4.1 to its multi-threaded wait (a mutex and a condition around every
   // blocking call), which made an 8 B all-reduce on 2 ranks ~0.3 us slower than the bare loop.
-  // Open MPI's tuned component takes a forced algorithm (the correctness family's collective
-  // sweep) only with use_dynamic_rules set at MPI_Init; unless the user set it, preflight does.
-  // With no rules file and nothing forced, tuned then decides as it does without it.
-  correctness::set_dynamic_rules_default();
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided);
   int code = exit_code::kSuccess;

@@ -5,11 +5,11 @@
 // ours, so a new Open MPI brings its new algorithms into the sweep. One is forced per
 // communicator: the variable is written, the communicator duplicated (tuned reads its forced
 // choice when a communicator is made) and the variable put back. That takes effect only when
-// coll_tuned_use_dynamic_rules was true at MPI_Init; preflight's main sets it where the user did
-// not (set_dynamic_rules_default). Some algorithms do not run every call they are forced on:
-// Open MPI 4.1's coll/base hands the call to another algorithm, or fails it
-// (ompi_runs_instead); the sweep leaves those points out, rather than claim an algorithm that
-// did not run.
+// coll_tuned_use_dynamic_rules was true at MPI_Init; preflight sets it before MPI_Init where the
+// user did not (set_dynamic_rules_default, the family table's before_mpi_init). Some algorithms do
+// not run every call they are forced on: Open MPI 4.1's coll/base hands the call to another
+// algorithm, or fails it (ompi_runs_instead); the sweep leaves those points out, rather than claim
+// an algorithm that did not run.
 //
 // NCCL: NCCL_ALGO x NCCL_PROTO, set around one communicator's init (NCCL reads both there:
 // nccl_env.hpp, kPerCommunicator); the names NCCL's version has (nccl_algorithms).
