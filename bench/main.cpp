@@ -45,6 +45,7 @@ struct Request {
   YAML::Node built;                    // family command: the campaign its flags describe
   ConfigNode::FlagNames flags;         // family command: YAML path -> flag, for messages
   std::vector<std::string> overrides;  // --set
+  std::string soak;                    // --soak DURATION: the soak section's duration
   std::string output, resume;
   bool dry_run = false;
   int ranks_per_node = 0;           // env
@@ -120,6 +121,8 @@ void add_output_options(CLI::App& cmd, Request& r) {
   cmd.add_option("--test-slow-factor", r.controls.slow_factor, "")->group("");
   cmd.add_option("--test-late-rank", r.controls.late_rank, "")->group("");
   cmd.add_option("--test-late-seconds", r.controls.late_seconds, "")->group("");
+  cmd.add_option("--test-drift-rank", r.controls.drift_rank, "")->group("");
+  cmd.add_option("--test-drift-per-round", r.controls.drift_per_round, "")->group("");
 }
 
 std::string command_line(int argc, char** argv) {
@@ -135,6 +138,11 @@ Campaign load_campaign(const Request& r, const RankContext* ctx) {
   auto labels = std::make_shared<std::map<std::string, std::string>>();
   if (r.flags) *labels = *r.flags;
   apply_overrides(root, r.overrides, *labels);
+  if (!r.soak.empty()) {
+    apply_overrides(root, {fmt::format("{}.{}={}", kSoakSection, kSoakDurationKey, r.soak)},
+                    *labels);
+    (*labels)[fmt::format("{}.{}", kSoakSection, kSoakDurationKey)] = "--soak";
+  }
   return read_campaign(root, !r.config_path.empty() ? r.config_path : "command line", make_family,
                        family_names(), labels);
 }
@@ -143,10 +151,12 @@ int run_request(const Request& r, Campaign& campaign, const RankContext& ctx,
                 const std::string& line) {
   RunControls controls = r.controls;
   controls.time_budget_s = campaign.time_budget_s;
+  controls.soak_s = campaign.soak_s;
   if (controls.corrupt_rank >= ctx.size || controls.hang_rank >= ctx.size ||
-      controls.late_rank >= ctx.size)
+      controls.late_rank >= ctx.size || controls.drift_rank >= ctx.size)
     throw UsageError(fmt::format(
-        "--test-corrupt-rank/--test-hang-rank/--test-late-rank: expected a rank below {}",
+        "--test-corrupt-rank/--test-hang-rank/--test-late-rank/--test-drift-rank: expected a rank "
+        "below {}",
         ctx.size));
   if (controls.corrupt_every > 0 && controls.corrupt_rank < 0)
     throw UsageError(
@@ -176,7 +186,8 @@ int run_request(const Request& r, Campaign& campaign, const RankContext& ctx,
                     ctx.node_count,
                     skipped,
                     checks,
-                    scheduler.is_null() ? "" : scheduler.dump()};
+                    scheduler.is_null() ? "" : scheduler.dump(),
+                    campaign.soak_s};
   auto file = open_results(r.output, r.resume, run, env, plan, ctx, controls);
   if (env_failed && r.env_checks == "stop") {
     const std::string note =
@@ -304,6 +315,9 @@ int main_impl(int argc, char** argv) {
       ->required();
   run->add_option("--set", request.overrides,
                   "Override a config value: TARGET.KEY=VALUE, e.g. comm.sizes=8:1M:x4");
+  run->add_option("--soak", request.soak,
+                  "Burn-in: repeat the campaign in rounds for this long, e.g. 10m or 24h "
+                  "(docs/guide-burn-in.md)");
   add_output_options(*run, request);
 
   std::vector<std::unique_ptr<Family>> families;

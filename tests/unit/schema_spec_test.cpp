@@ -137,6 +137,12 @@ TEST(SchemaSpec, ColumnMeaningAttributes) {
 TEST(SchemaSpec, StatsColumns) {
   expect_documented(kStatsColumns, "Stats columns");
 }
+TEST(SchemaSpec, CaseTimeAttributes) {
+  expect_documented(kCaseTimeAttributes, "When a case ran");
+}
+TEST(SchemaSpec, SoakRunAttributes) {
+  expect_documented(kSoakRunAttributes, "Soak");
+}
 TEST(SchemaSpec, SpanCaseAttributes) {
   expect_documented(kSpanCaseAttributes, "Spans across ranks");
 }

@@ -10,7 +10,9 @@
 namespace preflight {
 namespace {
 
-const std::vector<std::string> kTopKeys = {kCampaignSection, "timing", "variants", "benchmarks"};
+const std::vector<std::string> kTopKeys = {kCampaignSection, kSoakSection, "timing", "variants",
+                                           "benchmarks"};
+const std::vector<std::string> kSoakKeys = {kSoakDurationKey, "textfile"};
 const std::vector<std::string> kCampaignKeys = {"name", kTimeBudgetKey, "ranks_per_node",
                                                 "repetitions"};
 const std::vector<std::string> kVariantKeys = {"name", "env"};
@@ -79,6 +81,26 @@ std::vector<Variant> read_variants(const ConfigNode& root) {
   return variants;
 }
 
+// The soak section: a duration to spend in rounds of the whole campaign, which are then the
+// campaign's repetitions (so a soak sets no repetitions of its own).
+void read_soak(const ConfigNode& root, Campaign& c) {
+  const ConfigNode soak = root.child(kSoakSection);
+  soak.expect_map(kSoakKeys);
+  if (!soak.has(kSoakDurationKey))
+    soak.fail(kSoakDurationKey, "a duration such as 10m or 24h (how long to repeat the campaign)",
+              "nothing");
+  c.soak_s = soak.duration(kSoakDurationKey, 0);
+  if (c.soak_s <= 0 || c.soak_s > 365.0 * 24 * 3600)
+    soak.fail(kSoakDurationKey, "a duration above 0 and at most a year, such as 10m or 24h",
+              soak.string(kSoakDurationKey, ""));
+  c.soak_textfile = soak.string("textfile", "");
+  if (c.repetitions > 1)
+    root.child(kCampaignSection)
+        .fail("repetitions",
+              "no repetitions with a soak (its rounds are the repetitions; leave repetitions out)",
+              std::to_string(c.repetitions));
+}
+
 }  // namespace
 
 YAML::Node parse_yaml(const std::string& text, const std::string& file) {
@@ -105,11 +127,11 @@ void apply_overrides(YAML::Node& root, const std::vector<std::string>& overrides
     if (parts.size() < 2 ||
         std::any_of(parts.begin(), parts.end(), [](const auto& p) { return p.empty(); }))
       throw UsageError(
-          fmt::format("--set {}: expected TARGET.KEY, where TARGET is campaign, timing, or a "
-                      "benchmark's name or family",
+          fmt::format("--set {}: expected TARGET.KEY, where TARGET is campaign, soak, timing, or "
+                      "a benchmark's name or family",
                       path));
     const YAML::Node value = override_value(o.substr(equals + 1), path);
-    if (parts[0] == "campaign" || parts[0] == "timing") {
+    if (parts[0] == kCampaignSection || parts[0] == kSoakSection || parts[0] == "timing") {
       if (!root.IsMap()) throw UsageError("--set: the config is not a map");
       set_path(root, parts, 0, value);
       labels[path] = "--set " + path;
@@ -131,7 +153,7 @@ void apply_overrides(YAML::Node& root, const std::vector<std::string>& overrides
     if (!matched)
       throw UsageError(
           fmt::format("--set {}: no benchmark is named '{}' or of family '{}'; expected campaign, "
-                      "timing, or a benchmark's name or family",
+                      "soak, timing, or a benchmark's name or family",
                       path, parts[0], parts[0]));
   }
 }
@@ -151,6 +173,7 @@ Campaign read_campaign(const YAML::Node& yaml, const std::string& file, FamilyMa
     c.ranks_per_node = static_cast<int>(meta.integer("ranks_per_node", 0, 0, 1 << 20));
     c.repetitions = static_cast<int>(meta.integer("repetitions", 1, 1, 10000));
   }
+  if (root.has(kSoakSection)) read_soak(root, c);
   const TimingOptions defaults =
       root.has("timing") ? read_timing(root.child("timing"), TimingOptions{}) : TimingOptions{};
   c.variants = read_variants(root);

@@ -30,12 +30,18 @@ struct Benchmark {
 // the campaign's identity when a file is resumed (plan.cpp).
 inline constexpr const char* kCampaignSection = "campaign";
 inline constexpr const char* kTimeBudgetKey = "time_budget";
+// The config's soak section (docs/guide-burn-in.md): rounds of the campaign until its duration
+// is spent; `--soak DURATION` sets its duration key.
+inline constexpr const char* kSoakSection = "soak";
+inline constexpr const char* kSoakDurationKey = "duration";
 
 struct Campaign {
   std::string name;
   double time_budget_s = 0;  // 0: none
   int ranks_per_node = 0;    // 0: nodes by host
   int repetitions = 1;
+  double soak_s = 0;          // 0: not a soak; else rounds are started until this is spent
+  std::string soak_textfile;  // a soak's Prometheus textfile, rewritten as cases finish; "": none
   std::vector<Variant> variants;  // at least one
   std::vector<Benchmark> benchmarks;
   nlohmann::json effective;  // the effective config, recorded in the results

@@ -146,11 +146,15 @@ std::string resume_mismatch(const std::string& path, const ExistingCases& existi
         "--resume: '{}' was written by {} ranks on {} nodes, this job has {} on {}; "
         "resume with the same layout",
         path, existing.world_size, existing.node_count, run.world_size, run.node_count);
-  for (std::size_t i = 0; i < existing.finished.size(); ++i)
-    if (existing.finished[i] >= plan.size() ||
-        plan[existing.finished[i]].c->name() != existing.names[i])
+  // A soak's plan is one round: its case k is the plan's case k mod the round's size.
+  const bool soak = run.soak_s > 0;
+  for (std::size_t i = 0; i < existing.finished.size(); ++i) {
+    const std::size_t k = existing.finished[i];
+    if ((!soak && k >= plan.size()) || plan.empty() ||
+        plan[k % plan.size()].c->name() != existing.names[i])
       return fmt::format("--resume: case {} in '{}' is not this campaign's case {}",
-                         existing.names[i], path, existing.finished[i]);
+                         existing.names[i], path, k);
+  }
   return {};
 }
 
@@ -197,6 +201,8 @@ std::unique_ptr<Hdf5Sink> open_results(const std::string& output, const std::str
   MPI_Bcast(finished.data(), static_cast<int>(count), MPI_UINT64_T, 0, ctx.world);
   int any_failed = existing.any_failed;
   MPI_Bcast(&any_failed, 1, MPI_INT, 0, ctx.world);
+  MPI_Bcast(&existing.soaked_s, 1, MPI_DOUBLE, 0, ctx.world);
+  controls.soaked_s = existing.soaked_s;
   controls.skip.insert(finished.begin(), finished.end());
   controls.earlier_failed = any_failed != 0;
   return sink;

@@ -1,5 +1,6 @@
 #include "harness/run/runner.hpp"
 
+#include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@
 #include "harness/run/host_load.hpp"
 #include "harness/run/idle_wait.hpp"
 #include "harness/run/rank_span.hpp"
+#include "harness/run/soak.hpp"
 #include "preflight/common/stats.hpp"
 #include "preflight/schema/layout.hpp"
 
@@ -457,7 +459,8 @@ void run_case(PlannedCase& planned, const CaseHeading& heading, const RankContex
       set_phase(watchdog, Phase::kTestHang);
       std::this_thread::sleep_for(std::chrono::duration<double>(controls.hang_seconds));
     }
-    PointResult point = run_point(c, p, ctx, planned.timing, controls, clock_offset_s, watchdog);
+    PointResult point = run_point(c, p, ctx, planned.timing, controls, clock_offset_s, watchdog,
+                                  planned.repetition);
     if (!ctx.is_root()) continue;
     std::lock_guard lock(progress.mutex);
     progress.record.wrong_elements += point.groups.front().wrong;
@@ -476,9 +479,10 @@ bool names_words(std::string_view name, std::string_view words) {
 
 PointResult run_point(Case& c, std::size_t point, const RankContext& ctx,
                       const TimingOptions& timing, const RunControls& controls,
-                      double clock_offset_s, Watchdog* w) {
+                      double clock_offset_s, Watchdog* w, int round) {
   set_phase(w, Phase::kHarness);
-  const Plants plants{ctx.node == controls.slow_node ? controls.slow_factor : 0,
+  const double drift = ctx.rank == controls.drift_rank ? controls.drift_per_round * round : 0;
+  const Plants plants{(ctx.node == controls.slow_node ? controls.slow_factor : 0) + drift,
                       ctx.rank == controls.late_rank ? controls.late_seconds : 0};
   auto op = c.make_operation(point);
   DeviceTimer* const timer = op != nullptr ? op->device_timer() : nullptr;
@@ -546,75 +550,138 @@ PointResult run_point(Case& c, std::size_t point, const RankContext& ctx,
   return p;
 }
 
+namespace {
+
+// UTC now, ISO 8601 to the millisecond: a case's start (schema harness::kStartTime).
+std::string utc_now_ms() {
+  const auto now =
+      std::chrono::time_point_cast<std::chrono::milliseconds>(std::chrono::system_clock::now());
+  const auto ms = now.time_since_epoch().count() % 1000;
+  return fmt::format("{:%Y-%m-%dT%H:%M:%S}.{:03d}Z",
+                     std::chrono::time_point_cast<std::chrono::seconds>(now), ms);
+}
+
+// What the loop over cases shares: where the run is, for the progress lines and the end.
+struct CampaignState {
+  Clock::time_point start = Clock::now();
+  bool any_failed = false;
+  bool stopped_early = false;
+  std::size_t done = 0, to_run = 0;
+};
+
+// Runs plan case `position` as case `index` of the file, of round `round` (0 outside a soak).
+// Returns false when the run's time budget stopped it before the case began.
+bool run_one(PlannedCase planned, std::size_t index, long round, const RankContext& ctx,
+             const RunControls& controls, const std::vector<ResultSink*>& sinks, Watchdog* watchdog,
+             InProgress& progress, CampaignState& state, VariantEnvironment& environment,
+             const KernelGroups& kernels, const RankClocks& clocks, double clock_offset_s,
+             const SoakClock& soak, WorstNode& worst, std::size_t total) {
+  planned.repetition = soak.active() ? static_cast<int>(round) : planned.repetition;
+  // Armed from before the budget check to after the last broadcast: no gap between cases.
+  if (watchdog != nullptr)
+    watchdog->arm(static_cast<std::int64_t>(index), planned.c->name(), planned.timing.timeout_s,
+                  planned.timing.case_budget_s);
+  if (!within_budget(controls, state.start, ctx)) return false;
+  environment.apply(planned.env);
+  const double elapsed = seconds(state.start, Clock::now());
+  const double left = state.done == 0 ? kNaN
+                                      : elapsed / static_cast<double>(state.done) *
+                                            static_cast<double>(state.to_run - state.done);
+  CaseHeading heading{index, total, planned.c.get(), elapsed, left, state.done, state.to_run};
+  if (soak.active()) {
+    heading.round = round;
+    heading.soak_s = soak.soak_s();
+    heading.soaked_s = soak.soaked_s(elapsed);
+    heading.rounds_left = soak.rounds_left(elapsed);
+    heading.worst_node = worst.text();
+  }
+  const auto case_start = Clock::now();
+  {
+    std::lock_guard lock(progress.mutex);
+    progress.record = start_record(planned, index, ctx, clocks);
+    progress.record.params.push_back(attr(schema::harness::kStartTime, utc_now_ms()));
+    progress.active = true;
+    for (auto* sink : sinks) sink->case_started(heading);
+  }
+  const HostLoadMeter host_load(ctx, kernels);
+  run_case(planned, heading, ctx, controls, clock_offset_s, sinks, watchdog, progress);
+  const HostLoad load = host_load.finish(ctx);
+  // Rank 0 alone knows the wrong counts of all ranks; every rank must return the same code.
+  std::uint64_t wrong = progress.record.wrong_elements;
+  idle_bcast(&wrong, 1, MPI_UINT64_T, 0, ctx.world);
+  if (watchdog != nullptr) watchdog->disarm();
+  state.any_failed = state.any_failed || wrong > 0;
+  ++state.done;
+  std::lock_guard lock(progress.mutex);
+  progress.record.status =
+      std::string(wrong > 0 ? schema::case_status::kFailed : schema::case_status::kOk);
+  progress.record.host_load = load;
+  progress.record.params.push_back(
+      attr(schema::harness::kDurationS, seconds(case_start, Clock::now())));
+  progress.active = false;
+  if (soak.active() && ctx.is_root()) worst.take(progress.record, ctx, round);
+  for (auto* sink : sinks) sink->case_finished(progress.record);
+  progress.record.points.clear();  // rank 0 keeps no finished case's samples
+  return true;
+}
+
+}  // namespace
+
 int run_campaign(std::vector<PlannedCase>& plan, const RankContext& ctx,
                  const RunControls& controls, const std::vector<ResultSink*>& sinks,
                  Watchdog* watchdog, InProgress& progress) {
-  const auto start = Clock::now();
-  bool any_failed = controls.earlier_failed;
-  std::size_t done = 0, to_run = 0;
-  for (std::size_t k = 0; k < plan.size(); ++k) to_run += controls.skip.count(k) ? 0 : 1;
+  CampaignState state;
+  state.any_failed = controls.earlier_failed;
+  const std::size_t per_round = plan.size();
+  SoakClock soak(controls.soak_s, controls.soaked_s);
+  WorstNode worst;
   VariantEnvironment environment;
   const KernelGroups kernels = kernel_groups(ctx);
   const RankClocks clocks = clocks_for(plan, ctx, kernels);
   const double clock_offset_s =
       clocks.offset_s.empty() ? 0 : clocks.offset_s[static_cast<std::size_t>(ctx.rank)];
-  bool stopped_early = false;
-  for (std::size_t k = 0; k < plan.size(); ++k) {
-    if (controls.skip.count(k)) continue;
-    PlannedCase& planned = plan[k];
-    // Armed from before the budget check to after the last broadcast: no gap between cases.
-    if (watchdog != nullptr)
-      watchdog->arm(static_cast<std::int64_t>(k), planned.c->name(), planned.timing.timeout_s,
-                    planned.timing.case_budget_s);
-    if (!within_budget(controls, start, ctx)) {
-      stopped_early = true;
+  long rounds_run = 0;
+  for (long round = 0; !state.stopped_early; ++round) {
+    const std::size_t first = static_cast<std::size_t>(round) * per_round;
+    std::size_t finished_before = 0;
+    for (std::size_t j = 0; j < per_round; ++j) finished_before += controls.skip.count(first + j);
+    if (soak.active() && finished_before == per_round) continue;  // a round an earlier job ran
+    // A round an earlier job began is completed; a new one starts while the soak's time lasts.
+    if (soak.active() && finished_before == 0 && round > 0 &&
+        !soak.another_round(seconds(state.start, Clock::now()), ctx))
       break;
+    state.to_run = per_round - finished_before;
+    state.done = 0;
+    for (std::size_t j = 0; j < per_round && !state.stopped_early; ++j) {
+      const std::size_t index = first + j;
+      if (controls.skip.count(index)) continue;
+      state.stopped_early =
+          !run_one(plan[j], index, round, ctx, controls, sinks, watchdog, progress, state,
+                   environment, kernels, clocks, clock_offset_s, soak, worst, per_round);
     }
-    environment.apply(planned.env);
-    const double elapsed = seconds(start, Clock::now());
-    const double left =
-        done == 0 ? kNaN : elapsed / static_cast<double>(done) * static_cast<double>(to_run - done);
-    const CaseHeading heading{k, plan.size(), planned.c.get(), elapsed, left, done, to_run};
-    {
-      std::lock_guard lock(progress.mutex);
-      progress.record = start_record(planned, k, ctx, clocks);
-      progress.active = true;
-      for (auto* sink : sinks) sink->case_started(heading);
-    }
-    const HostLoadMeter host_load(ctx, kernels);
-    run_case(planned, heading, ctx, controls, clock_offset_s, sinks, watchdog, progress);
-    const HostLoad load = host_load.finish(ctx);
-    // Rank 0 alone knows the wrong counts of all ranks; every rank must return the same code.
-    std::uint64_t wrong = progress.record.wrong_elements;
-    idle_bcast(&wrong, 1, MPI_UINT64_T, 0, ctx.world);
-    if (watchdog != nullptr) watchdog->disarm();
-    any_failed = any_failed || wrong > 0;
-    ++done;
-    std::lock_guard lock(progress.mutex);
-    progress.record.status =
-        std::string(wrong > 0 ? schema::case_status::kFailed : schema::case_status::kOk);
-    progress.record.host_load = load;
-    progress.active = false;
-    for (auto* sink : sinks) sink->case_finished(progress.record);
-    progress.record.points.clear();  // rank 0 keeps no finished case's samples
+    ++rounds_run;
+    if (!soak.active()) break;
+    if (!state.stopped_early) soak.round_ended(seconds(state.start, Clock::now()));
   }
   if (watchdog != nullptr) watchdog->disarm();
-  const bool timed_out = stopped_early;
-  const int code = timed_out    ? exit_code::kTimeout
-                   : any_failed ? exit_code::kBenchmarkFailed
-                                : exit_code::kSuccess;
-  const auto status = stopped_early ? schema::run_status::kIncomplete
-                      : timed_out   ? schema::run_status::kTimeout
-                      : any_failed  ? schema::run_status::kFailed
-                                    : schema::run_status::kComplete;
+  const int code = state.stopped_early ? exit_code::kTimeout
+                   : state.any_failed  ? exit_code::kBenchmarkFailed
+                                       : exit_code::kSuccess;
+  const auto status = state.stopped_early ? schema::run_status::kIncomplete
+                      : state.any_failed  ? schema::run_status::kFailed
+                                          : schema::run_status::kComplete;
   if (ctx.is_root()) {
     std::lock_guard lock(progress.mutex);
-    const std::string note =
-        stopped_early ? fmt::format(
-                            "the run's time budget ({:g} s) ran out after {} of {} cases; --resume "
-                            "completes it",
-                            controls.time_budget_s, done, to_run)
-                      : std::string();
+    std::string note;
+    if (state.stopped_early)
+      note = fmt::format(
+          "the run's time budget ({:g} s) ran out after {} of {} cases{}; --resume completes it",
+          controls.time_budget_s, state.done, state.to_run,
+          soak.active() ? fmt::format(" of round {}", rounds_run - 1) : std::string());
+    else if (soak.active())
+      note = fmt::format("soak: {} s of {:g} s spent in rounds of the campaign",
+                         std::lround(soak.soaked_s(seconds(state.start, Clock::now()))),
+                         controls.soak_s);
     for (auto* sink : sinks) sink->run_finished(std::string(status), code, note);
   }
   return code;

@@ -32,6 +32,8 @@ struct PlannedCase {
 // What the run as a whole obeys, beyond each case's timing.
 struct RunControls {
   double time_budget_s = 0;     // stop starting cases after this; 0: no limit
+  double soak_s = 0;            // a soak: start rounds of the plan until this is spent; 0: none
+  double soaked_s = 0;          // time the file's finished cases ran already (resume)
   std::set<std::size_t> skip;   // cases already in the file (resume)
   bool earlier_failed = false;  // a skipped case had failed
   // Test-only fault injection.
@@ -49,6 +51,10 @@ struct RunControls {
   double hang_seconds = 3600;
   int late_rank = -1;  // leaves every starting barrier late_seconds after the others
   double late_seconds = 0.2;
+  // This rank's operations take drift_per_round x the round (repetition) longer: a slow-down
+  // that grows round by round, as a device that heats up or wears would.
+  int drift_rank = -1;
+  double drift_per_round = 0.02;
 };
 
 // Rank 0's case in progress, shared with the watchdog so a timeout can record what finished.
@@ -67,11 +73,14 @@ bool names_words(std::string_view name, std::string_view words);
 // Collective over ctx.world. On rank 0 the result holds every rank's samples and statistics.
 // clock_offset_s: this rank's clock minus rank 0's (clock_sync.hpp), for the starts of a case
 // that measures_span().
+// round: the case's repetition (a soak's round), for the planted drift.
 PointResult run_point(Case& c, std::size_t point, const RankContext& ctx,
                       const TimingOptions& timing, const RunControls& controls,
-                      double clock_offset_s, Watchdog* watchdog);
+                      double clock_offset_s, Watchdog* watchdog, int round = 0);
 
-// Runs the plan and returns preflight's exit code (every rank returns the same).
+// Runs the plan and returns preflight's exit code (every rank returns the same). With
+// controls.soak_s the plan is one round: round r's case j has index r x plan.size() + j and
+// repetition r, and rounds start while the soak's time lasts (soak.hpp).
 int run_campaign(std::vector<PlannedCase>& plan, const RankContext& ctx,
                  const RunControls& controls, const std::vector<ResultSink*>& sinks,
                  Watchdog* watchdog, InProgress& progress);

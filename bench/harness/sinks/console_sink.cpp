@@ -92,9 +92,17 @@ void ConsoleSink::case_started(const CaseHeading& h) {
     fmt::print(out_, "\n[{}{}] {}/{} run", std::string(static_cast<std::size_t>(filled), '#'),
                std::string(static_cast<std::size_t>(kWidth - filled), '.'), h.done, h.to_run);
   }
+  if (h.round >= 0)
+    fmt::print(
+        out_, "\n[soak round {} · {} of {} soaked · {} more round{}]{}", h.round,
+        clock_text(h.soaked_s), clock_text(h.soak_s),
+        h.rounds_left < 0 ? std::string("?") : fmt::format("~{}", h.rounds_left),
+        h.rounds_left == 1 ? "" : "s",
+        h.worst_node.empty() ? std::string() : fmt::format(" worst node so far: {}", h.worst_node));
   fmt::print(out_,
              "\n[case {}/{} · {} elapsed · {} left] {} · {} group{} · {} of {} ranks active\n",
-             h.index + 1, h.total, clock_text(h.elapsed_s),
+             (h.round >= 0 && h.total > 0 ? h.index % h.total : h.index) + 1, h.total,
+             clock_text(h.elapsed_s),
              std::isnan(h.left_s) ? std::string("?") : fmt::format("~{}", clock_text(h.left_s)),
              h.c->name(), count, count == 1 ? "" : "s", active, groups.size());
   std::fflush(out_);

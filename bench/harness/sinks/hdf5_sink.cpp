@@ -174,6 +174,7 @@ bool declared_case_attribute(const CaseRecord& r, std::string_view name) {
   };
   return in(s::kCaseAttributes) || in(s::kTimeoutCaseAttributes) ||
          in(s::kCaseHostLoadAttributes) || in(s::kSpanCaseAttributes) ||
+         in(s::kCaseTimeAttributes) ||
          (r.declaration != nullptr && in(r.declaration->case_attributes));
 }
 
@@ -444,6 +445,7 @@ void write_run_start(hid_t f, const RunInfo& run, const std::vector<RankEnvironm
                       std::string_view(nlohmann::json(run.skipped).dump()));
   if (!run.scheduler_json.empty())
     h5::set_attribute(f, s::kSchedulerAttribute, std::string_view(run.scheduler_json));
+  if (run.soak_s > 0) set_item_attribute(f, s::kSoakRunAttributes, s::kSoakAttribute, run.soak_s);
   write_environment(f, environment);
   if (!run.env_checks.empty()) write_env_checks(f, run.env_checks);
   h5::create_group(f, s::kCasesGroup);
@@ -504,6 +506,8 @@ ExistingCases Hdf5Sink::inspect(const std::string& path) {
     }
     existing.finished.push_back(static_cast<std::size_t>(h5::int_attribute(c.get(), "index")));
     existing.names.push_back(h5::string_attribute(c.get(), "name"));
+    if (h5::has_attribute(c.get(), s::harness::kDurationS.name))
+      existing.soaked_s += h5::double_attribute(c.get(), s::harness::kDurationS.name);
     existing.any_failed = existing.any_failed || status == s::case_status::kFailed;
   }
   return existing;

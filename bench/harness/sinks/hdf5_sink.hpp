@@ -22,6 +22,7 @@ struct RunInfo {
   std::vector<std::string> skipped = {};  // what the campaign left out, and why (skipped_in)
   std::vector<EnvCheck> env_checks = {};  // run before anything was measured; empty: not run
   std::string scheduler_json = {};        // the scheduler's facts (scheduler.hpp); empty: none
+  double soak_s = 0;                      // the soak's duration; 0: not a soak
 };
 
 // What an earlier run left in a file that --resume completes.
@@ -32,7 +33,8 @@ struct ExistingCases {
   std::vector<std::string> names;       // their names, to check the campaign is the same
   std::vector<std::string> unfinished;  // groups of the cases to run again
   bool any_failed = false;
-  std::string config;  // the effective config the file was written with
+  double soaked_s = 0;  // the finished cases' duration_s, summed: time a soak has run
+  std::string config;   // the effective config the file was written with
   std::int64_t world_size = 0;
   std::int64_t node_count = 0;
 };

@@ -15,6 +15,12 @@ struct CaseHeading {
   double left_s = 0;       // estimate; NaN before the first case ends
   std::size_t done = 0;    // cases run so far in this run
   std::size_t to_run = 0;  // cases this run will run (less on resume)
+  // A soak's (total and to_run are one round's): its round, the time soaked and its duration,
+  // rounds likely left (-1: not known yet), and the worst node so far ("" : none yet).
+  long round = -1;  // -1: not a soak
+  double soaked_s = 0, soak_s = 0;
+  long rounds_left = -1;
+  std::string worst_node = {};
 };
 
 struct TimeoutVerdict;

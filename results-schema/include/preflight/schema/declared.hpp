@@ -63,6 +63,7 @@ inline std::vector<std::string_view> declared_case_attributes() {
   add(kTimeoutCaseAttributes);
   add(kCaseHostLoadAttributes);
   add(kSpanCaseAttributes);
+  add(kCaseTimeAttributes);
   for (const FamilySchema* family : kFamilySchemas) add(family->case_attributes);
   return out;
 }

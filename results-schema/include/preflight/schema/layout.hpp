@@ -92,6 +92,15 @@ inline constexpr std::array kRunAttributes = {
     Item{"node_count", Type::kInt64, "nodes", "number of nodes (virtual nodes when grouped)"},
 };
 
+// Present on a soak (campaign `soak:`): the campaign's cases were repeated in rounds (the case
+// attribute `repetition` is the round) until this much time was spent running them; absent on any
+// other run. The report reads such a file as a time series per node (docs/guide-burn-in.md).
+inline constexpr std::string_view kSoakAttribute = "soak_s";
+inline constexpr std::array kSoakRunAttributes = {
+    Item{kSoakAttribute, Type::kFloat64, "s",
+         "the soak's duration: rounds of the campaign's cases were started until it was spent"},
+};
+
 // Present when the campaign left something out because the job's layout makes it meaningless:
 // a JSON list of lines, each naming what and why ("benchmark comm: topology inter: every group
 // has one rank ...").
@@ -187,8 +196,8 @@ inline constexpr Attr<std::string> kBenchmark{"benchmark", "",
                                               "name of the campaign's benchmark entry"};
 inline constexpr Attr<std::string> kVariant{"variant", "",
                                             "name of the variant (environment) it ran under"};
-inline constexpr Attr<std::int64_t> kRepetition{"repetition", "",
-                                                "repetition of the campaign, 0-based"};
+inline constexpr Attr<std::int64_t> kRepetition{
+    "repetition", "", "repetition of the campaign (a soak's round), 0-based"};
 inline constexpr Attr<double> kTimeoutS{
     "timeout_s", "s",
     "the watchdog's limit on this case making no progress (no operation completing)"};
@@ -198,6 +207,19 @@ inline constexpr std::array kCaseAttributes = {
     harness::kBackend.item(),    harness::kStatus.item(),    harness::kWrongElements.item(),
     harness::kGroupCount.item(), harness::kBenchmark.item(), harness::kVariant.item(),
     harness::kRepetition.item(), harness::kTimeoutS.item(),
+};
+
+// When a case ran, written by the harness on every case: the time axis of a soak's rounds and of
+// any run's cases. Files written before them lack them; the report then has no time of a case.
+namespace harness {
+inline constexpr Attr<std::string> kStartTime{
+    "start_time", "", "UTC start of the case on rank 0's clock, ISO 8601 to the millisecond"};
+inline constexpr Attr<double> kDurationS{
+    "duration_s", "s", "how long the case ran on rank 0, its start to its last point's end"};
+}  // namespace harness
+inline constexpr std::array kCaseTimeAttributes = {
+    harness::kStartTime.item(),
+    harness::kDurationS.item(),
 };
 
 // Further attributes of a case with status timeout (case_budget_s only with case_budget).
