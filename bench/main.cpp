@@ -167,7 +167,7 @@ int run_request(const Request& r, Campaign& campaign, const RankContext& ctx,
   if (ctx.is_root())
     for (const auto& s : skipped) fmt::print("skipped: {}\n", s);
   if (r.dry_run) {
-    if (ctx.is_root()) print_plan(plan, ctx);
+    if (ctx.is_root()) print_plan(plan, ctx, campaign.soak_s);
     return exit_code::kSuccess;
   }
   std::vector<EnvCheck> checks;

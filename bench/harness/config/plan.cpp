@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -56,7 +57,7 @@ std::vector<std::string> skipped_in(const Campaign& campaign, const RankContext&
   return out;
 }
 
-void print_plan(const std::vector<PlannedCase>& plan, const RankContext& ctx) {
+void print_plan(const std::vector<PlannedCase>& plan, const RankContext& ctx, double soak_s) {
   std::size_t points = 0;
   for (const auto& p : plan) {
     const auto& groups = p.c->group_of_rank();
@@ -73,6 +74,13 @@ void print_plan(const std::vector<PlannedCase>& plan, const RankContext& ctx) {
       "# timing: about {:.0f} s (each size point's budget twice: timed, then back to back; "
       "set-up and warm-up not counted)\n",
       timing_seconds(plan));
+  if (soak_s > 0) {
+    const double round_s = timing_seconds(plan);
+    fmt::print(
+        "# soak: rounds of these {} case(s) (repetition = round) until {:g} s are spent: at most "
+        "about {:.0f} rounds of {:.0f} s or more\n",
+        plan.size(), soak_s, round_s > 0 ? std::ceil(soak_s / round_s) : 0.0, round_s);
+  }
 }
 
 double timing_seconds(const std::vector<PlannedCase>& plan) {

@@ -26,7 +26,8 @@ std::vector<PlannedCase> plan_cases(Campaign& campaign, const RankContext& ctx);
 // Every benchmark's skipped() lines, "benchmark NAME: ...", for the terminal and the file.
 std::vector<std::string> skipped_in(const Campaign& campaign, const RankContext& ctx);
 
-void print_plan(const std::vector<PlannedCase>& plan, const RankContext& ctx);
+// soak_s > 0: the plan is one round of a soak that long; the line says about how many rounds.
+void print_plan(const std::vector<PlannedCase>& plan, const RankContext& ctx, double soak_s = 0);
 
 // What the plan's timing costs at most where iterations stop at the budget: per size point the
 // budget twice (the timed iterations, then as many back to back), a case no longer than its

@@ -633,7 +633,10 @@ int run_campaign(std::vector<PlannedCase>& plan, const RankContext& ctx,
   CampaignState state;
   state.any_failed = controls.earlier_failed;
   const std::size_t per_round = plan.size();
-  SoakClock soak(controls.soak_s, controls.soaked_s);
+  SoakClock soak(controls.soak_s, controls.soaked_s,
+                 per_round == 0
+                     ? 0
+                     : static_cast<double>(controls.skip.size()) / static_cast<double>(per_round));
   WorstNode worst;
   VariantEnvironment environment;
   const KernelGroups kernels = kernel_groups(ctx);

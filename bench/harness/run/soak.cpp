@@ -41,7 +41,8 @@ void SoakClock::round_ended(double job_elapsed_s) {
 }
 
 double SoakClock::mean_round_s() const {
-  return rounds_ == 0 ? 0 : rounds_s_ / static_cast<double>(rounds_);
+  if (rounds_ > 0) return rounds_s_ / static_cast<double>(rounds_);
+  return rounds_before_ > 0 ? soaked_before_s_ / rounds_before_ : 0;  // resumed: the file's rounds
 }
 
 bool SoakClock::another_round(double job_elapsed_s, const RankContext& ctx) const {
@@ -51,7 +52,7 @@ bool SoakClock::another_round(double job_elapsed_s, const RankContext& ctx) cons
 }
 
 long SoakClock::rounds_left(double job_elapsed_s) const {
-  if (rounds_ == 0) return -1;
+  if (!(mean_round_s() > 0)) return -1;
   const double left = soak_s_ - soaked_s(job_elapsed_s);
   return std::max(0L, static_cast<long>(std::floor(left / mean_round_s())));
 }

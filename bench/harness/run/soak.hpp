@@ -14,8 +14,10 @@ namespace preflight {
 // Rank 0's account of the time a soak has run; every rank follows its decisions.
 class SoakClock {
  public:
-  // soak_s: the duration (0: not a soak); soaked_s: time the file's finished cases already ran.
-  SoakClock(double soak_s, double soaked_s) : soak_s_(soak_s), soaked_before_s_(soaked_s) {}
+  // soak_s: the duration (0: not a soak); soaked_s: time the file's finished cases already ran,
+  // rounds_before: how many rounds' worth of cases they were (the first estimate of a round).
+  SoakClock(double soak_s, double soaked_s, double rounds_before)
+      : soak_s_(soak_s), soaked_before_s_(soaked_s), rounds_before_(rounds_before) {}
   bool active() const { return soak_s_ > 0; }
   double soak_s() const { return soak_s_; }
   // Time soaked: what the file held plus this job's time so far.
@@ -31,7 +33,7 @@ class SoakClock {
 
  private:
   double mean_round_s() const;
-  double soak_s_ = 0, soaked_before_s_ = 0;
+  double soak_s_ = 0, soaked_before_s_ = 0, rounds_before_ = 0;
   double rounds_s_ = 0;  // this job's whole rounds, their time
   long rounds_ = 0;
   double last_end_s_ = 0;
