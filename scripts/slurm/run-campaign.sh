@@ -19,8 +19,11 @@ mkdir -p "$out"
 ulimit -l unlimited 2>/dev/null || echo "run-campaign: could not raise memlock here; the environment checks will say whether the ranks have it" >&2
 echo "run-campaign: job $SLURM_JOB_ID on $SLURM_JOB_NUM_NODES node(s): $SLURM_JOB_NODELIST -> $out"
 rc=0
+# A requeued job (same job id: same directory) completes its file, keeping what finished.
+output=(-o "$out/results.h5")
+[[ -f $out/results.h5 ]] && output=(--resume "$out/results.h5")
 # shellcheck disable=SC2086 # PREFLIGHT_ARGS is a list of words
-srun --mpi=pmix --kill-on-bad-exit=1 "$preflight" run "$config" -o "$out/results.h5" ${PREFLIGHT_ARGS:-} || rc=$?
+srun --mpi=pmix --kill-on-bad-exit=1 "$preflight" run "$config" "${output[@]}" ${PREFLIGHT_ARGS:-} || rc=$?
 [[ -f $out/results.h5 ]] || { echo "run-campaign: no results file (preflight exit $rc)" >&2; exit "$rc"; }
 baseline=()
 [[ -n ${PREFLIGHT_BASELINE:-} ]] && baseline=(--baseline "$PREFLIGHT_BASELINE")
