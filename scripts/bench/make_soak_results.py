@@ -320,6 +320,9 @@ def main():
     soak.write(a.out)
     print(f"{a.out}: {soak.n} ranks ({a.nodes} nodes x {a.ranks_per_node}), {soak.rounds} rounds x 3 cases, "
           f"soak_s {soak.soak_s:g}, {os.path.getsize(a.out) / 1e6:.1f} MB")
+    rounds = sorted(soak.slow_rounds)
+    print(f"planted: slow node node{a.nodes // 3:04d} ({SLOW_BY:g}x) in rounds {rounds[0]}-{rounds[-1]}; "
+          f"rank {soak.drift_rank} drifting +{DRIFT_PER_ROUND:.1%} a round (GEMM, triad)")
 
 
 if __name__ == "__main__":
