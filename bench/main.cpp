@@ -187,7 +187,8 @@ int run_request(const Request& r, Campaign& campaign, const RankContext& ctx,
                     skipped,
                     checks,
                     scheduler.is_null() ? "" : scheduler.dump(),
-                    campaign.soak_s};
+                    campaign.soak_s,
+                    campaign.soak_s > 0 && campaign.soak_summary_points};
   auto file = open_results(r.output, r.resume, run, env, plan, ctx, controls);
   if (env_failed && r.env_checks == "stop") {
     const std::string note =

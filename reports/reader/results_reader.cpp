@@ -149,10 +149,27 @@ bool counts_faults(hid_t counters, const std::string& name) {
   for (const auto attribute : {s::kKindAttribute, s::kDirectionAttribute})
     if (!h5::has_attribute(set.get(), attribute) || !h5::is_string_attribute(set.get(), attribute))
       return false;
-  return s::parse(h5::string_attribute(set.get(), s::kKindAttribute), s::kKindNames) ==
-             s::Kind::kCount &&
-         s::parse(h5::string_attribute(set.get(), s::kDirectionAttribute), s::kDirectionNames) ==
-             s::Direction::kLower;
+  const auto kind = s::parse(h5::string_attribute(set.get(), s::kKindAttribute), s::kKindNames);
+  const auto direction =
+      s::parse(h5::string_attribute(set.get(), s::kDirectionAttribute), s::kDirectionNames);
+  return kind && direction && s::counts_faults(*kind, *direction);
+}
+
+// A counter's figures at point `index`: its per-iteration medians (iterations without an active
+// rank left out) and totals, and, for a counter of faults, its cells.
+void keep_counter(const std::string& name, s::CounterPerIteration per_iteration, bool faults,
+                  std::vector<CounterCell> cells, CaseData& c, std::size_t index) {
+  auto& medians = c.iteration_counters[name];
+  auto& totals = c.iteration_totals[name];
+  medians.resize(index + 1);
+  totals.resize(index + 1);
+  for (const double m : per_iteration.medians)
+    if (!std::isnan(m)) medians[index].push_back(m);
+  totals[index] = std::move(per_iteration.totals);
+  if (!faults) return;
+  auto& kept = c.fault_cells[name];
+  kept.resize(index + 1);
+  kept[index] = std::move(cells);
 }
 
 // Every counter of a point that is per iteration and rank (iterations x ranks, like samples):
@@ -163,44 +180,22 @@ std::vector<double> read_counters(hid_t point, const std::vector<std::int64_t>& 
                                   std::size_t index, const std::string& path,
                                   const std::string& point_name) {
   std::vector<double> work;
-  if (!h5::exists(point, "counters")) return work;
-  h5::Handle counters = h5::open_group(point, "counters");
+  if (!h5::exists(point, s::kCountersGroup)) return work;
+  h5::Handle counters = h5::open_group(point, s::kCountersGroup);
   for (const auto& name : h5::child_names(counters.get())) {
-    const auto counter = h5::read_matrix(counters.get(), name);
-    const std::size_t r = counter.rows, k = counter.cols;
-    const auto& values = counter.values;
-    if (r != rows || k != cols) {
+    auto counter = h5::read_matrix(counters.get(), name);
+    if (counter.rows != rows || counter.cols != cols) {
       if (name == c.meaning.work_counter)
         throw ReadError(fmt::format("{}: case {} point {}: counters/{} is {} x {}, samples {} x {}",
-                                    path, c.group_name, point_name, name, r, k, rows, cols));
+                                    path, c.group_name, point_name, name, counter.rows,
+                                    counter.cols, rows, cols));
       continue;  // not per iteration and rank: not ours to read
     }
-    auto& medians = c.iteration_counters[name];
-    auto& totals = c.iteration_totals[name];
-    medians.resize(index + 1);
-    totals.resize(index + 1);
-    for (std::size_t i = 0; i < rows; ++i) {
-      std::vector<double> active;
-      double sum = 0;
-      for (std::size_t rank = 0; rank < cols; ++rank)
-        if (groups[rank] >= 0 && !std::isnan(values[i * cols + rank])) {
-          active.push_back(values[i * cols + rank]);
-          sum += values[i * cols + rank];
-        }
-      if (!active.empty()) medians[index].push_back(median(std::move(active)));
-      totals[index].push_back(sum);
-    }
-    if (name == c.meaning.work_counter) work = values;
-    if (counts_faults(counters.get(), name)) {
-      auto& cells = c.fault_cells[name];
-      cells.resize(index + 1);
-      for (std::size_t i = 0; i < rows; ++i)
-        for (std::size_t rank = 0; rank < cols; ++rank) {
-          const double value = values[i * cols + rank];
-          if (value != 0 && !std::isnan(value))
-            cells[index].push_back({i, static_cast<std::int64_t>(rank), value});
-        }
-    }
+    const s::MatrixView m{counter.values, rows, cols};
+    const bool faults = counts_faults(counters.get(), name);
+    keep_counter(name, s::counter_per_iteration(m, groups), faults,
+                 faults ? s::fault_cells(m) : std::vector<CounterCell>{}, c, index);
+    if (name == c.meaning.work_counter) work = std::move(counter.values);
   }
   return work;
 }
@@ -240,36 +235,6 @@ void read_event_series(hid_t point, CaseData& c, std::size_t index) {
   }
 }
 
-// Each active rank's median over a point's iterations of values[i][r] / divisor[i][r] (no
-// divisor: values alone); NaN for an idle rank. The matrices are iterations x ranks, so a rank's
-// values lie a row apart: ranks are taken in blocks, each block's columns gathered into one
-// buffer and their medians selected in place there (at 65,536 ranks a rank's 50 values lay 512
-// KiB apart and every rank had a buffer of its own).
-std::vector<double> rank_medians(const h5::Matrix& values, const std::vector<double>* divisor,
-                                 const std::vector<std::int64_t>& groups) {
-  constexpr std::size_t kBlock = 64;
-  const std::size_t rows = values.rows, cols = values.cols;
-  std::vector<double> medians(cols, std::nan(""));
-  std::vector<double> block(kBlock * rows);
-  for (std::size_t first = 0; first < cols && rows > 0; first += kBlock) {
-    const std::size_t width = std::min(kBlock, cols - first);
-    // Two loops, so that the common case (no work counter) divides nothing.
-    for (std::size_t i = 0; i < rows; ++i) {
-      const double* row = values.values.data() + i * cols + first;
-      if (divisor == nullptr) {
-        for (std::size_t k = 0; k < width; ++k) block[k * rows + i] = row[k];
-      } else {
-        const double* by = divisor->data() + i * cols + first;
-        for (std::size_t k = 0; k < width; ++k) block[k * rows + i] = row[k] / by[k];
-      }
-    }
-    for (std::size_t k = 0; k < width; ++k)
-      if (groups[first + k] >= 0)
-        medians[first + k] = median_in_place(std::span<double>(block.data() + k * rows, rows));
-  }
-  return medians;
-}
-
 // What the report keeps of a point's per-rank matrices: each timed iteration's time (the slowest
 // active rank's), each rank's median time (per unit of work, where the case counts work) and its
 // median back-to-back time per operation (empty where the point has no back-to-back blocks).
@@ -286,20 +251,99 @@ struct PointMatrices {
 
 PointFigures point_figures(const PointMatrices& m, const std::vector<std::int64_t>& groups) {
   PointFigures f;
-  const std::size_t rows = m.samples.rows, cols = m.samples.cols;
-  for (std::size_t i = 0; i < rows; ++i) {
-    double t = -1;
-    for (std::size_t r = 0; r < cols; ++r)
-      if (groups[r] >= 0 && m.samples.values[i * cols + r] > t) t = m.samples.values[i * cols + r];
-    if (t >= 0) f.slowest.push_back(t);
-  }
-  f.medians = rank_medians(m.samples, m.work.empty() ? nullptr : &m.work, groups);
-  if (m.has_batched) f.batched = rank_medians(m.batched, nullptr, groups);
+  const s::MatrixView samples{m.samples.values, m.samples.rows, m.samples.cols};
+  f.slowest = s::slowest_per_iteration(samples, groups);
+  f.medians = s::rank_medians(samples, m.work.empty() ? nullptr : &m.work, groups);
+  if (m.has_batched)
+    f.batched =
+        s::rank_medians({m.batched.values, m.batched.rows, m.batched.cols}, nullptr, groups);
   return f;
+}
+
+// One row of per-rank values of a summary point (1 x world_size).
+std::vector<double> per_rank_row(hid_t point, std::string_view name, std::size_t ranks,
+                                 const std::string& where) {
+  auto m = h5::read_matrix(point, name);
+  if (m.rows != 1 || m.cols != ranks)
+    throw ReadError(fmt::format("{}: {} is {} x {}, expected 1 x {} (world_size)", where, name,
+                                m.rows, m.cols, ranks));
+  return std::move(m.values);
+}
+
+// A summary point's counters (counter_summaries/<name>, 2 x iterations) and fault cells.
+void read_counter_summaries(hid_t point, CaseData& c, std::size_t index, const std::string& where) {
+  if (!h5::exists(point, s::kCounterSummariesGroup)) return;
+  h5::Handle summaries = h5::open_group(point, s::kCounterSummariesGroup);
+  h5::Handle faults;
+  if (h5::exists(point, s::kFaultCellsGroup)) faults = h5::open_group(point, s::kFaultCellsGroup);
+  for (const auto& name : h5::child_names(summaries.get())) {
+    const auto m = h5::read_matrix(summaries.get(), name);
+    if (m.rows != s::counter_row::kCount)
+      throw ReadError(fmt::format("{}: {}/{} has {} rows, expected {} (median, total)", where,
+                                  s::kCounterSummariesGroup, name, m.rows, s::counter_row::kCount));
+    const auto row = [&](std::size_t k) {
+      const auto at = m.values.begin() + static_cast<std::ptrdiff_t>(k * m.cols);
+      return std::vector<double>(at, at + static_cast<std::ptrdiff_t>(m.cols));
+    };
+    const bool counts = counts_faults(summaries.get(), name);
+    std::vector<CounterCell> cells;
+    if (counts && faults && h5::exists(faults.get(), name)) {
+      const auto f = h5::read_matrix(faults.get(), name);
+      if (f.cols != s::fault_column::kCount)
+        throw ReadError(fmt::format("{}: {}/{} has {} columns, expected {}", where,
+                                    s::kFaultCellsGroup, name, f.cols, s::fault_column::kCount));
+      for (std::size_t k = 0; k < f.rows; ++k) {
+        const double* cell = f.values.data() + k * f.cols;
+        cells.push_back({static_cast<std::size_t>(cell[s::fault_column::kIteration]),
+                         static_cast<std::int64_t>(cell[s::fault_column::kRank]),
+                         cell[s::fault_column::kValue]});
+      }
+    }
+    keep_counter(name, {row(s::counter_row::kMedian), row(s::counter_row::kTotal)}, counts,
+                 std::move(cells), c, index);
+  }
+}
+
+// The points of a case written as summaries (SPEC.md "Summary points"): what the full form's
+// matrices reduce to, stored; CaseData is filled as from the matrices.
+void read_summary_points(hid_t case_group, const std::vector<std::int64_t>& groups, CaseData& c,
+                         const std::string& path) {
+  h5::Handle points = h5::open_group(case_group, s::kPointsGroup);
+  const auto names = h5::child_names(points.get());
+  for (std::size_t p = 0; p < names.size(); ++p) {
+    const auto where = fmt::format("{}: case {} point {}", path, c.group_name, names[p]);
+    h5::Handle point = h5::open_group(points.get(), names[p]);
+    c.rank_medians.push_back(per_rank_row(point.get(), s::kRankTimeMedian, groups.size(), where));
+    c.rank_batched_medians.push_back(
+        h5::exists(point.get(), s::kRankBatchedMedian)
+            ? per_rank_row(point.get(), s::kRankBatchedMedian, groups.size(), where)
+            : std::vector<double>{});
+    c.iteration_times.push_back(h5::read_double_column(point.get(), s::kIterationSlowest));
+    read_counter_summaries(point.get(), c, p, where);
+    read_wrong_per_rank(point.get(), c, p);
+    read_event_series(point.get(), c, p);
+  }
+  c.watched = read_watched_summaries(case_group, groups.size(),
+                                     fmt::format("{}: case {}", path, c.group_name));
+  c.group_of_rank = groups;
+}
+
+// Whether the case's points are summaries (case attribute samples; absent: full).
+bool summary_points(hid_t case_group, const std::string& path, const std::string& group_name) {
+  const auto& attribute = s::harness::kSamplesForm.name;
+  if (!h5::has_attribute(case_group, attribute)) return false;
+  const auto form = h5::string_attribute(case_group, attribute);
+  if (form != s::samples_form::kSummary && form != s::samples_form::kFull)
+    throw ReadError(fmt::format("{}: case {}: attribute '{}' is '{}', not {} or {}", path,
+                                group_name, attribute, form, s::samples_form::kSummary,
+                                s::samples_form::kFull));
+  return form == s::samples_form::kSummary;
 }
 
 void read_iteration_times(hid_t case_group, CaseData& c, const std::string& path) {
   const auto groups = h5::read_int_column(case_group, s::kGroupOfRank);
+  if (summary_points(case_group, path, c.group_name))
+    return read_summary_points(case_group, groups, c, path);
   h5::Handle points = h5::open_group(case_group, s::kPointsGroup);
   WatchedReadings watched;
   // Reading a point (HDF5 and its decompression, this thread) overlaps the medians of the point

@@ -23,6 +23,7 @@
 #include "preflight/schema/attr.hpp"
 #include "preflight/schema/layout.hpp"
 #include "preflight/schema/meaning.hpp"
+#include "preflight/schema/point_summary.hpp"
 
 namespace preflight::report {
 
@@ -62,11 +63,7 @@ struct WatchedSeries {
 
 // One cell of a per-iteration counter (iterations x ranks): the timed iteration, the world rank,
 // the value.
-struct CounterCell {
-  std::size_t iteration = 0;
-  std::int64_t rank = 0;
-  double value = 0;
-};
+using CounterCell = schema::CounterCell;
 
 struct CaseData {
   std::int64_t index = 0;

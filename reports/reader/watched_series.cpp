@@ -9,6 +9,7 @@
 #include "preflight/common/stats.hpp"
 #include "preflight/schema/h5.hpp"
 #include "preflight/schema/layout.hpp"
+#include "preflight/schema/point_summary.hpp"
 
 namespace preflight::report {
 namespace {
@@ -57,14 +58,15 @@ void append(hid_t series, const std::string& name, std::size_t ranks, const std:
   if (m.cols != ranks)
     throw ReadError(
         fmt::format("{} series '{}': {} columns for {} ranks", at, name, m.cols, ranks));
-  into.resize(ranks);
-  for (std::size_t i = 0; i < m.rows; ++i)
-    for (std::size_t r = 0; r < ranks; ++r)
-      if (const double v = m.values[i * ranks + r]; !std::isnan(v)) into[r].push_back(v);
+  s::append_readings({m.values, m.rows, m.cols}, into);
 }
 
-double highest(const std::vector<double>& v) {
-  return v.empty() ? std::nan("") : *std::max_element(v.begin(), v.end());
+// A summary's per-rank figures as the reader keeps them (WatchedSeries).
+void keep(s::WatchedSummary&& summary, WatchedSeries& w) {
+  w.per_rank = std::move(summary.per_rank);
+  w.reference_per_rank = std::move(summary.reference_per_rank);
+  w.readings = std::move(summary.readings);
+  w.broken = std::move(summary.broken);
 }
 
 }  // namespace
@@ -94,36 +96,49 @@ void read_watched_series(hid_t point, std::size_t ranks, WatchedReadings& readin
 
 std::map<std::string, WatchedSeries> summarise(WatchedReadings&& readings, std::size_t ranks) {
   auto out = std::move(readings.declared);
-  for (auto& [name, w] : out) {
-    auto& rows = readings.rows[name];
-    rows.resize(ranks);
-    w.per_rank.assign(ranks, std::nan(""));
-    w.readings.assign(ranks, 0);
-    w.broken.assign(ranks, 0);
-    for (std::size_t r = 0; r < ranks; ++r) {
-      const auto& v = rows[r];
-      w.readings[r] = v.size();
-      if (v.empty()) continue;
-      if (w.rule == s::Watch::kZero) {
-        std::uint64_t bits = 0;
-        for (double x : v)
-          if (x != 0) {
-            ++w.broken[r];
-            bits |= static_cast<std::uint64_t>(std::fabs(x));
-          }
-        w.per_rank[r] = static_cast<double>(bits);
-      } else if (w.rule == s::Watch::kPeers) {
-        w.per_rank[r] = median(v);
-      } else {
-        w.per_rank[r] = highest(v);
-      }
+  for (auto& [name, w] : out)
+    keep(s::summarise_watched(w.rule, std::move(readings.rows[name]),
+                              std::move(readings.reference_rows[name]), ranks),
+         w);
+  return out;
+}
+
+std::map<std::string, WatchedSeries> read_watched_summaries(hid_t case_group, std::size_t ranks,
+                                                            const std::string& where) {
+  std::map<std::string, WatchedSeries> out;
+  if (!h5::exists(case_group, s::kWatchedGroup)) return out;
+  h5::Handle watched = h5::open_group(case_group, s::kWatchedGroup);
+  for (const auto& name : h5::child_names(watched.get())) {
+    WatchedSeries w;
+    {
+      const h5::Handle set = h5::open_dataset(watched.get(), name);
+      if (!h5::has_attribute(set.get(), s::kWatchAttribute))
+        throw ReadError(fmt::format("{} {}/{}: attribute '{}' is missing", where, s::kWatchedGroup,
+                                    name, s::kWatchAttribute));
+      w = declaration(set.get(), name, where);
     }
-    if (w.rule == s::Watch::kReference) {
-      auto& reference = readings.reference_rows[name];
-      reference.resize(ranks);
-      w.reference_per_rank.assign(ranks, std::nan(""));
-      for (std::size_t r = 0; r < ranks; ++r) w.reference_per_rank[r] = highest(reference[r]);
-    }
+    const auto m = h5::read_matrix(watched.get(), name);
+    if (m.rows != s::watched_row::kCount || m.cols != ranks)
+      throw ReadError(fmt::format("{} {}/{}: {} x {}, expected {} x {} (world_size)", where,
+                                  s::kWatchedGroup, name, m.rows, m.cols, s::watched_row::kCount,
+                                  ranks));
+    const auto row = [&](std::size_t k) {
+      const auto at = m.values.begin() + static_cast<std::ptrdiff_t>(k * ranks);
+      return std::vector<double>(at, at + static_cast<std::ptrdiff_t>(ranks));
+    };
+    const auto count = [&](std::size_t k) {
+      std::vector<std::size_t> v;
+      for (const double x : row(k)) v.push_back(static_cast<std::size_t>(x));
+      return v;
+    };
+    s::WatchedSummary summary{row(s::watched_row::kPerRank),
+                              {},
+                              count(s::watched_row::kReadings),
+                              count(s::watched_row::kBroken)};
+    if (w.rule == s::Watch::kReference)
+      summary.reference_per_rank = row(s::watched_row::kReference);
+    keep(std::move(summary), w);
+    out.emplace(name, std::move(w));
   }
   return out;
 }

@@ -28,4 +28,9 @@ void read_watched_series(hid_t point, std::size_t ranks, WatchedReadings& readin
 // The case's summaries (CaseData::watched) from what read_watched_series gathered.
 std::map<std::string, WatchedSeries> summarise(WatchedReadings&& readings, std::size_t ranks);
 
+// A case written as summaries (SPEC.md "Summary points"): its watched series as stored, under
+// cases/<C>/watched/; empty when it has none. Throws ReadError.
+std::map<std::string, WatchedSeries> read_watched_summaries(hid_t case_group, std::size_t ranks,
+                                                            const std::string& where);
+
 }  // namespace preflight::report

@@ -20,12 +20,18 @@ of 15 minutes stands for this round with longer waits between its points (e.g. a
 health checks), not for more samples; a campaign that times more iterations a round writes
 proportionally more.
 
+--samples summary (the default, as preflight writes a soak: campaign soak.samples) writes each
+point as SPEC.md's "Summary points" (per-rank medians, each iteration's slowest time, the watched
+telemetry summarised per case; no per-iteration x per-rank matrix, unwatched interval series
+left out); --samples full writes every rank's time of every iteration and every series.
+
 Times are log-normal (3% noise) around a latency + size/bandwidth model. Planted:
   - a slow node (node N/3, its 8 ranks 25% slower in every case) in 3 rounds mid-soak;
   - a drifting rank (local rank 3 of node 2N/3): its GEMM and triad times grow 0.4% a round,
     its SM clock falls with them.
 
   make_soak_results.py OUT.h5 [--nodes 1000] [--ranks-per-node 8] [--hours 24] [--round-minutes 15]
+                      [--samples summary|full]
 """
 import argparse
 import datetime
@@ -99,6 +105,10 @@ class Soak:
         self.soak_s = a.hours * 3600.0
         self.round_s = a.round_minutes * 60.0
         self.rounds = max(1, int(math.floor(self.soak_s / self.round_s + 1e-9)))
+        self.summary = a.samples == "summary"
+        soak_tables = self.spec["Soak (on `/`)"]
+        self.samples_attr = soak_tables[1]["rows"]  # the case attribute samples
+        self.summary_units = {r["name"]: r["units"] for r in soak_tables[2]["rows"]}
         self.rng = np.random.default_rng(7)
         node_of = np.arange(self.n) // self.per_node
         self.slow_ranks = node_of == self.nodes // 3
@@ -127,25 +137,84 @@ class Soak:
     def point(self, pg, base, iterations, blocks, round_, drift):
         samples = self.times(base, iterations, round_, drift)
         batched = self.times(base, blocks, round_, drift)
-        write_matrix(pg, "samples", samples, self.store)
-        write_matrix(pg, "batched", batched, self.store)
+        if self.summary:  # every rank is active: medians over all, the slowest of all
+            self.per_rank_row(pg, "rank_time_median", np.median(samples, axis=0))
+            self.per_rank_row(pg, "rank_batched_median", np.median(batched, axis=0))
+            column(pg, "iteration_slowest", samples.max(axis=1), self.summary_units["iteration_slowest"],
+                   store=self.store)
+        else:
+            write_matrix(pg, "samples", samples, self.store)
+            write_matrix(pg, "batched", batched, self.store)
         column(pg, "wrong_per_rank", np.zeros(self.n, dtype=np.uint64), "elements", store=self.store)
         return samples, slowest_stats(samples, batched, 10)
 
-    def series(self, pg, family, names_values, rows_):
-        sg = pg.create_group("series")
+    def per_rank_row(self, pg, name, values):
+        """A summary point's 1 x world_size row, chunked and compressed."""
+        ds = write_matrix(pg, name, np.asarray(values, dtype=np.float64)[None, :], self.store)
+        ds.attrs["units"] = self.store.text(self.summary_units[name])
+        return ds
+
+    def declare_series(self, ds, family, name):
         declared = {r["name"]: r for r in family.series + self.telemetry}
+        declare_column(ds, declared[name], self.store, False)
+        ds.attrs["interval_s"] = np.float64(TELEMETRY_INTERVAL_S)
+        watch = self.watches.get(name)
+        if watch:
+            ds.attrs["watch"] = self.store.text(watch["watch"])
+            ds.attrs["watch_finding"] = self.store.text(watch["watch_finding"])
+            ds.attrs["watch_tolerance"] = np.float64(float(watch["watch_tolerance"]))
+            ds.attrs["watch_reference"] = self.store.text(watch["watch_reference"])
+            ds.attrs["watch_labels"] = self.store.text(self.watch_labels.get(name, ""))
+
+    def series(self, pg, family, names_values, rows_):
+        if self.summary:  # the watched ones are summarised per case (watched()); the rest left out
+            for name, per_rank in names_values.items():
+                self.readings.setdefault(name, []).append((np.asarray(per_rank, dtype=np.float64), rows_))
+            return
+        sg = pg.create_group("series")
         for name, per_rank in names_values.items():
             m = np.repeat(np.asarray(per_rank, dtype=np.float64)[None, :], rows_, axis=0)
             ds = write_matrix(sg, name, m, self.store)  # chunked and compressed as samples are
-            declare_column(ds, declared[name], self.store, False)
-            watch = self.watches.get(name)
-            if watch:
-                ds.attrs["watch"] = self.store.text(watch["watch"])
-                ds.attrs["watch_finding"] = self.store.text(watch["watch_finding"])
-                ds.attrs["watch_tolerance"] = np.float64(float(watch["watch_tolerance"]))
-                ds.attrs["watch_reference"] = self.store.text(watch["watch_reference"])
-                ds.attrs["watch_labels"] = self.store.text(self.watch_labels.get(name, ""))
+            self.declare_series(ds, family, name)
+
+    def watched(self, g, family):
+        """A summary case's watched series (SPEC.md "Summary points"): 4 x world_size each, its
+        rule's figure per rank, its reference's highest reading, the readings, those not 0. Each
+        point's readings are one value per rank repeated over its rows."""
+        if not any(name in self.watches for name in self.readings):
+            return
+        wg = g.create_group("watched")
+        for name, points in self.readings.items():
+            if name not in self.watches:
+                continue
+            rule = self.watches[name]["watch"]
+            values = np.stack([v for v, _ in points])  # points x ranks
+            counts = np.array([rows_ for _, rows_ in points], dtype=np.float64)
+            readings = counts.sum() * np.ones(self.n)
+            rows = np.full((4, self.n), np.nan)
+            if rule == "zero":
+                bits = np.zeros(self.n, dtype=np.uint64)
+                for v in values:
+                    bits |= np.abs(v).astype(np.uint64)
+                rows[0] = bits.astype(np.float64)
+                rows[3] = ((values != 0) * counts[:, None]).sum(axis=0)
+            elif rule == "peers":  # the median of every reading: each point's value repeated its rows
+                order = np.argsort(values, axis=0, kind="stable")
+                cum = np.cumsum(counts[order], axis=0)
+                total = counts.sum()
+                lo = np.argmax(cum >= (total + 1) // 2, axis=0)  # 1-based rank ceil(total/2)
+                hi = np.argmax(cum >= total // 2 + 1, axis=0)
+                pick = lambda k: np.take_along_axis(values, np.take_along_axis(order, k[None, :], 0), 0)[0]
+                rows[0] = pick(lo) + 0.5 * (pick(hi) - pick(lo)) if total % 2 == 0 else pick(hi)
+                rows[3] = 0
+            else:
+                rows[0] = values.max(axis=0)
+                reference = self.readings[self.watches[name]["watch_reference"]]
+                rows[1] = np.stack([v for v, _ in reference]).max(axis=0)
+                rows[3] = 0
+            rows[2] = readings
+            ds = self.store.dataset(wg, name, rows, compressed=True, chunks=rows.shape)
+            self.declare_series(ds, family, name)
 
     def telemetry_values(self, samples, rate_name, rate):
         """interval rate and the GPU's telemetry, per rank; the SM clock follows its speed."""
@@ -241,6 +310,7 @@ class Soak:
                        bytes_counted="STREAM's: every array read and written")
             series = family.meaning["series"]
         name = f"{subject} {layout}" if layout else subject
+        self.readings = {}  # a summary case's series: name -> [(value per rank, rows) per point]
         column(g, "group_of_rank", np.zeros(n, dtype=np.int64), store=self.store)
         g.create_group("points")
         g.attrs["family"] = self.store.text(own["family"])
@@ -253,18 +323,22 @@ class Soak:
             works = [(1 << 30, 5e-6 + 3 * (1 << 30) / 4.0e12)]
             stats, spent = self.compute_case(g, round_, works, "interval_bw", lambda r: r["bw"], self.memory_row)
         self.write_stats(g, family, stats)
+        if self.summary:
+            self.watched(g, family)
         meaning = dict(family.meaning, subject=subject, series=series, span_nodes=self.nodes)
         start = T0 + datetime.timedelta(seconds=start_s)
         values = dict(own, index=index, name=name, wrong_elements=0, group_count=1, variant="default",
                       repetition=round_, timeout_s=600.0, duration_s=spent,
                       start_time=start.strftime("%Y-%m-%dT%H:%M:%S.") + f"{start.microsecond // 1000:03d}Z",
-                      host_cpu_stolen=0.0, host_cpu_foreign=0.01, host_cpu_s=128 * spent, **meaning)
+                      host_cpu_stolen=0.0, host_cpu_foreign=0.01, host_cpu_s=128 * spent,
+                      samples="summary" if self.summary else "full", **meaning)
         for section in ("Case attributes (on `/cases/<NNNNNN>`)", "When a case ran (on `/cases/<NNNNNN>`)",
                         "Host load (on `/cases/<NNNNNN>`)"):
             write_declared_attrs(g, rows(self.spec, section), values, self.store)
         case_meaning = [dict(r, units=r["units"]) for r in rows(self.spec, "Case meaning (on `/cases/<NNNNNN>`)")]
         write_declared_attrs(g, case_meaning, values, self.store)
         write_declared_attrs(g, family.attrs, values, self.store)
+        write_declared_attrs(g, self.samples_attr, values, self.store)
         g.attrs["status"] = self.store.text("ok")  # last, as preflight writes it
         return spent
 
@@ -310,6 +384,8 @@ def main():
     p.add_argument("--ranks-per-node", type=int, default=8)
     p.add_argument("--hours", type=float, default=24.0)
     p.add_argument("--round-minutes", type=float, default=15.0)
+    p.add_argument("--samples", choices=("summary", "full"), default="summary",
+                   help="points as summaries (a soak's default) or every rank's every iteration")
     a = p.parse_args()
     for flag, value in (("--nodes", a.nodes), ("--ranks-per-node", a.ranks_per_node), ("--hours", a.hours),
                         ("--round-minutes", a.round_minutes)):
@@ -319,7 +395,7 @@ def main():
     soak = Soak(a)
     soak.write(a.out)
     print(f"{a.out}: {soak.n} ranks ({a.nodes} nodes x {a.ranks_per_node}), {soak.rounds} rounds x 3 cases, "
-          f"soak_s {soak.soak_s:g}, {os.path.getsize(a.out) / 1e6:.1f} MB")
+          f"soak_s {soak.soak_s:g}, samples {a.samples}, {os.path.getsize(a.out) / 1e6:.1f} MB")
     rounds = sorted(soak.slow_rounds)
     print(f"planted: slow node node{a.nodes // 3:04d} ({SLOW_BY:g}x) in rounds {rounds[0]}-{rounds[-1]}; "
           f"rank {soak.drift_rank} drifting +{DRIFT_PER_ROUND:.1%} a round (GEMM, triad)")

@@ -42,6 +42,7 @@ STOP_REASONS = None  # from SPEC.md's stats table (stop_reasons)
 STATS_HEADING = "Stats columns (`/cases/<NNNNNN>/stats/<column>`)"
 ALL_COLLECTIVES = ["allreduce", "allgather", "reducescatter", "broadcast", "reduce", "alltoall", "sendrecv"]
 problems = []
+SPEC = None  # SPEC.md's tables (parse_spec), for checks that read a table of their own
 
 
 def problem(message):
@@ -171,6 +172,27 @@ def stop_reasons(spec):
     return {word for word in re.findall(r"[a-z_]+", row["meaning"].split(":", 1)[1]) if word != "or"}
 
 
+def check_time_stats(stats, row, slowest, here):
+    """The per-iteration time statistics of a stats row follow from its iterations' times."""
+    for column, value in [("time_median", np.median(slowest)), ("time_min", slowest.min()),
+                          ("time_max", slowest.max()), ("time_p95", np.percentile(slowest, 95)),
+                          ("time_p5", np.percentile(slowest, 5)), ("time_mean", slowest.mean())]:
+        if not close(float(stats[column][row]), float(value)):
+            problem(f"{here}: {column} {stats[column][row]} but the samples give {value}")
+    if len(slowest) > 1:
+        cv = np.std(slowest, ddof=1) / np.mean(slowest)
+        if not close(float(stats["time_cv"][row]), float(cv)):
+            problem(f"{here}: time_cv {stats['time_cv'][row]} but the samples give {cv}")
+    ordered, n = np.sort(slowest), len(slowest)
+    width = 1.96 * np.sqrt(n) / 2
+    low = ordered[int(np.clip(np.floor(n / 2 - width) - 1, 0, n - 1))]
+    high = ordered[int(np.clip(np.ceil(1 + n / 2 + width) - 1, 0, n - 1))]
+    if not (close(float(stats["median_ci_low"][row]), float(low)) and
+            close(float(stats["median_ci_high"][row]), float(high))):
+        problem(f"{here}: median CI [{stats['median_ci_low'][row]}, {stats['median_ci_high'][row]}], "
+                f"order statistics give [{low}, {high}]")
+
+
 def check_recomputed_stats(case, where, world):
     """The stored statistics must follow from the stored samples."""
     # Each column read once (a row read from h5py costs a file access; 150 cases of 36 rows took
@@ -186,23 +208,7 @@ def check_recomputed_stats(case, where, world):
         reason = text(stats["stop_reason"][row])
         if reason not in STOP_REASONS:
             problem(f"{here}: stop_reason '{reason}' is not one of {sorted(STOP_REASONS)}")
-        for column, value in [("time_median", np.median(slowest)), ("time_min", slowest.min()),
-                              ("time_max", slowest.max()), ("time_p95", np.percentile(slowest, 95)),
-                              ("time_p5", np.percentile(slowest, 5)), ("time_mean", slowest.mean())]:
-            if not close(float(stats[column][row]), float(value)):
-                problem(f"{here}: {column} {stats[column][row]} but the samples give {value}")
-        if len(slowest) > 1:
-            cv = np.std(slowest, ddof=1) / np.mean(slowest)
-            if not close(float(stats["time_cv"][row]), float(cv)):
-                problem(f"{here}: time_cv {stats['time_cv'][row]} but the samples give {cv}")
-        ordered, n = np.sort(slowest), len(slowest)
-        width = 1.96 * np.sqrt(n) / 2
-        low = ordered[int(np.clip(np.floor(n / 2 - width) - 1, 0, n - 1))]
-        high = ordered[int(np.clip(np.ceil(1 + n / 2 + width) - 1, 0, n - 1))]
-        if not (close(float(stats["median_ci_low"][row]), float(low)) and
-                close(float(stats["median_ci_high"][row]), float(high))):
-            problem(f"{here}: median CI [{stats['median_ci_low'][row]}, {stats['median_ci_high'][row]}], "
-                    f"order statistics give [{low}, {high}]")
+        check_time_stats(stats, row, slowest, here)
         batched_columns = ("batched_time_median", "batched_time_min", "batched_time_max")
         if pg["batched"].shape[0] == 0:  # no back-to-back phase: SPEC says NaN
             for column in batched_columns:
@@ -228,6 +234,108 @@ def check_recomputed_stats(case, where, world):
             check_dataloader_row(case, stats, row, members, here)
         elif text(case.attrs.get("family", "")) in RATE_ROWS:
             RATE_ROWS[text(case.attrs["family"])](case, stats, row, members, here)
+
+
+SUMMARY_HEADING = "Soak (on `/`)"
+SAMPLES_FORMS = ("full", "summary")
+
+
+def is_summary(case):
+    """Whether the case's points are summaries (SPEC.md "Summary points"; no attribute: full)."""
+    form = text(case.attrs.get("samples", "full"))
+    if form not in SAMPLES_FORMS:
+        problem(f"{case.name}: samples '{form}' is not one of {SAMPLES_FORMS}")
+    return form == "summary"
+
+
+def check_per_rank_row(pg, name, world, idle, here, unit):
+    """A summary's 1 x world_size row: NaN exactly where a rank idled, a positive time elsewhere."""
+    ds = pg[name]
+    if ds.shape != (1, world):
+        problem(f"{here}/{name}: shape {ds.shape}, expected {(1, world)}")
+        return
+    if text(ds.attrs.get("units", "?")) != unit:
+        problem(f"{here}/{name}: units '{text(ds.attrs.get('units', ''))}', SPEC.md says '{unit}'")
+    values = ds[0]
+    if not np.all(np.isnan(values[idle])):
+        problem(f"{here}/{name}: idle ranks have values")
+    active = values[~idle]
+    if not (np.all(np.isfinite(active)) and np.all(active > 0)):
+        problem(f"{here}/{name}: active ranks have missing or non-positive values")
+
+
+def check_summary_point(pg, here, world, idle, iterations, blocks, units):
+    for name in ("samples", "batched", "starts", "counters"):
+        if name in pg:
+            problem(f"{here}: a summary point holds {name} (SPEC.md, Summary points)")
+    if "rank_time_median" not in pg:
+        problem(f"{here}: missing rank_time_median")
+    else:
+        check_per_rank_row(pg, "rank_time_median", world, idle, here, units["rank_time_median"])
+    if ("rank_batched_median" in pg) != (blocks > 0):
+        problem(f"{here}: rank_batched_median {'present' if blocks == 0 else 'missing'} with {blocks} back-to-back blocks")
+    elif blocks > 0:
+        check_per_rank_row(pg, "rank_batched_median", world, idle, here, units["rank_batched_median"])
+    slowest = pg["iteration_slowest"][:] if "iteration_slowest" in pg else None
+    if slowest is None or slowest.shape != (iterations,):
+        problem(f"{here}: iteration_slowest missing or of shape {None if slowest is None else slowest.shape}, "
+                f"expected ({iterations},)")
+    counters = pg.get("counter_summaries", {})
+    for name in counters:
+        if counters[name].shape != (2, iterations):
+            problem(f"{here}/counter_summaries/{name}: shape {counters[name].shape}, expected {(2, iterations)}")
+    for name in pg.get("fault_cells", {}):
+        cells = pg["fault_cells"][name][:]
+        if name not in counters or cells.ndim != 2 or cells.shape[1] != 3 or cells.shape[0] == 0:
+            problem(f"{here}/fault_cells/{name}: shape {cells.shape} or no counter summary of it")
+            continue
+        if not (np.all((cells[:, 0] >= 0) & (cells[:, 0] < iterations)) and
+                np.all((cells[:, 1] >= 0) & (cells[:, 1] < world)) and np.all(cells[:, 2] != 0)):
+            problem(f"{here}/fault_cells/{name}: a cell outside the point's iterations or ranks, or of value 0")
+    for name in pg.get("series", {}):
+        if float(pg["series"][name].attrs.get("interval_s", -1)) != 0:
+            problem(f"{here}/series/{name}: a summary point keeps event series only (interval_s 0)")
+
+
+def check_summary_points(case, where, world):
+    """A case written as summaries (SPEC.md, "Soak", "Summary points"): each point's datasets in
+    their declared shapes, NaN exactly where a rank idled, no per-iteration x per-rank matrix; the
+    watched series' summaries on the case."""
+    groups = case["group_of_rank"][:]
+    stats = case["stats"]
+    units = {r["name"]: r["units"] for r in SPEC[SUMMARY_HEADING][2]["rows"]}
+    for point in sorted(set(int(p) for p in stats["point"][:])):
+        rows = np.flatnonzero(stats["point"][:] == point)
+        here = f"{where} point {point}"
+        check_summary_point(case["points"][f"{point:04d}"], here, world, groups < 0,
+                            int(stats["iterations"][rows[0]]), int(stats["batch_blocks"][rows[0]]), units)
+    for name in case.get("watched", {}):
+        ds = case["watched"][name]
+        if ds.shape != (4, world) or "watch" not in ds.attrs:
+            problem(f"{where}/watched/{name}: shape {ds.shape} (expected {(4, world)}) or no watch attribute")
+
+
+def check_summary_stats(case, where):
+    """What a summary still recomputes: the all-groups time statistics from iteration_slowest,
+    every row's group_ranks and wrong, and comm's sizes and bandwidths (from its stats)."""
+    stats = {name: column[:] for name, column in case["stats"].items()}
+    groups = case["group_of_rank"][:]
+    for row in range(stats["point"].shape[0]):
+        point, group = int(stats["point"][row]), int(stats["group"][row])
+        pg = case["points"][f"{point:04d}"]
+        members = np.flatnonzero(groups >= 0) if group < 0 else np.flatnonzero(groups == group)
+        here = f"{where} point {point} group {group}"
+        if text(stats["stop_reason"][row]) not in STOP_REASONS:
+            problem(f"{here}: stop_reason '{text(stats['stop_reason'][row])}' is not one of {sorted(STOP_REASONS)}")
+        if group < 0 and "iteration_slowest" in pg and len(pg["iteration_slowest"]):
+            check_time_stats(stats, row, pg["iteration_slowest"][:], here)
+        if int(stats["group_ranks"][row]) != len(members):
+            problem(f"{here}: group_ranks {stats['group_ranks'][row]}, group_of_rank says {len(members)}")
+        if int(stats["wrong"][row]) != int(pg["wrong_per_rank"][:][members].sum()):
+            problem(f"{here}: wrong does not match wrong_per_rank")
+        if text(case.attrs.get("family", "")) == "comm":
+            check_bandwidth(case, stats, row, here)
+            check_size(case, stats, row, here, REQUESTED_SIZES)
 
 
 def median(values):
@@ -637,7 +745,8 @@ def counter_names(case):
     """Counters every point of the case has."""
     names = None
     for p in case.get("points", {}):
-        here = set(case["points"][p].get("counters", {}).keys())
+        here = set(case["points"][p].get("counters", {}).keys()) | \
+            set(case["points"][p].get("counter_summaries", {}).keys())
         names = here if names is None else names & here
     return names or set()
 
@@ -711,9 +820,11 @@ def check_declaration(case, where, spec, world_nodes):
     elif text(stats[headlines[0]].attrs.get("direction", "none")) == "none":
         problem(f"{where}: the headline {headlines[0]} has no direction")
     for p in case.get("points", {}):
-        for group in ("counters", "series"):
+        for group in ("counters", "counter_summaries", "series"):
             for name in case["points"][p].get(group, {}):
                 check_declared_dataset(case["points"][p][group][name], f"{where} point {p}/{group}/{name}", False)
+    for name in case.get("watched", {}):
+        check_declared_dataset(case["watched"][name], f"{where}/watched/{name}", False)
 
 
 def check_spec_meaning(group, rows, where, stats_column):
@@ -1096,7 +1207,8 @@ def main():
     REQUESTED_SIZES = [int(x) for x in args.sizes.split(",")] if args.sizes else None
 
     spec = parse_spec(args.spec)
-    global STOP_REASONS, SCHEMA_VERSION
+    global STOP_REASONS, SCHEMA_VERSION, SPEC
+    SPEC = spec
     STOP_REASONS = stop_reasons(spec)
     SCHEMA_VERSION = spec_version(args.spec)
     comm_tables = spec["The comm family"]
@@ -1164,6 +1276,15 @@ def main():
                 if REQUESTED_SIZES is not None and len(case["points"]) != len(REQUESTED_SIZES):
                     problem(f"{where}: {len(case['points'])} points, {len(REQUESTED_SIZES)} sizes were asked for")
                 check_spec_meaning(case["stats"], comm_tables[1]["rows"], where + "/stats", True)
+            summary = is_summary(case)
+            if summary:  # the family's figures need the matrices a summary leaves out
+                if case["group_of_rank"].shape != (world,):
+                    problem(f"{where}/group_of_rank: shape {case['group_of_rank'].shape}, expected ({world},)")
+                    continue
+                check_summary_points(case, where, world)
+                check_summary_stats(case, where)
+                check_correctness(case, where, args.failed_rank)
+                continue
             if text(case.attrs.get("family", "")) == "storage":
                 check_storage_case(case, where, spec, world)
             elif text(case.attrs.get("family", "")) == "checkpoint":
@@ -1274,7 +1395,9 @@ def check_slowest_rank(cases, rank, by):
         if groups[rank] < 0 or np.count_nonzero(groups >= 0) < 2 or "points" not in case:
             continue
         last = sorted(case["points"])[-1]
-        medians = np.nanmedian(case["points"][last]["samples"][:][:, groups >= 0], axis=0)
+        pg = case["points"][last]
+        medians = (pg["rank_time_median"][0][groups >= 0] if "rank_time_median" in pg
+                   else np.nanmedian(pg["samples"][:][:, groups >= 0], axis=0))
         active = np.flatnonzero(groups >= 0)
         judged += 1
         if active[int(np.argmax(medians))] != rank:

@@ -67,7 +67,7 @@ sys.exit(1 if problems else 0)
 PY
 }
 
-# figures FILE: index, start time and the sum of each finished case's samples, one case a line.
+# figures FILE: index, start time and the sum of each finished case's per-rank times, one case a line.
 figures() {
   /usr/bin/python3 - "$1" <<'PY'
 import h5py, sys, numpy
@@ -77,7 +77,9 @@ for k in sorted(f["cases"]):
     c = f["cases"][k]
     if text(c.attrs.get("status", b"")) not in ("ok", "failed"):
         continue
-    s = sum(float(numpy.nansum(c["points"][p]["samples"][:])) for p in c["points"])
+    # A summary point's (the default) figures, or a full one's samples.
+    s = sum(float(numpy.nansum(c["points"][p]["rank_time_median" if "rank_time_median" in c["points"][p]
+                                               else "samples"][:])) for p in c["points"])
     print(int(c.attrs["index"]), text(c.attrs["start_time"]), repr(s))
 PY
 }

@@ -143,6 +143,10 @@ TEST(SchemaSpec, CaseTimeAttributes) {
 TEST(SchemaSpec, SoakRunAttributes) {
   expect_documented(kSoakRunAttributes, "Soak");
 }
+TEST(SchemaSpec, SummaryPoints) {
+  expect_documented(kCaseSamplesAttributes, "Soak", 1);
+  expect_documented(kSummaryDatasets, "Soak", 2);
+}
 TEST(SchemaSpec, SpanCaseAttributes) {
   expect_documented(kSpanCaseAttributes, "Spans across ranks");
 }

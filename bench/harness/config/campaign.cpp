@@ -12,7 +12,7 @@ namespace {
 
 const std::vector<std::string> kTopKeys = {kCampaignSection, kSoakSection, "timing", "variants",
                                            "benchmarks"};
-const std::vector<std::string> kSoakKeys = {kSoakDurationKey, "textfile"};
+const std::vector<std::string> kSoakKeys = {kSoakDurationKey, "textfile", kSoakSamplesKey};
 const std::vector<std::string> kCampaignKeys = {"name", kTimeBudgetKey, "ranks_per_node",
                                                 "repetitions"};
 const std::vector<std::string> kVariantKeys = {"name", "env"};
@@ -94,6 +94,13 @@ void read_soak(const ConfigNode& root, Campaign& c) {
     soak.fail(kSoakDurationKey, "a duration above 0 and at most a year, such as 10m or 24h",
               soak.string(kSoakDurationKey, ""));
   c.soak_textfile = soak.string("textfile", "");
+  const std::string samples = soak.string(kSoakSamplesKey, "summary");
+  if (samples != "summary" && samples != "full")
+    soak.fail(kSoakSamplesKey,
+              "summary (each point's per-rank and per-iteration figures the report reads) or full "
+              "(every rank's time of every iteration)",
+              "'" + samples + "'");
+  c.soak_summary_points = samples == "summary";
   if (c.repetitions > 1)
     root.child(kCampaignSection)
         .fail("repetitions",

@@ -34,6 +34,9 @@ inline constexpr const char* kTimeBudgetKey = "time_budget";
 // is spent; `--soak DURATION` sets its duration key.
 inline constexpr const char* kSoakSection = "soak";
 inline constexpr const char* kSoakDurationKey = "duration";
+// summary (the default) or full: how a soak's points are written (results-schema/SPEC.md,
+// "Summary points").
+inline constexpr const char* kSoakSamplesKey = "samples";
 
 struct Campaign {
   std::string name;
@@ -42,7 +45,8 @@ struct Campaign {
   int repetitions = 1;
   double soak_s = 0;          // 0: not a soak; else rounds are started until this is spent
   std::string soak_textfile;  // a soak's Prometheus textfile, rewritten as cases finish; "": none
-  std::vector<Variant> variants;  // at least one
+  bool soak_summary_points = true;  // soak.samples: summary; false: full
+  std::vector<Variant> variants;    // at least one
   std::vector<Benchmark> benchmarks;
   nlohmann::json effective;  // the effective config, recorded in the results
 };

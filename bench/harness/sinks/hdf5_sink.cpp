@@ -12,6 +12,8 @@
 #include <variant>
 
 #include "harness/run/watchdog.hpp"
+#include "harness/sinks/declare.hpp"
+#include "harness/sinks/summary_points.hpp"
 
 #include "preflight/schema/layout.hpp"
 
@@ -19,6 +21,10 @@ namespace preflight {
 namespace {
 
 namespace s = schema;
+using declare::declare_counter;
+using declare::declared;
+using declare::set_attributes;
+using declare::set_unit_of;
 
 template <typename T>
 h5::ColumnInfo info_of(const T& item) {
@@ -32,12 +38,6 @@ const T& item(const std::array<T, N>& table, std::string_view name) {
   throw h5::Error(fmt::format("results schema has no item '{}'", name));
 }
 
-// An attribute has no attributes of its own, so one with a unit gets a companion X.units.
-void set_unit_of(hid_t object, const s::Item& attribute) {
-  if (!attribute.unit.empty())
-    h5::set_attribute(object, s::unit_attribute_name(attribute.name), attribute.unit);
-}
-
 // Sets the attribute `name` of `table` on `object`, with its unit: the table is the one
 // definition of both (an unknown name throws).
 template <std::size_t N, typename V>
@@ -48,32 +48,10 @@ void set_item_attribute(hid_t object, const std::array<s::Item, N>& table, std::
   set_unit_of(object, attribute);
 }
 
-// Sets each attribute of `table` on `object` to the value at the same place in `values`.
-template <std::size_t N>
-void set_attributes(hid_t object, const std::array<s::Item, N>& table,
-                    const std::array<s::Value, N>& values) {
-  for (std::size_t i = 0; i < N; ++i) {
-    std::visit([&](const auto& v) { h5::set_attribute(object, table[i].name, v); }, values[i]);
-    set_unit_of(object, table[i]);
-  }
-}
-
 // A stats column's declaration, on its dataset.
 void declare_column(hid_t group, std::string_view name, const s::Column& column) {
   const h5::Handle set = h5::open_dataset(group, name);
   set_attributes(set.get(), s::kStatsColumnAttributes, s::values_of(column));
-}
-
-// A counter's or series' declaration, on its dataset.
-void declare_counter(hid_t group, std::string_view name, const s::Column& column) {
-  const h5::Handle set = h5::open_dataset(group, name);
-  set_attributes(set.get(), s::kCounterAttributes, s::counter_values_of(column));
-}
-
-const s::Column& declared(const s::Column* column, std::string_view what, std::string_view name) {
-  if (column == nullptr)
-    throw std::logic_error(fmt::format("{} '{}' has no schema declaration", what, name));
-  return *column;
 }
 
 // The host's RDMA ports (kNetworkEnvironmentColumns): what a reference envelope's NIC match reads.
@@ -174,7 +152,7 @@ bool declared_case_attribute(const CaseRecord& r, std::string_view name) {
   };
   return in(s::kCaseAttributes) || in(s::kTimeoutCaseAttributes) ||
          in(s::kCaseHostLoadAttributes) || in(s::kSpanCaseAttributes) ||
-         in(s::kCaseTimeAttributes) ||
+         in(s::kCaseTimeAttributes) || in(s::kCaseSamplesAttributes) ||
          (r.declaration != nullptr && in(r.declaration->case_attributes));
 }
 
@@ -386,7 +364,7 @@ class SignalsDeferred {
   sigset_t previous_{};
 };
 
-void write_case(hid_t file, const CaseRecord& r, const std::string& status) {
+void write_case(hid_t file, const CaseRecord& r, const std::string& status, bool summaries) {
   require_declared_params(r);
   h5::Handle cases = h5::open_group(file, s::kCasesGroup);
   h5::Handle g = h5::create_group(cases.get(), fmt::format("{:06d}", r.index));
@@ -419,7 +397,12 @@ void write_case(hid_t file, const CaseRecord& r, const std::string& status) {
     write_family_columns(stats.get(), table);
     write_metrics(stats.get(), table);
   }
-  write_points(g.get(), r);
+  set_item_attribute(g.get(), s::kCaseSamplesAttributes, h::kSamplesForm.name,
+                     summaries ? s::samples_form::kSummary : s::samples_form::kFull);
+  if (summaries)
+    write_summary_points(g.get(), r);
+  else
+    write_points(g.get(), r);
   // Last: a case whose write was cut short has no status, and --resume runs it again.
   set(h::kStatus, std::string_view(status));
 }
@@ -477,7 +460,7 @@ std::unique_ptr<Hdf5Sink> Hdf5Sink::create(const std::string& path, const RunInf
   check_fits("effective config as JSON", run.config_json);
   check_fits("command line", run.command_line);
   const SignalsDeferred deferred;
-  std::unique_ptr<Hdf5Sink> sink(new Hdf5Sink(h5::create_file(path)));
+  std::unique_ptr<Hdf5Sink> sink(new Hdf5Sink(h5::create_file(path), run.summary_points));
   write_run_start(sink->file_.get(), run, environment);
   h5::flush(sink->file_.get());
   return sink;
@@ -516,7 +499,7 @@ ExistingCases Hdf5Sink::inspect(const std::string& path) {
 std::unique_ptr<Hdf5Sink> Hdf5Sink::resume(const std::string& path, const RunInfo& run,
                                            const ExistingCases& existing) {
   const SignalsDeferred deferred;
-  std::unique_ptr<Hdf5Sink> sink(new Hdf5Sink(h5::open_file_write(path)));
+  std::unique_ptr<Hdf5Sink> sink(new Hdf5Sink(h5::open_file_write(path), run.summary_points));
   const hid_t f = sink->file_.get();
   h5::Handle cases = h5::open_group(f, s::kCasesGroup);
   for (const auto& name : existing.unfinished)
@@ -535,12 +518,12 @@ std::unique_ptr<Hdf5Sink> Hdf5Sink::resume(const std::string& path, const RunInf
 
 void Hdf5Sink::case_finished(const CaseRecord& r) {
   const SignalsDeferred deferred;
-  write_case(file_.get(), r, r.status);
+  write_case(file_.get(), r, r.status, summaries_);
   h5::flush(file_.get());
 }
 
 void Hdf5Sink::case_timed_out(const CaseRecord& partial, const TimeoutVerdict& verdict) {
-  write_case(file_.get(), partial, std::string(s::case_status::kTimeout));
+  write_case(file_.get(), partial, std::string(s::case_status::kTimeout), summaries_);
   h5::Handle cases = h5::open_group(file_.get(), s::kCasesGroup);
   h5::Handle g = h5::open_group(cases.get(), fmt::format("{:06d}", partial.index));
   set_item_attribute(g.get(), s::kTimeoutCaseAttributes, s::harness::kTimeoutMessage.name,

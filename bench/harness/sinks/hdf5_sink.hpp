@@ -23,6 +23,8 @@ struct RunInfo {
   std::vector<EnvCheck> env_checks = {};  // run before anything was measured; empty: not run
   std::string scheduler_json = {};        // the scheduler's facts (scheduler.hpp); empty: none
   double soak_s = 0;                      // the soak's duration; 0: not a soak
+  // A soak's points written as summaries (soak.samples: summary; SPEC.md "Summary points").
+  bool summary_points = false;
 };
 
 // What an earlier run left in a file that --resume completes.
@@ -58,8 +60,9 @@ class Hdf5Sink final : public ResultSink {
   void run_finished(const std::string& status, int exit_code, const std::string& note) override;
 
  private:
-  explicit Hdf5Sink(h5::Handle file) : file_(std::move(file)) {}
+  Hdf5Sink(h5::Handle file, bool summaries) : file_(std::move(file)), summaries_(summaries) {}
   h5::Handle file_;
+  bool summaries_ = false;  // points written as summaries (write_summary_points)
 };
 
 // UTC now, ISO 8601 to the second.

@@ -64,6 +64,7 @@ inline std::vector<std::string_view> declared_case_attributes() {
   add(kCaseHostLoadAttributes);
   add(kSpanCaseAttributes);
   add(kCaseTimeAttributes);
+  add(kCaseSamplesAttributes);
   for (const FamilySchema* family : kFamilySchemas) add(family->case_attributes);
   return out;
 }

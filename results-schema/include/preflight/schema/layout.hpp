@@ -101,6 +101,70 @@ inline constexpr std::array kSoakRunAttributes = {
          "the soak's duration: rounds of the campaign's cases were started until it was spent"},
 };
 
+// A soak's cases may be written as summaries (campaign `soak.samples: summary`, the default): each
+// point keeps what the report reads of its per-iteration x per-rank matrices (point_summary.hpp),
+// not the matrices. The case attribute `samples` says which form a case's points have; a file
+// written before it lacks it (full).
+namespace samples_form {
+inline constexpr std::string_view kFull = "full";
+inline constexpr std::string_view kSummary = "summary";
+}  // namespace samples_form
+namespace harness {
+inline constexpr Attr<std::string> kSamplesForm{
+    "samples", "",
+    "full: points hold their per-iteration x per-rank matrices; summary: their reductions "
+    "(section Summary points)"};
+}  // namespace harness
+inline constexpr std::array kCaseSamplesAttributes = {harness::kSamplesForm.item()};
+
+// What a summary point holds in place of samples, batched, starts, counters and the interval
+// series (points/<P>/<name>; watched series per case, cases/<C>/watched/<name>).
+inline constexpr std::string_view kRankTimeMedian = "rank_time_median";
+inline constexpr std::string_view kRankBatchedMedian = "rank_batched_median";
+inline constexpr std::string_view kIterationSlowest = "iteration_slowest";
+inline constexpr std::string_view kCounterSummariesGroup = "counter_summaries";
+inline constexpr std::string_view kFaultCellsGroup = "fault_cells";
+inline constexpr std::string_view kWatchedGroup = "watched";
+inline constexpr std::array kSummaryDatasets = {
+    Item{kRankTimeMedian, Type::kFloat64, "s",
+         "each rank's median time over the point's iterations; with a work counter, per unit of "
+         "work; NaN where the rank idled"},
+    Item{kRankBatchedMedian, Type::kFloat64, "s",
+         "each rank's median back-to-back time per operation; absent without back-to-back blocks"},
+    Item{kIterationSlowest, Type::kFloat64, "s",
+         "each timed iteration's time: the slowest active rank's"},
+    Item{kCounterSummariesGroup, Type::kFloat64, "",
+         "per counter, 2 x iterations: its median over the active ranks (NaN where none), then "
+         "its sum over them"},
+    Item{kFaultCellsGroup, Type::kFloat64, "",
+         "per counter of what should not happen, cells x 3: iteration, rank, value of each cell "
+         "neither 0 nor NaN; absent where it has none"},
+    Item{kWatchedGroup, Type::kFloat64, "",
+         "per watched series, on the case, 4 x world_size: each rank's figure of the rule, its "
+         "reference's highest reading, its readings, those not 0"},
+};
+// The rows of a watched series' summary (cases/<C>/watched/<name>), in order.
+namespace watched_row {
+inline constexpr std::size_t kPerRank = 0;    // the rule's figure per rank
+inline constexpr std::size_t kReference = 1;  // reference: the reference's highest reading
+inline constexpr std::size_t kReadings = 2;   // readings the rank had
+inline constexpr std::size_t kBroken = 3;     // zero: readings that were not 0
+inline constexpr std::size_t kCount = 4;
+}  // namespace watched_row
+// The rows of a counter's summary (points/<P>/counter_summaries/<name>), in order.
+namespace counter_row {
+inline constexpr std::size_t kMedian = 0;
+inline constexpr std::size_t kTotal = 1;
+inline constexpr std::size_t kCount = 2;
+}  // namespace counter_row
+// The columns of a fault cell (points/<P>/fault_cells/<name>), in order.
+namespace fault_column {
+inline constexpr std::size_t kIteration = 0;
+inline constexpr std::size_t kRank = 1;
+inline constexpr std::size_t kValue = 2;
+inline constexpr std::size_t kCount = 3;
+}  // namespace fault_column
+
 // Present when the campaign left something out because the job's layout makes it meaningless:
 // a JSON list of lines, each naming what and why ("benchmark comm: topology inter: every group
 // has one rank ...").
