@@ -56,25 +56,35 @@ long SoakClock::rounds_left(double job_elapsed_s) const {
   return std::max(0L, static_cast<long>(std::floor(left / mean_round_s())));
 }
 
-void WorstNode::take(const CaseRecord& record, const RankContext& ctx, long round) {
-  if (!record.meaning.peer_slow || ctx.node_count < 2) return;
+std::vector<double> node_time_ratios(const CaseRecord& record, const RankContext& ctx) {
+  if (!record.meaning.peer_slow || ctx.node_count < 2) return {};
   const auto ranks = static_cast<std::size_t>(ctx.size);
+  std::vector<double> out(static_cast<std::size_t>(ctx.node_count), std::nan(""));
+  std::vector<std::vector<double>> of_node(out.size());
   for (const auto& p : record.points) {
     if (p.samples.size() != ranks * static_cast<std::size_t>(p.iterations)) continue;
     const auto medians = rank_medians(p, ranks);
     const double all = median_of(medians);
     if (!(all > 0)) continue;
-    std::vector<std::vector<double>> of_node(static_cast<std::size_t>(ctx.node_count));
+    for (auto& v : of_node) v.clear();
     for (std::size_t r = 0; r < ranks && r < ctx.node_of_rank.size(); ++r)
       of_node[static_cast<std::size_t>(ctx.node_of_rank[r])].push_back(medians[r]);
     for (std::size_t n = 0; n < of_node.size(); ++n) {
       const double ratio = median_of(of_node[n]) / all;
-      if (!(ratio > ratio_)) continue;
-      ratio_ = ratio;
-      node_ = n < ctx.node_names.size() ? ctx.node_names[n] : fmt::format("node {}", n);
-      case_name_ = record.name;
-      round_ = round;
+      if (ratio > out[n] || (std::isnan(out[n]) && !std::isnan(ratio))) out[n] = ratio;
     }
+  }
+  return out;
+}
+
+void WorstNode::take(const std::vector<double>& ratios, const std::string& case_name,
+                     const RankContext& ctx, long round) {
+  for (std::size_t n = 0; n < ratios.size(); ++n) {
+    if (!(ratios[n] > ratio_)) continue;
+    ratio_ = ratios[n];
+    node_ = n < ctx.node_names.size() ? ctx.node_names[n] : fmt::format("node {}", n);
+    case_name_ = case_name;
+    round_ = round;
   }
 }
 
