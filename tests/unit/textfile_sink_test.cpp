@@ -1,9 +1,9 @@
 // A soak's Prometheus textfile (harness/sinks/textfile_sink.hpp) and the node time ratios it
 // shares with the soak's progress line (harness/run/soak.hpp): a node twice as slow as the other
-// is named with ratio 2 in the file, its worst node; names from the config and the host are
-// escaped so they add no label or sample; a case's later round replaces its samples; the file is
-// replaced whole with no PATH.tmp left; a directory that is missing or a name without .prom is a
-// problem that names soak.textfile.
+// has twice its ratio and is the file's worst node (of two nodes of one rank, the slower is above
+// the dashboard's 1.15); names from the config and the host are escaped so they add no label or
+// sample; a case's later round replaces its samples; the file is replaced whole with no PATH.tmp
+// left; a missing directory or a name without .prom is a problem naming soak.textfile.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -103,6 +103,17 @@ TEST(NodeTimeRatios, ANodeTwiceAsSlowHasTwiceItsPeersRatio) {
   const auto ratios = preflight::node_time_ratios(a_case("c", 2.0, 1), ctx);
   ASSERT_EQ(ratios.size(), 2u);
   EXPECT_DOUBLE_EQ(ratios[1] / ratios[0], 2.0);
+  // Two nodes of one rank: the slower one is above the dashboard's 1.15 line (the median of two
+  // is their mean, not the slower itself).
+  RankContext two;
+  two.size = 2;
+  two.node_count = 2;
+  two.node_of_rank = {0, 1};
+  CaseRecord pair = a_case("c", 2.0, 1);
+  pair.points[0].samples = {1, 2, 1, 2, 1, 2};
+  const auto pair_ratios = preflight::node_time_ratios(pair, two);
+  ASSERT_EQ(pair_ratios.size(), 2u);
+  EXPECT_NEAR(pair_ratios[1], 4.0 / 3, 1e-12);
   CaseRecord not_peer = a_case("c", 2.0, 1);
   not_peer.meaning.peer_slow = false;
   EXPECT_TRUE(preflight::node_time_ratios(not_peer, ctx).empty());
@@ -121,8 +132,10 @@ TEST_F(TextfileSinkTest, NamesTheSlowNodeEscapedAndReplacesTheFileWhole) {
                    "x_axis=\"size\",point=\"4096\",unit=\"GB/s\"} 5.5\n"),
             std::string::npos)
       << t;
-  EXPECT_NE(t.find("node=\"h1\",host=\"h1\"} 1\n"), std::string::npos) << t;
-  EXPECT_NE(t.find("node=\"h\\\"0\",host=\"h\\\"0\"} 0.5\n"), std::string::npos) << t;
+  // All ranks' median is 1.5: node h1's ranks (2) are 4/3 of it, node h"0's (1) 2/3.
+  EXPECT_NE(t.find("node=\"h1\",host=\"h1\"} 1.3333333333333333\n"), std::string::npos) << t;
+  EXPECT_NE(t.find("node=\"h\\\"0\",host=\"h\\\"0\"} 0.66666666666666663\n"), std::string::npos)
+      << t;
   EXPECT_NE(t.find("preflight_soak_worst_node_ratio{"), std::string::npos) << t;
   EXPECT_EQ(t.find("# TYPE preflight_soak_cases_total counter\n"),
             t.find("# TYPE preflight_soak_cases_total"))

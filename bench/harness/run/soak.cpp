@@ -12,12 +12,15 @@
 namespace preflight {
 namespace {
 
+// The median, the mean of the middle two of an even count: with the upper one, of two nodes the
+// slower would always be the median itself, its ratio 1 however slow it is.
 double median_of(std::vector<double> v) {
   std::erase_if(v, [](double x) { return std::isnan(x); });
   if (v.empty()) return std::nan("");
   const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
   std::nth_element(v.begin(), mid, v.end());
-  return *mid;
+  if (v.size() % 2 == 1) return *mid;
+  return (*std::max_element(v.begin(), mid) + *mid) / 2;
 }
 
 // Each rank's median time over the point's iterations; NaN where it idled.
