@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
 #include <map>
 #include <set>
 #include <utility>
@@ -12,26 +11,6 @@ namespace preflight::report {
 namespace {
 
 using Labels = std::vector<std::pair<std::string, std::string>>;
-
-// Length of the UTF-8 sequence starting at s[i], or 0 when it is not one.
-std::size_t utf8_length(const std::string& s, std::size_t i) {
-  const auto c = static_cast<unsigned char>(s[i]);
-  const std::size_t n = c < 0x80           ? 1
-                        : (c >> 5) == 0x6  ? 2
-                        : (c >> 4) == 0xe  ? 3
-                        : (c >> 3) == 0x1e ? 4
-                                           : 0;
-  if (n == 0 || i + n > s.size()) return 0;
-  for (std::size_t k = 1; k < n; ++k)
-    if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) return 0;
-  return n;
-}
-
-std::string sample_value(double v) {
-  if (std::isnan(v)) return "NaN";
-  if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
-  return fmt::format("{:.17g}", v);
-}
 
 // One metric family: its HELP and TYPE once, then its samples; a sample whose labels repeat an
 // earlier one's gets a `duplicate` label, so that the collector never refuses the file.
@@ -52,7 +31,7 @@ class Family {
       for (const auto& [k, v] : labels)
         text += fmt::format("{}{}=\"{}\"", text.empty() ? "" : ",", k, prometheus_label_value(v));
       out += fmt::format("{}{}{}{} {}\n", name_, text.empty() ? "" : "{", text,
-                         text.empty() ? "" : "}", sample_value(value));
+                         text.empty() ? "" : "}", prometheus_sample_value(value));
     }
   }
 
@@ -67,29 +46,6 @@ const char* verdict_text(CheckVerdict v) {
 }
 
 }  // namespace
-
-std::string prometheus_label_value(const std::string& text) {
-  std::string out;
-  for (std::size_t i = 0; i < text.size();) {
-    const std::size_t n = utf8_length(text, i);
-    if (n == 0) {
-      out += '?';
-      ++i;
-      continue;
-    }
-    const char c = text[i];
-    if (n == 1 && c == '\\')
-      out += "\\\\";
-    else if (n == 1 && c == '"')
-      out += "\\\"";
-    else if (n == 1 && c == '\n')
-      out += "\\n";
-    else
-      out.append(text, i, n);
-    i += n;
-  }
-  return out;
-}
 
 std::string render_prometheus(const Report& report) {
   Family exit_code("preflight_report_exit_code",
