@@ -255,9 +255,11 @@ Trend trend(const std::vector<double>& y) {
   return t;
 }
 
-// Persistent (every round), step (from some round after the first to the last, 2 or more
-// rounds without a gap), else intermittent.
-SoakPattern pattern_of(const SoakSubject& subject, const Named& n, std::size_t rounds) {
+// Persistent (every round), step (from some round after the first to the last without a gap,
+// `step_rounds` rounds or more: a noisy node named in the last two rounds by chance is no step),
+// else intermittent.
+SoakPattern pattern_of(const SoakSubject& subject, const Named& n, std::size_t rounds,
+                       std::size_t step_rounds) {
   SoakPattern p;
   p.subject = subject;
   p.rounds = n.rounds;
@@ -270,7 +272,7 @@ SoakPattern pattern_of(const SoakSubject& subject, const Named& n, std::size_t r
   // n.rounds[from..] are the consecutive rounds that end at the last one.
   std::size_t from = n.rounds.size() - 1;
   while (from > 0 && n.rounds[from - 1] + 1 == n.rounds[from]) --from;
-  if (n.rounds.size() - from >= 2 && n.rounds[from] > 0) {
+  if (n.rounds.size() - from >= step_rounds && n.rounds[from] > 0) {
     p.kind = SoakPatternKind::kStep;
     p.step_from = n.rounds[from];
   }
@@ -606,7 +608,8 @@ std::optional<SoakSummary> analyse_soak(const RunData& run, const std::string& l
   if (dropped > 0)
     s.notes.push_back(fmt::format("... and {} more cases that failed or hung", dropped));
   for (const auto& [subject, n] : named) {
-    auto p = pattern_of(subject, n, s.rounds.size());
+    auto p =
+        pattern_of(subject, n, s.rounds.size(), std::max<std::size_t>(options.isolate_rounds, 2));
     assign_remedy(p, n, options);
     s.patterns.push_back(std::move(p));
   }

@@ -4,6 +4,11 @@
 # reports drift on rank 2's node alone, its slope near 2% a round and within its interval; the
 # same soak with nothing planted reports no drift; bad --soak-* values are exit 2 naming the flag.
 # report_drift_test.sh PREFLIGHT PREFLIGHT_REPORT WORKDIR
+#
+# A check run by hand, not by ctest: on a shared 2-core VM (4 ranks, other builds running) a
+# round's figures scatter by 10-50% and the planted wait yields its core to the others, so the
+# drift measured is compressed (about 1% a round for 2% planted) and often not significant at
+# 0.01/4; the clean half and the flags pass there. Run it on a machine with a core per rank.
 set -uo pipefail
 bin=$1 report=$2 work=$3
 here=$(cd "$(dirname "$0")" && pwd)
@@ -14,7 +19,7 @@ export OMPI_MCA_mpi_yield_when_idle=1
 soak() {  # soak OUT [preflight options...]
   local out=$1; shift
   mpirun --allow-run-as-root --oversubscribe -np 4 "$bin" run "$here/report_drift.yaml" \
-    --set campaign.ranks_per_node=1 --soak 15s -o "$out" "$@" </dev/null >"$out.log" 2>&1 ||
+    --set campaign.ranks_per_node=1 --soak 25s -o "$out" "$@" </dev/null >"$out.log" 2>&1 ||
     { fail "preflight soak $*: exit $? ($(tail -3 "$out.log"))"; return 1; }
 }
 

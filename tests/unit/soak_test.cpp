@@ -154,10 +154,11 @@ TEST(Soak, NodeSlowFromARoundToTheLastIsAStepAtThatRound) {
   ASSERT_NE(p, nullptr);
   EXPECT_EQ(s.rounds[p->step_from].repetition, 9);
   EXPECT_EQ(p->remedy, s::Remedy::kIsolate);
-  // Named in the last round alone: not a step, intermittent (monitor).
-  const auto once = analyse(soak(slow_in({11}), 1));
-  ASSERT_NE(pattern_of(once, "h2", SoakPatternKind::kIntermittent), nullptr);
-  EXPECT_EQ(once.nodes[2].verdict, s::Remedy::kMonitor);
+  // Named in the last two rounds alone: fewer than --soak-isolate-rounds, not a step but
+  // intermittent (monitor).
+  const auto twice = analyse(soak(slow_in({10, 11}), 1));
+  ASSERT_NE(pattern_of(twice, "h2", SoakPatternKind::kIntermittent), nullptr);
+  EXPECT_EQ(twice.nodes[2].verdict, s::Remedy::kMonitor);
 }
 
 // Node h1 2% slower every round (the harness's --test-drift-per-round 0.02), each rank's times
