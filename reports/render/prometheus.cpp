@@ -86,8 +86,20 @@ std::string render_prometheus(const Report& report) {
         labels.emplace_back("rank", std::to_string(s.rank));
         labels.emplace_back("device", s.device);
       }
+      if (!s.pattern.empty()) {  // a soak's
+        labels.emplace_back("remediation", std::string(schema::name_of(s.remediation)));
+        labels.emplace_back("pattern", s.pattern);
+      }
       suspects.add(std::move(labels), 1);
     }
+  Family soak_rounds("preflight_soak_rounds",
+                     "A soak's rounds (its campaign's cases repeated), each judged alone.");
+  Family soak_verdict("preflight_soak_node_verdict",
+                      "A soak's verdict on each node: the remediation label says ok, monitor, "
+                      "reset, reboot or isolate; value its severity, 0 (ok) to 4 (isolate).");
+  Family soak_drift("preflight_soak_drift_per_round",
+                    "A node whose speed against its peers drifted over a soak: the slope per "
+                    "round as a fraction of its first rounds' level.");
   Family figures("preflight_figure",
                  "Each case's headline figure at each point (all ranks together: host is the "
                  "host of the run's rank 0), in the unit of its unit label.");
@@ -105,6 +117,21 @@ std::string render_prometheus(const Report& report) {
                 {"name", o.name}},
                o.ratio);
     }
+    if (run.soak) {
+      const auto& soak = *run.soak;
+      soak_rounds.add({{"run", run.label}}, static_cast<double>(soak.rounds.size()));
+      for (const auto& n : soak.nodes) {
+        soak_verdict.add({{"run", run.label},
+                          {"node", n.node},
+                          {"host", n.host},
+                          {"remediation", report::soak_verdict(n.verdict)}},
+                         static_cast<double>(n.verdict));
+        for (auto i : n.patterns)
+          if (soak.patterns[i].kind == SoakPatternKind::kDrift)
+            soak_drift.add({{"run", run.label}, {"node", n.node}, {"host", n.host}},
+                           soak.patterns[i].slope);
+      }
+    }
     const std::string& host = run.rank0_host;
     for (const auto& f : run.figures)
       figures.add({{"run", run.label},
@@ -116,7 +143,9 @@ std::string render_prometheus(const Report& report) {
                   f.value);
   }
   std::string out;
-  for (const Family* f : {&exit_code, &checks, &env, &slow, &suspects, &figures}) f->write(out);
+  for (const Family* f : {&exit_code, &checks, &env, &slow, &suspects, &soak_rounds, &soak_verdict,
+                          &soak_drift, &figures})
+    f->write(out);
   return out;
 }
 
