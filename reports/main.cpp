@@ -206,9 +206,9 @@ int main(int argc, char** argv) {
                  "A named slow node or rank: fail (the check 'no slow nodes or ranks' fails, exit "
                  "1) or warn (listed only) (fail)")
       ->check(CLI::IsMember({"fail", "warn"}));
-  app.add_option("--soak-isolate-rounds", inputs.soak.isolate_rounds,
-                 "Soak: a node, host, link or device named in this many rounds gets its remedy "
-                 "(isolate, or what its telemetry declares); in fewer, monitor (3)")
+  app.add_option("--soak-isolate-episodes", inputs.soak.isolate_episodes,
+                 "Soak: a node, host, link or device seen in this many episodes (runs of rounds) "
+                 "gets its remedy (isolate, or what its telemetry declares); in fewer, monitor (2)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
   app.add_option("--soak-min-drift", inputs.soak.min_drift,
                  "Soak: the least slow-down over the soak called drift, a fraction of a node's "

@@ -255,15 +255,27 @@ Trend trend(const std::vector<double>& y) {
   return t;
 }
 
+// A step holds at least this many consecutive rounds to the last: a node named in the last round
+// or two by chance is no step.
+constexpr std::size_t kStepRounds = 3;
+
+// Runs of named rounds (increasing indices), a gap of one round allowed inside a run: a round
+// in the middle of a slow spell that judged fine by chance does not split it in two.
+std::size_t episodes_of(const std::vector<std::size_t>& rounds) {
+  std::size_t episodes = 0;
+  for (std::size_t i = 0; i < rounds.size(); ++i)
+    if (i == 0 || rounds[i] > rounds[i - 1] + 2) ++episodes;
+  return episodes;
+}
+
 // Persistent (every round), step (from some round after the first to the last without a gap,
-// `step_rounds` rounds or more: a noisy node named in the last two rounds by chance is no step),
-// else intermittent.
-SoakPattern pattern_of(const SoakSubject& subject, const Named& n, std::size_t rounds,
-                       std::size_t step_rounds) {
+// kStepRounds rounds or more), else intermittent.
+SoakPattern pattern_of(const SoakSubject& subject, const Named& n, std::size_t rounds) {
   SoakPattern p;
   p.subject = subject;
   p.rounds = n.rounds;
   p.evidence = n.evidence;
+  p.episodes = episodes_of(n.rounds);
   if (n.rounds.size() == rounds) {
     p.kind = SoakPatternKind::kPersistent;
     return p;
@@ -272,34 +284,97 @@ SoakPattern pattern_of(const SoakSubject& subject, const Named& n, std::size_t r
   // n.rounds[from..] are the consecutive rounds that end at the last one.
   std::size_t from = n.rounds.size() - 1;
   while (from > 0 && n.rounds[from - 1] + 1 == n.rounds[from]) --from;
-  if (n.rounds.size() - from >= step_rounds && n.rounds[from] > 0) {
+  if (n.rounds.size() - from >= kStepRounds && n.rounds[from] > 0) {
     p.kind = SoakPatternKind::kStep;
     p.step_from = n.rounds[from];
   }
   return p;
 }
 
+// P(X >= k) for X ~ Binomial(n, p).
+double binomial_upper_tail(std::size_t k, std::size_t n, double p) {
+  if (k == 0) return 1;
+  if (k > n || p <= 0) return 0;
+  if (p >= 1) return 1;
+  const double log_p = std::log(p), log_q = std::log1p(-p), dn = static_cast<double>(n);
+  double tail = 0;
+  for (std::size_t i = k; i <= n; ++i) {
+    const double di = static_cast<double>(i);
+    tail += std::exp(std::lgamma(dn + 1) - std::lgamma(di + 1) - std::lgamma(dn - di + 1) +
+                     di * log_p + (dn - di) * log_q);
+  }
+  return std::min(tail, 1.0);
+}
+
+// What a round could have named of a subject's kind: nodes, hosts, host pairs (links), ranks
+// (devices), one fabric.
+std::size_t candidates_of(const std::string& kind, const NodeMap& nodes) {
+  const std::set<std::string> hosts(nodes.hosts.begin(), nodes.hosts.end());
+  if (kind == "node") return std::max<std::size_t>(nodes.names.size(), 1);
+  if (kind == "host") return std::max<std::size_t>(hosts.size(), 1);
+  if (kind == "link") return std::max<std::size_t>(hosts.size() * (hosts.size() - 1) / 2, 1);
+  if (kind == kDeviceSuspect) return std::max<std::size_t>(nodes.node_of_rank.size(), 1);
+  return 1;
+}
+
+// Every round's judgement errs now and then on a busy host, and a soak of n rounds gives each
+// node n chances: a subject is a pattern only where it was named more often than its kind's
+// subjects are by chance. The chance rate is the median rate over every subject of the kind
+// (those never named count as 0: robust to the few that are faulty), at least one round in n;
+// named in k rounds is beyond chance where P(Binomial(n, rate) >= k) < alpha / candidates.
+// Wrong results are exact, never chance: not tested.
+struct Chance {
+  double rate = 0;
+  std::size_t candidates = 1;
+};
+std::map<std::pair<std::string, std::string>, Chance> chance_rates(const NamedMap& named,
+                                                                   std::size_t rounds,
+                                                                   const NodeMap& nodes) {
+  std::map<std::pair<std::string, std::string>, std::vector<double>> rates;
+  for (const auto& [subject, n] : named)
+    rates[{subject.kind, subject.what}].push_back(static_cast<double>(n.rounds.size()) /
+                                                  static_cast<double>(rounds));
+  std::map<std::pair<std::string, std::string>, Chance> out;
+  for (auto& [key, r] : rates) {
+    Chance c;
+    c.candidates = std::max(candidates_of(key.first, nodes), r.size());
+    r.resize(c.candidates, 0.0);
+    std::sort(r.begin(), r.end());
+    const std::size_t mid = r.size() / 2;
+    const double median = r.size() % 2 == 1 ? r[mid] : (r[mid - 1] + r[mid]) / 2;
+    c.rate = std::max(median, 1.0 / static_cast<double>(rounds));
+    out[key] = c;
+  }
+  return out;
+}
+
+bool exact_judgement(const SoakSubject& subject) {
+  return subject.kind == kDeviceSuspect && subject.what == name_of(Stage::kCorrectness);
+}
+
 // The remedy of a pattern and why (docs/report.md, "Soaks").
 void assign_remedy(SoakPattern& p, const Named& n, const SoakOptions& o) {
   const bool recurring =
-      p.kind != SoakPatternKind::kIntermittent || p.rounds.size() >= o.isolate_rounds;
+      p.kind != SoakPatternKind::kIntermittent || p.episodes >= o.isolate_episodes;
   const auto& subject = p.subject;
-  if (subject.kind == kDeviceSuspect && subject.what == name_of(Stage::kCorrectness)) {
+  if (exact_judgement(subject)) {
     p.remedy = s::Remedy::kIsolate;
     p.why = "wrong results from its device: one is a hardware defect";
     return;
   }
   if (!recurring) {
     p.remedy = s::Remedy::kMonitor;
-    p.why = fmt::format("named in {} round{}, fewer than {} (--soak-isolate-rounds)",
-                        p.rounds.size(), p.rounds.size() == 1 ? "" : "s", o.isolate_rounds);
+    p.why =
+        fmt::format("seen in {} episode{} ({} round{}), fewer than {} (--soak-isolate-episodes)",
+                    p.episodes, p.episodes == 1 ? "" : "s", p.rounds.size(),
+                    p.rounds.size() == 1 ? "" : "s", o.isolate_episodes);
     return;
   }
   const std::string how = p.kind == SoakPatternKind::kPersistent ? "in every round"
                           : p.kind == SoakPatternKind::kStep
                               ? "from a round on to the last"
-                              : fmt::format("in {} rounds (>= {}, --soak-isolate-rounds)",
-                                            p.rounds.size(), o.isolate_rounds);
+                              : fmt::format("in {} episodes (>= {}, --soak-isolate-episodes)",
+                                            p.episodes, o.isolate_episodes);
   if (n.declared != s::Remedy::kNone) {
     p.remedy = n.declared;
     p.why = fmt::format("{} {}; its series declares {}", subject.what, how, s::name_of(n.declared));
@@ -607,9 +682,22 @@ std::optional<SoakSummary> analyse_soak(const RunData& run, const std::string& l
   }
   if (dropped > 0)
     s.notes.push_back(fmt::format("... and {} more cases that failed or hung", dropped));
+  const auto chance = chance_rates(named, s.rounds.size(), nodes);
   for (const auto& [subject, n] : named) {
-    auto p =
-        pattern_of(subject, n, s.rounds.size(), std::max<std::size_t>(options.isolate_rounds, 2));
+    auto p = pattern_of(subject, n, s.rounds.size());
+    if (!exact_judgement(subject)) {
+      const auto& c = chance.at({subject.kind, subject.what});
+      p.chance_p = binomial_upper_tail(n.rounds.size(), s.rounds.size(), c.rate);
+      if (!(p.chance_p < options.alpha / static_cast<double>(c.candidates))) {
+        s.notes.push_back(fmt::format(
+            "{} ({}) named in {} of {} rounds ({}): no more often than chance (its kind's "
+            "subjects are named in {:.1f}% of rounds; P = {:.2g}, not below {:.2g}): no pattern",
+            subject_text(subject), subject.what, n.rounds.size(), s.rounds.size(),
+            rounds_text(s, n.rounds), 100 * c.rate, p.chance_p,
+            options.alpha / static_cast<double>(c.candidates)));
+        continue;
+      }
+    }
     assign_remedy(p, n, options);
     s.patterns.push_back(std::move(p));
   }

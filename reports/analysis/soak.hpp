@@ -24,18 +24,19 @@ namespace preflight::report {
 
 // The thresholds of the soak's verdicts (flags --soak-*; docs/report.md, "Soaks").
 struct SoakOptions {
-  // A node, host, link or device named in at least this many rounds gets its remedy (a slow
-  // node, host or link: isolate; a telemetry finding: the remedy its series declares); named in
-  // fewer, monitor. Named in every round (persistent) or from some round to the last (step):
-  // its remedy whatever the count.
-  std::size_t isolate_rounds = 3;
+  // An intermittent node, host, link or device seen in at least this many episodes (runs of
+  // named rounds, a gap of one round allowed inside one) gets its remedy (slow: isolate; a
+  // telemetry finding: the remedy its series declares); seen in fewer, monitor. Named in every
+  // round (persistent) or from some round to the last (step): its remedy whatever the count.
+  std::size_t isolate_episodes = 2;
   // Drift is called where a node's slope over the rounds is significant (below, Bonferroni) and
   // adds up to at least this much of its first rounds' level over the soak (0.05: 5%) ...
   double min_drift = 0.05;
   // ... and calls for isolation where it adds up to this much: by the end the node is as slow
   // as a named slow node (OutlierOptions::min_ratio); below, monitor.
   double isolate_drift = 0.15;
-  // Significance of a node's slope: p < alpha / nodes (each node is a test).
+  // Significance of a node's slope, and of how often a subject was named against chance: p <
+  // alpha / the subjects of its kind (each is a test).
   double alpha = 0.01;
 };
 
@@ -67,8 +68,10 @@ const char* name_of(SoakPatternKind k);
 struct SoakPattern {
   SoakPatternKind kind = SoakPatternKind::kIntermittent;
   SoakSubject subject;
-  std::vector<std::size_t> rounds;    // indices into SoakSummary::rounds where it was named
-  std::size_t step_from = 0;          // step: the round it began (an index)
+  std::vector<std::size_t> rounds;  // indices into SoakSummary::rounds where it was named
+  std::size_t episodes = 0;         // runs of those rounds, a one-round gap allowed in a run
+  double chance_p = kNaN;           // P(named in as many rounds or more by chance); NaN: not tested
+  std::size_t step_from = 0;        // step: the round it began (an index)
   std::vector<std::string> evidence;  // per named round (the first few), or the drift's figures
   schema::Remedy remedy = schema::Remedy::kMonitor;
   std::string why;                      // why that remedy

@@ -100,6 +100,8 @@ json soak_pattern(const SoakSummary& s, const SoakPattern& p) {
               {"what", p.subject.what},
               {"rounds", drift ? json::array() : rounds},
               {"start_times", drift ? json::array() : times},
+              {"episodes", p.episodes},
+              {"chance_p", std::isnan(p.chance_p) ? json(nullptr) : json(p.chance_p)},
               {"slope_per_round", drift ? json(p.slope) : json(nullptr)},
               {"slope_ci", drift ? json::array({p.slope_low, p.slope_high}) : json(nullptr)},
               {"p", drift ? json(p.p) : json(nullptr)},
