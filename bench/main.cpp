@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <tuple>
 
 #include "families.hpp"
@@ -23,6 +24,7 @@
 #include "harness/run/watchdog.hpp"
 #include "harness/sinks/console_sink.hpp"
 #include "harness/sinks/hdf5_sink.hpp"
+#include "harness/sinks/textfile_sink.hpp"
 #include "preflight/common/usage_error.hpp"
 #include "preflight/schema/h5.hpp"
 #include "preflight/schema/layout.hpp"
@@ -170,6 +172,7 @@ int run_request(const Request& r, Campaign& campaign, const RankContext& ctx,
     if (ctx.is_root()) print_plan(plan, ctx, campaign.soak_s);
     return exit_code::kSuccess;
   }
+  check_soak_textfile(campaign.soak_textfile, ctx);
   std::vector<EnvCheck> checks;
   bool env_failed = false;
   if (r.env_checks != "off") {
@@ -201,6 +204,7 @@ int run_request(const Request& r, Campaign& campaign, const RankContext& ctx,
     return exit_code::kEnvironmentFailed;
   }
   ConsoleSink console(stdout);
+  std::unique_ptr<TextfileSink> textfile;  // a soak's, for Grafana (soak.textfile)
   std::vector<ResultSink*> sinks;
   if (ctx.is_root()) {
     const std::string where = !r.output.empty()   ? r.output
@@ -212,6 +216,10 @@ int run_request(const Request& r, Campaign& campaign, const RankContext& ctx,
                ctx.size, ctx.node_count, ctx.node_count == 1 ? "" : "s", where);
     sinks.push_back(&console);
     if (file) sinks.push_back(file.get());
+    if (!campaign.soak_textfile.empty()) {
+      textfile = std::make_unique<TextfileSink>(campaign.soak_textfile, campaign.name, ctx);
+      sinks.push_back(textfile.get());
+    }
   }
   InProgress progress;
   // Runs on rank 0's watchdog thread; ends the process itself, holding the lock, so nothing

@@ -206,6 +206,21 @@ int main(int argc, char** argv) {
                  "A named slow node or rank: fail (the check 'no slow nodes or ranks' fails, exit "
                  "1) or warn (listed only) (fail)")
       ->check(CLI::IsMember({"fail", "warn"}));
+  app.add_option("--soak-isolate-episodes", inputs.soak.isolate_episodes,
+                 "Soak: a node, host, link or device seen in this many episodes (runs of rounds) "
+                 "gets its remedy (isolate, or what its telemetry declares); in fewer, monitor (2)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
+  app.add_option("--soak-min-drift", inputs.soak.min_drift,
+                 "Soak: the least slow-down over the soak called drift, a fraction of a node's "
+                 "first rounds' level, e.g. 0.05 for 5% (0.05)")
+      ->check(CLI::Range(1e-6, 100.0));
+  app.add_option("--soak-isolate-drift", inputs.soak.isolate_drift,
+                 "Soak: drift of this much over the soak calls for isolation; less, monitor "
+                 "(0.15)")
+      ->check(CLI::Range(1e-6, 100.0));
+  app.add_option("--soak-alpha", inputs.soak.alpha,
+                 "Soak: significance of a node's drift, divided among the nodes (0.01)")
+      ->check(CLI::Range(1e-9, 0.5));
   std::string reference, references_dir, make_reference;
   app.add_option("--reference", reference,
                  "Judge every run against this reference envelope: a platform's name (e.g. "

@@ -15,12 +15,32 @@ of kind fabric: every pair below the reference envelope's floor), which names wh
 shares: printed on stderr. A name that is not a plain host name is refused on stderr, never
 passed on: it would reach a shell.
 
+A soak's suspect (one with `remediation` and `pattern`, docs/report.md "Soaks") is acted on by its
+remediation: isolate drains its host (the reason is its finding's title); monitor is printed on
+stderr and not drained; reboot and reset are printed on stderr with their commands (the
+suspect's action), for an operator to run: a reboot or a GPU reset is not a drain.
+
 suspects.py REPORT.json"""
 import json
 import re
 import sys
 
 HOST = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$")
+
+
+def soak_suspect(s, hosts, remediation, findings, seen):
+    """A soak's suspect: isolate drains its host(s); the others are printed, not drained."""
+    number = s.get("finding", 0)
+    title = findings[number - 1].get("title", "") if 0 < number <= len(findings) else ""
+    what = "{} {} ({})".format(s.get("kind", ""), " - ".join(hosts), s.get("pattern", ""))
+    if remediation == "isolate" and s.get("kind") in ("host", "device") and len(hosts) == 1:
+        seen.setdefault(hosts[0], ("preflight: {} ({})".format(title or what, s.get("run", "")),
+                                   "slow"))
+    elif remediation == "monitor":
+        print("suspects: monitor {}: {} (not drained)".format(what, title), file=sys.stderr)
+    else:
+        print("suspects: {} {}: {} (not drained: run it yourself)".format(
+            remediation, what, s.get("action", "")), file=sys.stderr)
 
 
 def suspects(report):
@@ -34,9 +54,13 @@ def suspects(report):
             why = "preflight: slow node, {:.2f}x its peers over {} sizes ({})".format(
                 float(o.get("ratio", 0)), o.get("sizes", 0), run.get("label", ""))
             seen.setdefault(host, (why, "slow"))
+    findings = report.get("findings", [])
     for s in report.get("suspects", []):
         hosts = [str(h) for h in s.get("hosts", [])]
-        if s.get("kind") == "host" and len(hosts) == 1:
+        remediation = s.get("remediation")
+        if remediation is not None:
+            soak_suspect(s, hosts, remediation, findings, seen)
+        elif s.get("kind") == "host" and len(hosts) == 1:
             seen.setdefault(hosts[0], ("preflight: {} ({})".format(s.get("action", "node fault"),
                                                                   s.get("run", "")), "slow"))
         elif s.get("kind") == "device" and len(hosts) == 1:

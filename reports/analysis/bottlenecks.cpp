@@ -12,6 +12,7 @@
 #include "analysis/host_load.hpp"
 #include "analysis/rank_device.hpp"
 #include "analysis/report.hpp"
+#include "analysis/soak.hpp"
 #include "analysis/trust.hpp"
 #include "plugins/plugins.hpp"
 #include "preflight/common/stats.hpp"
@@ -277,6 +278,7 @@ std::vector<Finding> find_bottlenecks(const std::vector<RunReport>& runs,
     wrong_results_and_hangs(r, out);
     plugins::add_findings(r, out);
     stragglers(r, out);
+    add_soak_findings(r, out);
     measurement_quality(r, out);
   }
   scaling_losses(runs, scaling, out);

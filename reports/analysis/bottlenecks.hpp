@@ -39,6 +39,10 @@ struct Suspect {
   std::string action;
   std::int64_t rank = -1;   // device: the world rank that used it
   std::string device = {};  // device: the GPU's UUID, "" for a CPU
+  // A soak's suspect (analysis/soak.hpp): what an operator does (monitor: listed, not failed)
+  // and the pattern of the rounds it was named in; none and "" for any other.
+  schema::Remedy remediation = schema::Remedy::kNone;
+  std::string pattern = {};
 };
 inline constexpr const char* kDeviceSuspect = "device";
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <map>
 #include <tuple>
 
@@ -235,6 +236,47 @@ FirstChart first_screen_chart(const Report& report, const std::vector<PlannedCha
     return {FirstChart::From::kSizes, 0,
             "The first chart against size (these runs have no scaling chart)"};
   return {};
+}
+
+std::vector<PlannedChart> soak_charts(const Report& report) {
+  std::vector<PlannedChart> out;
+  for (const auto& run : report.runs) {
+    if (!run.soak) continue;
+    const auto& s = *run.soak;
+    for (const auto& node : s.nodes) {
+      if (node.patterns.empty()) continue;
+      PlannedChart plan;
+      plan.run_label = run.label;
+      plan.heading = fmt::format("node {}: {}", node.node, soak_verdict(node.verdict));
+      plan.heading_run = report.runs.size() > 1 ? run.label : "";
+      plan.chart.title = plan.heading;
+      plan.chart.x_label = "round";
+      plan.chart.y_label = "time against its peers' (1: as fast)";
+      plan.chart.draw_title = false;
+      ChartSeries line{"its time against its peers'", {}, {}};
+      for (std::size_t k = 0; k < s.rounds.size(); ++k) {
+        if (std::isnan(node.figure[k])) continue;
+        line.x.push_back(static_cast<double>(s.rounds[k].repetition));
+        line.y.push_back(node.figure[k]);
+      }
+      plan.chart.series.push_back(std::move(line));
+      std::string caption;
+      for (auto i : node.patterns) {
+        const auto& p = s.patterns[i];
+        caption += (caption.empty() ? "" : "; ") + soak_pattern_line(s, p);
+        if (p.kind == SoakPatternKind::kDrift) continue;
+        ChartSeries named{fmt::format("named: {} ({})", p.subject.what, name_of(p.kind)), {}, {}};
+        for (auto k : p.rounds) {
+          named.x.push_back(static_cast<double>(s.rounds[k].repetition));
+          named.y.push_back(std::isnan(node.figure[k]) ? 1.0 : node.figure[k]);
+        }
+        plan.chart.series.push_back(std::move(named));
+      }
+      plan.caption = caption;
+      out.push_back(std::move(plan));
+    }
+  }
+  return out;
 }
 
 }  // namespace preflight::report

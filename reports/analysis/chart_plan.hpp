@@ -35,6 +35,10 @@ std::vector<PlannedChart> size_charts(const Report& report);
 // (analysis/per_device.hpp): the slow device is the point below the line.
 std::vector<PlannedChart> per_device_charts(const Report& report);
 
+// A soak's nodes that a pattern names: its figure against its peers' round by round (1: as
+// fast as they), and for each pattern the rounds it was named in, marked on that line.
+std::vector<PlannedChart> soak_charts(const Report& report);
+
 // The chart the first screen shows, and the sentence that says why (docs/report.md): the
 // scaling chart of the first-ranked trustworthy finding that has one (a chart of the finding's
 // run whose series are of the finding's stage, the one of its size band first), else the first

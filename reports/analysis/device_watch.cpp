@@ -77,7 +77,8 @@ class Findings {
     auto [it, fresh] = found_.try_emplace({series, rank});
     Entry& e = it->second;
     if (fresh) {
-      e.finding = {w.finding, series, static_cast<int>(rank), device_name(run_, rank), "", {}};
+      e.finding = {w.finding, series,  static_cast<int>(rank), device_name(run_, rank), "",
+                   {},        w.remedy};
       order_.push_back(it->first);
     }
     e.finding.cases.push_back(case_label(c));

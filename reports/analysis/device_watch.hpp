@@ -19,6 +19,7 @@ struct WatchFinding {
   std::string device;  // "rank 3 on node0001 (device 0000:3b:00.0)"
   std::string detail;  // the figures: bits and how often, median against the peers', best reading
   std::vector<std::string> cases;  // "000003 name": where it was seen (reference: judged over)
+  schema::Remedy remedy = schema::Remedy::kNone;  // as the series declares
 };
 
 std::vector<WatchFinding> find_watch_findings(const RunData& run);

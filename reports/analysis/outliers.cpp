@@ -58,26 +58,6 @@ std::vector<Flagged> judge(const std::vector<double>& values, const OutlierOptio
   return flagged;
 }
 
-// Which per-rank time slowness compares: the back-to-back time where the point has it, since
-// over a block of operations the ranks' arrival skew and their roles in the algorithm amortise
-// (in one collective, the rank the barrier releases first waits longest for the others, and a
-// ring or tree gives each rank its own share of the wait: on 4 emulated hosts with nothing
-// planted, per-iteration own times ranged 0.13-2.3x their peers', back-to-back ones
-// 0.99-1.01x); else the per-iteration time (a case whose ranks do not wait for each other).
-// Null where the ranks wait for each other (the case declares peer_late) and the blocks are
-// too short to amortise that: a block of one operation is one collective again, and its times
-// are roles (a tiny run named rank 0 slow at 1.2-1.5x so). Ranks that run independently (no
-// peer_late) have no roles: their blocks are their own at any length.
-const std::vector<double>* slowness_times(const CaseData& c, std::size_t point,
-                                          const OutlierOptions& o) {
-  if (point < c.rank_batched_medians.size() && !c.rank_batched_medians[point].empty()) {
-    const bool amortised = !c.meaning.peer_late || point >= c.batch_ops.size() ||
-                           c.batch_ops[point] >= o.min_block_ops;
-    return amortised ? &c.rank_batched_medians[point] : nullptr;
-  }
-  return &c.rank_medians[point];
-}
-
 std::int64_t group_of(const CaseData& c, std::size_t rank) {
   return rank < c.group_of_rank.size() ? c.group_of_rank[rank] : 0;
 }
@@ -364,6 +344,16 @@ std::vector<std::string> not_judged_of(const RunData& run, const OutlierOptions&
 }
 
 }  // namespace
+
+const std::vector<double>* slowness_times(const CaseData& c, std::size_t point,
+                                          const OutlierOptions& o) {
+  if (point < c.rank_batched_medians.size() && !c.rank_batched_medians[point].empty()) {
+    const bool amortised = !c.meaning.peer_late || point >= c.batch_ops.size() ||
+                           c.batch_ops[point] >= o.min_block_ops;
+    return amortised ? &c.rank_batched_medians[point] : nullptr;
+  }
+  return &c.rank_medians[point];
+}
 
 OutlierJudgement judge_outliers(const RunData& run, const OutlierOptions& options) {
   const auto evidence = gather_evidence(run, options);

@@ -69,6 +69,19 @@ struct Outlier {
 // group is left out of the slowness comparison at every size where it ran. Both from one pass
 // over the evidence (at 65,536 ranks each pass over every rank's times at every size costs
 // seconds).
+// Which per-rank time slowness compares: the back-to-back time where the point has it, since
+// over a block of operations the ranks' arrival skew and their roles in the algorithm amortise
+// (in one collective, the rank the barrier releases first waits longest for the others, and a
+// ring or tree gives each rank its own share of the wait: on 4 emulated hosts with nothing
+// planted, per-iteration own times ranged 0.13-2.3x their peers', back-to-back ones
+// 0.99-1.01x); else the per-iteration time (a case whose ranks do not wait for each other).
+// Null where the ranks wait for each other (the case declares peer_late) and the blocks are
+// too short to amortise that: a block of one operation is one collective again, and its times
+// are roles (a tiny run named rank 0 slow at 1.2-1.5x so). Ranks that run independently (no
+// peer_late) have no roles: their blocks are their own at any length.
+const std::vector<double>* slowness_times(const CaseData& c, std::size_t point,
+                                          const OutlierOptions& o);
+
 struct OutlierJudgement {
   std::vector<Outlier> outliers;
   std::vector<std::string> not_judged;

@@ -98,17 +98,21 @@ std::vector<Check> env_check_failures(const RunData& run, const std::string& lab
 }
 
 // A finding that names hosts, links or the fabric to act on (the pair sweep's isolation) is a
-// failed acceptance check, as a named slow node is: a CI gate must not pass what it names.
+// failed acceptance check, as a named slow node is: a CI gate must not pass what it names. A
+// soak's suspect to monitor is listed, not failed.
 std::vector<Check> suspect_checks(const std::vector<Finding>& findings) {
   std::vector<Check> out;
   for (const auto& f : findings)
     for (const auto& s : f.suspects) {
+      if (s.remediation == schema::Remedy::kMonitor) continue;
       Check c;
       c.rule = std::string(kSuspectRule);
       c.run_label = f.run_label;
       c.case_name = fmt::format("{} {}", s.kind, fmt::join(s.hosts, " - "));
       if (s.kind == kDeviceSuspect)
         c.case_name += fmt::format(" rank {} {}", s.rank, s.device.empty() ? "CPU" : s.device);
+      if (!s.pattern.empty())
+        c.case_name += fmt::format(" (soak: {}, {})", s.pattern, schema::name_of(s.remediation));
       c.metric = "named";
       c.value = c.expected = c.threshold = std::nan("");
       c.verdict = CheckVerdict::kFail;
@@ -161,6 +165,7 @@ Report build_report(const ReportInputs& in) {
     run.host_of_node = host_of_node(runs[i]);
     run.rank0_host = rank0_host(runs[i]);
     run.figures = headline_figures(runs[i]);
+    run.soak = analyse_soak(runs[i], in.labels[i], in.soak, in.outliers);
     auto environment = env_check_failures(runs[i], in.labels[i]);
     r.checks.insert(r.checks.end(), environment.begin(), environment.end());
     if (in.outliers.slow_fails) {

@@ -18,6 +18,7 @@
 #include "analysis/reference.hpp"
 #include "analysis/regression.hpp"
 #include "analysis/scaling.hpp"
+#include "analysis/soak.hpp"
 #include "plugins/alpha_beta.hpp"
 #include "plugins/plugins.hpp"
 #include "reader/results_reader.hpp"
@@ -46,6 +47,8 @@ struct RunReport {
   std::map<std::string, std::string> host_of_node = {};
   std::string rank0_host = {};
   std::vector<HeadlineFigure> figures = {};
+  // A soak read round by round (analysis/soak.hpp); none for any other run.
+  std::optional<SoakSummary> soak = {};
 };
 
 // A regression comparison of one run against the baseline runs.
@@ -84,6 +87,7 @@ struct ReportInputs {
   const Catalogue* catalogue = nullptr;   // --prices
   RegressionOptions regression;
   OutlierOptions outliers;
+  SoakOptions soak;
   // Reference envelopes to choose from by each run's environment; `given` (--reference) is used
   // for every run instead; `none`: judged against peers only.
   const std::vector<Reference>* references = nullptr;

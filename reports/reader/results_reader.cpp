@@ -577,6 +577,8 @@ RunData read_run(const std::string& path) {
       for (const auto& line : list)
         run.skipped.push_back(line.is_string() ? line.get<std::string>() : line.dump());
     }
+    if (h5::has_attribute(f, std::string(s::kSoakAttribute)))
+      run.soak_s = h5::double_attribute(f, std::string(s::kSoakAttribute));
     read_scheduler(f, path, run);
     read_env_checks(f, path, run);
     if (!h5::exists(f, s::kEnvironmentGroup))

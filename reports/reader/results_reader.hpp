@@ -54,6 +54,9 @@ struct WatchedSeries {
   double tolerance = 0;   // peers
   std::string reference;  // reference: the series whose highest reading is to be reached
   std::string labels;     // zero: "0x4 name; 0x8 name"
+  // What an operator does when it is broken round after round (files before watch_remedy: the
+  // reader's choice by rule, SPEC.md "What the report watches").
+  schema::Remedy remedy = schema::Remedy::kNone;
   // Per world rank, NaN where it has no reading: zero: every reading's bits OR-ed; peers: the
   // median reading; reference: the highest reading.
   std::vector<double> per_rank;
@@ -173,6 +176,9 @@ struct RunData {
   std::vector<EnvCheck> env_checks;
   // The scheduler's facts, key -> value in the file's order (attribute scheduler; empty: none).
   std::vector<std::pair<std::string, std::string>> scheduler;
+  // A soak's duration (root attribute soak_s, SPEC "Soak"): its cases were repeated in rounds,
+  // each case's repetition its round; 0 on any other run.
+  double soak_s = 0;
 };
 
 // The schema versions this report reads: 2 natively, 1 through the v1 adapter.

@@ -20,6 +20,24 @@ std::string optional_text(hid_t set, std::string_view name) {
   return h5::has_attribute(set, name) ? h5::string_attribute(set, name) : "";
 }
 
+// The remedy a watched series declares; files written before watch_remedy get the one SPEC.md
+// gives for their rule (a clock unlike its peers': reboot; a forced slowdown: isolate; a link
+// below its maximum: reset).
+s::Remedy remedy_of(hid_t set, s::Watch rule, const std::string& at) {
+  const auto text = optional_text(set, s::kWatchRemedyAttribute);
+  if (text.empty())
+    return rule == s::Watch::kPeers  ? s::Remedy::kReboot
+           : rule == s::Watch::kZero ? s::Remedy::kIsolate
+                                     : s::Remedy::kReset;
+  const auto remedy = s::parse(text, s::kRemedyNames);
+  if (!remedy)
+    throw ReadError(
+        fmt::format("{}: attribute '{}' is '{}', not one of isolate, reboot, reset, "
+                    "monitor, none",
+                    at, s::kWatchRemedyAttribute, text));
+  return *remedy;
+}
+
 // The declaration on a series dataset that has the attribute `watch`: strict, as every other
 // declaration (an unknown rule, or one without what it needs, is a read error).
 WatchedSeries declaration(hid_t set, const std::string& name, const std::string& where) {
@@ -42,6 +60,7 @@ WatchedSeries declaration(hid_t set, const std::string& name, const std::string&
     w.tolerance = h5::double_attribute(set, s::kWatchToleranceAttribute);
   w.reference = optional_text(set, s::kWatchReferenceAttribute);
   w.labels = optional_text(set, s::kWatchLabelsAttribute);
+  w.remedy = remedy_of(set, w.rule, at);
   if (w.rule == s::Watch::kPeers && !(w.tolerance > 0))
     throw ReadError(fmt::format("{}: rule peers needs a '{}' above 0, found {}", at,
                                 s::kWatchToleranceAttribute, w.tolerance));

@@ -111,8 +111,9 @@ class Writer {
     fits();
     const int numbered = plugin_sections(
         out_, report_, scaling_count + static_cast<int>(size_plans.size()), options_.gnuplot);
+    const int soaked = soak_section(out_, report_, numbered, options_.gnuplot);
     outliers();
-    per_device_section(out_, report_, numbered, options_.gnuplot);
+    per_device_section(out_, report_, soaked, options_.gnuplot);
     regressions();
     instances();
     out_ += "</main>\n</body>\n</html>\n";
@@ -143,6 +144,9 @@ class Writer {
     if (!report_.scaling.empty()) add("<a href=\"#scaling\">Scaling</a>");
     add("<a href=\"#bandwidth\">Bandwidth vs size</a>");
     if (!report_.fits.empty()) add("<a href=\"#fits\">&alpha;&ndash;&beta; fits</a>");
+    if (std::any_of(report_.runs.begin(), report_.runs.end(),
+                    [](const RunReport& r) { return r.soak.has_value(); }))
+      add("<a href=\"#soak\">Soak</a>");
     add("<a href=\"#outliers\">Slow nodes and ranks</a>");
     if (!report_.regressions.empty()) add("<a href=\"#regression\">Regression</a>");
     if (report_.instances) add("<a href=\"#instances\">Instance comparison</a>");

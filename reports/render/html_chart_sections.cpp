@@ -85,6 +85,61 @@ class ChartSections {
     if (drawn < plans.size()) add(fmt::format("<p>{} more not drawn</p>\n", plans.size() - drawn));
   }
 
+  // Each soak: its rounds, a row per node (verdict, patterns, commands), the links, then a chart
+  // per node a pattern names (the first kMaxCharts), numbered after `numbered_before`. Returns
+  // the last number drawn.
+  int soaks(int numbered_before) {
+    constexpr std::size_t kMaxCharts = 24;
+    int number = numbered_before;
+    bool any = false;
+    for (const auto& run : report_.runs) {
+      if (!run.soak) continue;
+      const auto& s = *run.soak;
+      if (!any) add("<h2 id=\"soak\">Soak</h2>\n");
+      any = true;
+      add(fmt::format("<p>{}: {} rounds over {} s{}.</p>\n", e(run.label), s.rounds.size(),
+                      num(s.soak_s),
+                      s.rounds.empty() || s.rounds.front().start_time.empty()
+                          ? std::string()
+                          : fmt::format(", started {} to {}", e(s.rounds.front().start_time),
+                                        e(s.rounds.back().start_time))));
+      if (s.shared_drift)
+        add(
+            fmt::format("<p class=\"muted\">Every node together: {:+.2f}% per round (95% "
+                        "interval {:+.2f}% to {:+.2f}%){}.</p>\n",
+                        100 * s.shared_drift->slope, 100 * s.shared_drift->slope_low,
+                        100 * s.shared_drift->slope_high,
+                        s.shared_drift->called ? ": <b>a drift every node shares</b> (cooling, "
+                                                 "power, a shared service)"
+                                               : ", not a drift"));
+      add("<div class=\"scroll\"><table>\n<tr><th>node</th><th>host</th><th>verdict</th>"
+          "<th>patterns</th><th>commands</th></tr>\n");
+      for (const auto& n : s.nodes) {
+        std::string patterns, commands;
+        for (auto i : n.patterns)
+          patterns += (patterns.empty() ? "" : "<br>") + e(soak_pattern_line(s, s.patterns[i]));
+        for (const auto& c : n.commands)
+          commands += (commands.empty() ? "" : "<br>") + fmt::format("<code>{}</code>", e(c));
+        add(
+            fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"wrap\">{}</td>"
+                        "<td class=\"wrap\">{}</td></tr>\n",
+                        e(n.node), e(n.host), e(soak_verdict(n.verdict)), patterns, commands));
+      }
+      add("</table></div>\n");
+      for (auto i : s.links)
+        add(fmt::format("<p>link: {}</p>\n", e(soak_pattern_line(s, s.patterns[i]))));
+      for (const auto& note : s.notes) add(fmt::format("<p class=\"muted\">{}</p>\n", e(note)));
+    }
+    const auto plans = soak_charts(report_);
+    const std::size_t drawn = std::min(plans.size(), kMaxCharts);
+    for (std::size_t i = 0; i < drawn; ++i) {
+      add(fmt::format("<h3>{}</h3>\n", chart_heading(plans[i])));
+      chart(plans[i], ++number);
+    }
+    if (drawn < plans.size()) add(fmt::format("<p>{} more not drawn</p>\n", plans.size() - drawn));
+    return number;
+  }
+
  private:
   // Each chart under its heading, with the run's name before its first chart when the report
   // has several runs, numbered after `numbered_before`; `after` adds what follows a chart.
@@ -159,6 +214,11 @@ void size_section(std::string& out, const Report& report, const std::vector<Plan
 int plugin_sections(std::string& out, const Report& report, int numbered_before,
                     const std::string& gnuplot) {
   return ChartSections(report, gnuplot, out).sections(numbered_before);
+}
+
+int soak_section(std::string& out, const Report& report, int numbered_before,
+                 const std::string& gnuplot) {
+  return ChartSections(report, gnuplot, out).soaks(numbered_before);
 }
 
 void per_device_section(std::string& out, const Report& report, int numbered_before,

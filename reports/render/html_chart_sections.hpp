@@ -21,6 +21,10 @@ void size_section(std::string& out, const Report& report, const std::vector<Plan
 // Returns the number of the last chart drawn.
 int plugin_sections(std::string& out, const Report& report, int numbered_before,
                     const std::string& gnuplot);
+// A soak's nodes and its charts (the first 24); nothing for a run that is not a soak. Returns
+// the number of the last chart drawn.
+int soak_section(std::string& out, const Report& report, int numbered_before,
+                 const std::string& gnuplot);
 // The first 24 (the rest counted); no section when no case compares peers.
 void per_device_section(std::string& out, const Report& report, int numbered_before,
                         const std::string& gnuplot);

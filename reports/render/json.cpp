@@ -65,6 +65,10 @@ json suspects(const Report& r) {
         out.back()["rank"] = s.rank;
         out.back()["device"] = s.device;
       }
+      if (!s.pattern.empty()) {  // a soak's suspect: what to do, and when it was named
+        out.back()["remediation"] = schema::name_of(s.remediation);
+        out.back()["pattern"] = s.pattern;
+      }
     }
   }
   return out;
@@ -80,6 +84,67 @@ json reference(const RunReport& run) {
           {"why", run.reference.why},
           {"detail", run.reference.detail},
           {"checks", run.reference_figures_judged}};
+}
+
+json soak_pattern(const SoakSummary& s, const SoakPattern& p) {
+  json rounds = json::array(), times = json::array();
+  for (auto k : p.rounds) {
+    rounds.push_back(s.rounds[k].repetition);
+    times.push_back(s.rounds[k].start_time);
+  }
+  const bool drift = p.kind == SoakPatternKind::kDrift;
+  json out = {{"kind", name_of(p.kind)},
+              {"subject_kind", p.subject.kind},
+              {"subject", subject_text(p.subject)},
+              {"hosts", p.subject.hosts},
+              {"what", p.subject.what},
+              {"rounds", drift ? json::array() : rounds},
+              {"start_times", drift ? json::array() : times},
+              {"episodes", p.episodes},
+              {"chance_p", std::isnan(p.chance_p) ? json(nullptr) : json(p.chance_p)},
+              {"slope_per_round", drift ? json(p.slope) : json(nullptr)},
+              {"slope_ci", drift ? json::array({p.slope_low, p.slope_high}) : json(nullptr)},
+              {"p", drift ? json(p.p) : json(nullptr)},
+              {"remediation", schema::name_of(p.remedy)},
+              {"why", p.why},
+              {"evidence", p.evidence}};
+  if (p.kind == SoakPatternKind::kStep) out["step_from"] = s.rounds[p.step_from].repetition;
+  if (p.subject.kind == kDeviceSuspect) {
+    out["rank"] = p.subject.rank;
+    out["device"] = p.subject.device;
+  }
+  return out;
+}
+
+// A soak read round by round (docs/report.md, "Soaks"): its rounds, every node's verdict with
+// its patterns and commands, the links named, every node drifting together.
+json soak(const SoakSummary& s) {
+  json times = json::array(), nodes = json::array(), links = json::array();
+  for (const auto& r : s.rounds) times.push_back(r.start_time);
+  for (const auto& n : s.nodes) {
+    json patterns = json::array();
+    for (auto i : n.patterns) patterns.push_back(soak_pattern(s, s.patterns[i]));
+    nodes.push_back({{"node", n.node},
+                     {"host", n.host},
+                     {"verdict", soak_verdict(n.verdict)},
+                     {"patterns", patterns},
+                     {"commands", n.commands},
+                     {"figure", n.figure}});
+  }
+  for (auto i : s.links) links.push_back(soak_pattern(s, s.patterns[i]));
+  json shared = nullptr;
+  if (s.shared_drift)
+    shared = {{"slope_per_round", s.shared_drift->slope},
+              {"slope_ci", {s.shared_drift->slope_low, s.shared_drift->slope_high}},
+              {"p", s.shared_drift->p},
+              {"called", s.shared_drift->called}};
+  return {{"rounds", s.rounds.size()},
+          {"soak_s", s.soak_s},
+          {"round_start_times", times},
+          {"nodes", nodes},
+          {"links", links},
+          {"shared_drift", shared},
+          {"notes", s.notes}};
 }
 
 json runs(const Report& r) {
@@ -127,6 +192,7 @@ json runs(const Report& r) {
                    {"device_watch_not_judged", run.watch_not_judged},
                    {"reference", reference(run)},
                    {"scheduler", scheduler}});
+    if (run.soak) out.back()["soak"] = soak(*run.soak);
   }
   return out;
 }

@@ -27,6 +27,44 @@ std::string test_name(const Check& c) {
   return name;
 }
 
+// A soak's nodes, one test case each in a suite of their own: isolate, reboot and reset fail,
+// monitor and ok pass (a monitor's patterns in its output).
+struct SoakSuite {
+  std::string text;
+  std::size_t tests = 0, failures = 0;
+};
+
+SoakSuite soak_suite(const RunReport& run) {
+  SoakSuite out;
+  if (!run.soak) return out;
+  const auto& s = *run.soak;
+  std::string cases;
+  for (const auto& n : s.nodes) {
+    ++out.tests;
+    std::string detail;
+    for (auto i : n.patterns) detail += soak_pattern_line(s, s.patterns[i]) + "\n";
+    for (const auto& c : n.commands) detail += "$ " + c + "\n";
+    cases +=
+        fmt::format("    <testcase classname=\"preflight.soak\" name=\"{}\">\n",
+                    xml(fmt::format("node {} ({}): {}", n.node, n.host, soak_verdict(n.verdict))));
+    const bool fails = n.verdict == schema::Remedy::kIsolate ||
+                       n.verdict == schema::Remedy::kReboot || n.verdict == schema::Remedy::kReset;
+    if (fails) {
+      ++out.failures;
+      cases += fmt::format("      <failure message=\"{}\">{}</failure>\n",
+                           xml(fmt::format("soak: {} node {}", soak_verdict(n.verdict), n.node)),
+                           xml(detail));
+    }
+    cases += fmt::format("      <system-out>{}</system-out>\n    </testcase>\n",
+                         xml(detail.empty() ? "no pattern over the soak's rounds" : detail));
+  }
+  out.text = fmt::format(
+      "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"0\" errors=\"0\">\n{}"
+      "  </testsuite>\n",
+      xml(run.label + " soak"), out.tests, out.failures, cases);
+  return out;
+}
+
 }  // namespace
 
 std::string render_junit(const Report& report) {
@@ -38,10 +76,17 @@ std::string render_junit(const Report& report) {
     suites[c.run_label].push_back(&c);
   }
   const auto n = count_checks(report);
+  std::vector<SoakSuite> soaks;
+  std::size_t soak_tests = 0, soak_failures = 0;
+  for (const auto& run : report.runs) {
+    soaks.push_back(soak_suite(run));
+    soak_tests += soaks.back().tests;
+    soak_failures += soaks.back().failures;
+  }
   std::string out = fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"preflight acceptance\" "
       "tests=\"{}\" failures=\"{}\" skipped=\"{}\" errors=\"0\">\n",
-      report.checks.size(), n.fail, n.inconclusive + n.not_measured);
+      report.checks.size() + soak_tests, n.fail + soak_failures, n.inconclusive + n.not_measured);
   for (const auto& label : order) {
     const auto& checks = suites[label];
     std::size_t failures = 0, skipped = 0;
@@ -69,6 +114,7 @@ std::string render_junit(const Report& report) {
     }
     out += "  </testsuite>\n";
   }
+  for (const auto& suite : soaks) out += suite.text;
   return out + "</testsuites>\n";
 }
 

@@ -269,6 +269,47 @@ void instances(std::string& md, const Report& r) {
   }
 }
 
+// Each soak: its rounds, then a row per node with its verdict, patterns and commands; commands
+// in code spans (a backtick in a host name from the file would end one: such names are cells).
+void soaks(std::string& md, const Report& r) {
+  for (const auto& run : r.runs) {
+    if (!run.soak) continue;
+    const auto& s = *run.soak;
+    md += fmt::format("\n## Soak of {}\n\n{} rounds over {:g} s", cell(run.label), s.rounds.size(),
+                      s.soak_s);
+    if (!s.rounds.empty() && !s.rounds.front().start_time.empty())
+      md += fmt::format(", rounds started {} to {}", cell(s.rounds.front().start_time),
+                        cell(s.rounds.back().start_time));
+    md += ".\n";
+    if (s.shared_drift)
+      md += fmt::format(
+          "\nEvery node together: {:+.2f}% per round (95% interval {:+.2f}% to {:+.2f}%){}.\n",
+          100 * s.shared_drift->slope, 100 * s.shared_drift->slope_low,
+          100 * s.shared_drift->slope_high,
+          s.shared_drift->called ? ": **drift shared by every node** (a cause they share: "
+                                   "cooling, power, a shared service)"
+                                 : ", not a drift");
+    md += "\n| node | host | verdict | patterns | commands |\n|---|---|---|---|---|\n";
+    for (const auto& n : s.nodes) {
+      std::string patterns, commands;
+      for (auto i : n.patterns)
+        patterns += fmt::format("{}{}", patterns.empty() ? "" : "<br>",
+                                cell(soak_pattern_line(s, s.patterns[i])));
+      for (const auto& c : n.commands) {
+        const bool plain = c.find('`') == std::string::npos;
+        commands += fmt::format("{}{}", commands.empty() ? "" : "<br>",
+                                plain ? fmt::format("`{}`", escape_html(c)) : cell(c));
+      }
+      md += fmt::format("| {} | {} | {} | {} | {} |\n", cell(n.node), cell(n.host),
+                        soak_verdict(n.verdict), patterns.empty() ? "-" : patterns,
+                        commands.empty() ? "-" : commands);
+    }
+    for (auto i : s.links)
+      md += fmt::format("\n- link: {}\n", cell(soak_pattern_line(s, s.patterns[i])));
+    for (const auto& note : s.notes) md += fmt::format("\n- {}\n", cell(note));
+  }
+}
+
 }  // namespace
 
 // The verdict and its reasons open the page.
@@ -281,6 +322,7 @@ std::string render_markdown(const Report& report) {
   runs(md, report);
   env_checks(md, report);
   findings(md, report);
+  soaks(md, report);
   checks(md, report);
   outliers(md, report);
   scaling(md, report);

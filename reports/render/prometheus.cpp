@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
 #include <map>
 #include <set>
 #include <utility>
@@ -12,26 +11,6 @@ namespace preflight::report {
 namespace {
 
 using Labels = std::vector<std::pair<std::string, std::string>>;
-
-// Length of the UTF-8 sequence starting at s[i], or 0 when it is not one.
-std::size_t utf8_length(const std::string& s, std::size_t i) {
-  const auto c = static_cast<unsigned char>(s[i]);
-  const std::size_t n = c < 0x80           ? 1
-                        : (c >> 5) == 0x6  ? 2
-                        : (c >> 4) == 0xe  ? 3
-                        : (c >> 3) == 0x1e ? 4
-                                           : 0;
-  if (n == 0 || i + n > s.size()) return 0;
-  for (std::size_t k = 1; k < n; ++k)
-    if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) return 0;
-  return n;
-}
-
-std::string sample_value(double v) {
-  if (std::isnan(v)) return "NaN";
-  if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
-  return fmt::format("{:.17g}", v);
-}
 
 // One metric family: its HELP and TYPE once, then its samples; a sample whose labels repeat an
 // earlier one's gets a `duplicate` label, so that the collector never refuses the file.
@@ -52,7 +31,7 @@ class Family {
       for (const auto& [k, v] : labels)
         text += fmt::format("{}{}=\"{}\"", text.empty() ? "" : ",", k, prometheus_label_value(v));
       out += fmt::format("{}{}{}{} {}\n", name_, text.empty() ? "" : "{", text,
-                         text.empty() ? "" : "}", sample_value(value));
+                         text.empty() ? "" : "}", prometheus_sample_value(value));
     }
   }
 
@@ -67,29 +46,6 @@ const char* verdict_text(CheckVerdict v) {
 }
 
 }  // namespace
-
-std::string prometheus_label_value(const std::string& text) {
-  std::string out;
-  for (std::size_t i = 0; i < text.size();) {
-    const std::size_t n = utf8_length(text, i);
-    if (n == 0) {
-      out += '?';
-      ++i;
-      continue;
-    }
-    const char c = text[i];
-    if (n == 1 && c == '\\')
-      out += "\\\\";
-    else if (n == 1 && c == '"')
-      out += "\\\"";
-    else if (n == 1 && c == '\n')
-      out += "\\n";
-    else
-      out.append(text, i, n);
-    i += n;
-  }
-  return out;
-}
 
 std::string render_prometheus(const Report& report) {
   Family exit_code("preflight_report_exit_code",
@@ -130,8 +86,20 @@ std::string render_prometheus(const Report& report) {
         labels.emplace_back("rank", std::to_string(s.rank));
         labels.emplace_back("device", s.device);
       }
+      if (!s.pattern.empty()) {  // a soak's
+        labels.emplace_back("remediation", std::string(schema::name_of(s.remediation)));
+        labels.emplace_back("pattern", s.pattern);
+      }
       suspects.add(std::move(labels), 1);
     }
+  Family soak_rounds("preflight_soak_rounds",
+                     "A soak's rounds (its campaign's cases repeated), each judged alone.");
+  Family soak_verdict("preflight_soak_node_verdict",
+                      "A soak's verdict on each node: the remediation label says ok, monitor, "
+                      "reset, reboot or isolate; value its severity, 0 (ok) to 4 (isolate).");
+  Family soak_drift("preflight_soak_drift_per_round",
+                    "A node whose speed against its peers drifted over a soak: the slope per "
+                    "round as a fraction of its first rounds' level.");
   Family figures("preflight_figure",
                  "Each case's headline figure at each point (all ranks together: host is the "
                  "host of the run's rank 0), in the unit of its unit label.");
@@ -149,6 +117,21 @@ std::string render_prometheus(const Report& report) {
                 {"name", o.name}},
                o.ratio);
     }
+    if (run.soak) {
+      const auto& soak = *run.soak;
+      soak_rounds.add({{"run", run.label}}, static_cast<double>(soak.rounds.size()));
+      for (const auto& n : soak.nodes) {
+        soak_verdict.add({{"run", run.label},
+                          {"node", n.node},
+                          {"host", n.host},
+                          {"remediation", report::soak_verdict(n.verdict)}},
+                         static_cast<double>(n.verdict));
+        for (auto i : n.patterns)
+          if (soak.patterns[i].kind == SoakPatternKind::kDrift)
+            soak_drift.add({{"run", run.label}, {"node", n.node}, {"host", n.host}},
+                           soak.patterns[i].slope);
+      }
+    }
     const std::string& host = run.rank0_host;
     for (const auto& f : run.figures)
       figures.add({{"run", run.label},
@@ -160,7 +143,9 @@ std::string render_prometheus(const Report& report) {
                   f.value);
   }
   std::string out;
-  for (const Family* f : {&exit_code, &checks, &env, &slow, &suspects, &figures}) f->write(out);
+  for (const Family* f : {&exit_code, &checks, &env, &slow, &suspects, &soak_rounds, &soak_verdict,
+                          &soak_drift, &figures})
+    f->write(out);
   return out;
 }
 

@@ -8,13 +8,13 @@
 #include <string>
 
 #include "analysis/report.hpp"
+#include "preflight/common/prometheus_text.hpp"
 
 namespace preflight::report {
 
 std::string render_prometheus(const Report& report);
 
-// A label value as the exposition format quotes it: backslash, double quote and line feed
-// escaped, bytes that are not UTF-8 replaced by '?'.
-std::string prometheus_label_value(const std::string& text);
+// Label values are escaped by common's prometheus_label_value, which the soak's textfile uses too.
+using ::preflight::prometheus_label_value;
 
 }  // namespace preflight::report

@@ -105,6 +105,36 @@ void print_findings(std::FILE* out, const Report& report) {
   for (const auto& s : report.not_measured) fmt::print(out, "not measured: {}\n", s);
 }
 
+// A soak's rounds, then every node: its verdict, its patterns and what an operator runs.
+void print_soak(std::FILE* out, const RunReport& r) {
+  if (!r.soak) return;
+  const auto& s = *r.soak;
+  fmt::print(out, "\n## Soak of {}: {} round{} over {:g} s", r.label, s.rounds.size(),
+             s.rounds.size() == 1 ? "" : "s", s.soak_s);
+  if (!s.rounds.empty() && !s.rounds.front().start_time.empty())
+    fmt::print(out, ", first started {}, last {}", s.rounds.front().start_time,
+               s.rounds.back().start_time);
+  fmt::print(out, "\n");
+  if (s.shared_drift)
+    fmt::print(out,
+               "  every node together: {:+.2f}% per round (95% interval {:+.2f}% to "
+               "{:+.2f}%, p {:.2g}){}\n",
+               100 * s.shared_drift->slope, 100 * s.shared_drift->slope_low,
+               100 * s.shared_drift->slope_high, s.shared_drift->p,
+               s.shared_drift->called ? ": DRIFT shared by every node (cooling, power, a shared "
+                                        "service: look at what they have in common)"
+                                      : "");
+  for (const auto& node : s.nodes) {
+    fmt::print(out, "  {:<20} {:<8}", node.node, soak_verdict(node.verdict));
+    if (node.patterns.empty()) fmt::print(out, " no pattern");
+    fmt::print(out, "\n");
+    for (auto i : node.patterns) fmt::print(out, "    - {}\n", soak_pattern_line(s, s.patterns[i]));
+    for (const auto& c : node.commands) fmt::print(out, "    $ {}\n", c);
+  }
+  for (auto i : s.links) fmt::print(out, "  link: {}\n", soak_pattern_line(s, s.patterns[i]));
+  for (const auto& n : s.notes) fmt::print(out, "  note: {}\n", n);
+}
+
 void print_checks(std::FILE* out, const Report& report, bool colour) {
   const auto n = count_checks(report);
   fmt::print(out, "\n## Acceptance: {} checks, {} pass, {} fail, {} inconclusive\n",
@@ -239,6 +269,7 @@ void print_report(std::FILE* out, const Report& report, bool colour) {
   for (const auto& r : report.runs) print_run(out, r);
   for (const auto& s : report.regressions) print_regression(out, s, report.regression_options);
   print_findings(out, report);
+  for (const auto& r : report.runs) print_soak(out, r);
   if (report.instances) print_instances(out, *report.instances);
   print_scaling(out, report);
   print_fits(out, report);

@@ -32,6 +32,23 @@ expect "taint: cordon" grep -q '^kubectl cordon gpu07 ' "$work/taint.out"
 expect "taint: NoSchedule taint" grep -q '^kubectl taint nodes gpu07 preflight.io/suspect=slow:NoSchedule' "$work/taint.out"
 expect "taint: a device with wrong results is tainted for that" grep -q '^kubectl taint nodes pf5 preflight.io/suspect=wrong-results:NoSchedule' "$work/taint.out"
 expect "taint: cordon the device's host" grep -q '^kubectl cordon pf5 ' "$work/taint.out"
+# A soak's suspects act by their remediation: isolate drains (its finding's title the reason),
+# monitor and reboot are printed on stderr, never drained.
+cat >"$work/soak.json" <<'JSON'
+{"runs": [{"label": "s1", "outliers": []}],
+ "findings": [{"title": "soak: node sk2: slow node, intermittent in rounds 2, 5, 9: isolate"},
+              {"title": "soak: node sk3: slow node, intermittent in rounds 4, 8: monitor"},
+              {"title": "soak: device of rank 1 on sk1: SM clock, step from round 3: reboot"}],
+ "suspects": [{"kind": "host", "hosts": ["sk2"], "action": "scontrol update NodeName=sk2 State=DRAIN", "run": "s1", "finding": 1, "remediation": "isolate", "pattern": "intermittent"},
+              {"kind": "host", "hosts": ["sk3"], "action": "Monitor it", "run": "s1", "finding": 2, "remediation": "monitor", "pattern": "intermittent"},
+              {"kind": "device", "hosts": ["sk1"], "action": "scontrol reboot ASAP nextstate=RESUME sk1", "run": "s1", "finding": 3, "rank": 1, "device": "GPU-1", "remediation": "reboot", "pattern": "step"}]}
+JSON
+"$src/scripts/slurm/drain-suspects.sh" "$work/soak.json" >"$work/soak.out" 2>"$work/soak.err"
+expect "soak: isolate drains its host with its finding's title" grep -qx 'scontrol update NodeName=sk2 State=DRAIN Reason="preflight: soak: node sk2: slow node, intermittent in rounds 2, 5, 9: isolate (s1)"' "$work/soak.out"
+[[ $(grep -c '^scontrol' "$work/soak.out") -eq 1 ]] && pass "soak: monitor and reboot drain nothing" ||
+  fail "soak: $(grep -c '^scontrol' "$work/soak.out") commands: $(cat "$work/soak.out")"
+expect "soak: monitor printed on stderr" grep -q 'monitor host sk3 (intermittent).*not drained' "$work/soak.err"
+expect "soak: reboot printed with its command" grep -q 'reboot device sk1 (step): scontrol reboot ASAP nextstate=RESUME sk1' "$work/soak.err"
 "$report" "$clean" --json "$work/clean.json" >/dev/null 2>&1
 "$src/scripts/slurm/drain-suspects.sh" "$work/clean.json" >"$work/clean.out" 2>&1
 rc=$?

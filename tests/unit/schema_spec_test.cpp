@@ -258,6 +258,8 @@ TEST(SchemaSpec, TelemetryWatches) {
     EXPECT_EQ(r.at("watch_finding"), w.finding) << name;
     EXPECT_DOUBLE_EQ(std::stod(r.at("watch_tolerance")), w.tolerance) << name;
     EXPECT_EQ(r.at("watch_reference"), w.reference) << name;
+    EXPECT_EQ(r.at("watch_remedy"), name_of(w.remedy)) << name;
+    EXPECT_NE(w.remedy, Remedy::kNone) << name << " is watched: declare what an operator does";
   }
   EXPECT_EQ(rows.size(), watched);
 }

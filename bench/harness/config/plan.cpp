@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "harness/sinks/textfile_sink.hpp"
 #include "preflight/common/usage_error.hpp"
 #include "preflight/schema/h5.hpp"
 
@@ -214,6 +215,17 @@ std::unique_ptr<Hdf5Sink> open_results(const std::string& output, const std::str
   controls.skip.insert(finished.begin(), finished.end());
   controls.earlier_failed = any_failed != 0;
   return sink;
+}
+
+void check_soak_textfile(const std::string& path, const RankContext& ctx) {
+  if (path.empty()) return;
+  const std::string problem = ctx.is_root() ? textfile_problem(path) : std::string();
+  int failed = problem.empty() ? 0 : 1;
+  MPI_Bcast(&failed, 1, MPI_INT, 0, ctx.world);
+  if (failed)
+    throw UsageError(ctx.is_root() ? problem
+                                   : "soak.textfile: rank 0 cannot write it (its message says why "
+                                     "and how to fix it)");
 }
 
 }  // namespace preflight

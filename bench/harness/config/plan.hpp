@@ -47,4 +47,9 @@ std::unique_ptr<Hdf5Sink> open_results(const std::string& output, const std::str
                                        const std::vector<PlannedCase>& plan, const RankContext& ctx,
                                        RunControls& controls);
 
+// A soak's textfile (soak.textfile; "": none): rank 0 checks that it can write it
+// (textfile_problem) and every rank learns the answer, before anything runs. Throws UsageError on
+// every rank when it cannot.
+void check_soak_textfile(const std::string& path, const RankContext& ctx);
+
 }  // namespace preflight

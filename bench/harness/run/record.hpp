@@ -60,6 +60,9 @@ struct CaseRecord {
   // The hosts' CPU others took while the case ran; NaN shares: not measured (a timed-out case).
   HostLoad host_load;
   std::vector<PointResult> points;
+  // A soak's, on rank 0, once the case finished: node_time_ratios (soak.hpp), computed once for
+  // the progress line and the sinks. Empty outside a soak.
+  std::vector<double> node_time_ratios;
 };
 
 }  // namespace preflight

@@ -619,7 +619,10 @@ bool run_one(PlannedCase planned, std::size_t index, long round, const RankConte
   progress.record.params.push_back(
       attr(schema::harness::kDurationS, seconds(case_start, Clock::now())));
   progress.active = false;
-  if (soak.active() && ctx.is_root()) worst.take(progress.record, ctx, round);
+  if (soak.active() && ctx.is_root()) {
+    progress.record.node_time_ratios = node_time_ratios(progress.record, ctx);
+    worst.take(progress.record.node_time_ratios, progress.record.name, ctx, round);
+  }
   for (auto* sink : sinks) sink->case_finished(progress.record);
   progress.record.points.clear();  // rank 0 keeps no finished case's samples
   return true;

@@ -12,12 +12,15 @@
 namespace preflight {
 namespace {
 
+// The median, the mean of the middle two of an even count: with the upper one, of two nodes the
+// slower would always be the median itself, its ratio 1 however slow it is.
 double median_of(std::vector<double> v) {
   std::erase_if(v, [](double x) { return std::isnan(x); });
   if (v.empty()) return std::nan("");
   const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
   std::nth_element(v.begin(), mid, v.end());
-  return *mid;
+  if (v.size() % 2 == 1) return *mid;
+  return (*std::max_element(v.begin(), mid) + *mid) / 2;
 }
 
 // Each rank's median time over the point's iterations; NaN where it idled.
@@ -57,25 +60,35 @@ long SoakClock::rounds_left(double job_elapsed_s) const {
   return std::max(0L, static_cast<long>(std::floor(left / mean_round_s())));
 }
 
-void WorstNode::take(const CaseRecord& record, const RankContext& ctx, long round) {
-  if (!record.meaning.peer_slow || ctx.node_count < 2) return;
+std::vector<double> node_time_ratios(const CaseRecord& record, const RankContext& ctx) {
+  if (!record.meaning.peer_slow || ctx.node_count < 2) return {};
   const auto ranks = static_cast<std::size_t>(ctx.size);
+  std::vector<double> out(static_cast<std::size_t>(ctx.node_count), std::nan(""));
+  std::vector<std::vector<double>> of_node(out.size());
   for (const auto& p : record.points) {
     if (p.samples.size() != ranks * static_cast<std::size_t>(p.iterations)) continue;
     const auto medians = rank_medians(p, ranks);
     const double all = median_of(medians);
     if (!(all > 0)) continue;
-    std::vector<std::vector<double>> of_node(static_cast<std::size_t>(ctx.node_count));
+    for (auto& v : of_node) v.clear();
     for (std::size_t r = 0; r < ranks && r < ctx.node_of_rank.size(); ++r)
       of_node[static_cast<std::size_t>(ctx.node_of_rank[r])].push_back(medians[r]);
     for (std::size_t n = 0; n < of_node.size(); ++n) {
       const double ratio = median_of(of_node[n]) / all;
-      if (!(ratio > ratio_)) continue;
-      ratio_ = ratio;
-      node_ = n < ctx.node_names.size() ? ctx.node_names[n] : fmt::format("node {}", n);
-      case_name_ = record.name;
-      round_ = round;
+      if (ratio > out[n] || (std::isnan(out[n]) && !std::isnan(ratio))) out[n] = ratio;
     }
+  }
+  return out;
+}
+
+void WorstNode::take(const std::vector<double>& ratios, const std::string& case_name,
+                     const RankContext& ctx, long round) {
+  for (std::size_t n = 0; n < ratios.size(); ++n) {
+    if (!(ratios[n] > ratio_)) continue;
+    ratio_ = ratios[n];
+    node_ = n < ctx.node_names.size() ? ctx.node_names[n] : fmt::format("node {}", n);
+    case_name_ = case_name;
+    round_ = round;
   }
 }
 

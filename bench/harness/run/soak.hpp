@@ -39,12 +39,20 @@ class SoakClock {
   double last_end_s_ = 0;
 };
 
-// The node whose ranks were slowest against their peers in any finished case of a soak so far,
-// on rank 0: per point the median of a node's ranks' median times over the median of all active
-// ranks' (only cases that declare a rank's own time a measure of its health, peer_slow).
+// Each node's time against its peers' in one finished case, on rank 0: per point the median of
+// the node's ranks' median times over the median of all active ranks', at the point where that
+// is highest. Index: node; NaN for a node whose ranks idled at every point. Empty unless the case
+// declares a rank's own time a measure of its health (peer_slow) and there are 2 nodes or more.
+// Linear in the case's samples (iterations x ranks x points).
+std::vector<double> node_time_ratios(const CaseRecord& record, const RankContext& ctx);
+
+// The node whose ranks were slowest against their peers (node_time_ratios) in any finished case
+// of a soak so far, on rank 0.
 class WorstNode {
  public:
-  void take(const CaseRecord& record, const RankContext& ctx, long round);
+  // A finished case's node_time_ratios.
+  void take(const std::vector<double>& ratios, const std::string& case_name, const RankContext& ctx,
+            long round);
   // "host2 1.84x its peers (round 3, allreduce ...)", or "" before a peer comparison.
   std::string text() const;
 

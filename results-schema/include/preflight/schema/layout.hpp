@@ -512,10 +512,11 @@ inline constexpr std::array kCounterAttributes = {
 // kSeriesWatchAttributes when rule is not none.
 struct SeriesWatch {
   Watch rule = Watch::kNone;
-  std::string_view finding;    // what a broken rule means, e.g. "throttled"
-  double tolerance = 0;        // peers: the fraction a median may lie from the peers'
-  std::string_view reference;  // reference: the series holding the value to reach
-  std::string_view labels;     // zero: "0x4 name; 0x8 name", the bits of a reading
+  std::string_view finding;       // what a broken rule means, e.g. "throttled"
+  double tolerance = 0;           // peers: the fraction a median may lie from the peers'
+  std::string_view reference;     // reference: the series holding the value to reach
+  std::string_view labels;        // zero: "0x4 name; 0x8 name", the bits of a reading
+  Remedy remedy = Remedy::kNone;  // what an operator does when it is broken round after round
 };
 inline constexpr std::array kSeriesWatchAttributes = {
     Item{kWatchAttribute, Type::kString, "", "the rule: zero, peers or reference"},
@@ -526,6 +527,9 @@ inline constexpr std::array kSeriesWatchAttributes = {
          "reference: the series whose highest reading must be reached; else empty"},
     Item{kWatchLabelsAttribute, Type::kString, "",
          "zero: the reading's bits and their names, `0x4 name; 0x8 name`; else empty"},
+    Item{kWatchRemedyAttribute, Type::kString, "",
+         "what an operator does when a soak finds it broken again and again: isolate, reboot, "
+         "reset or monitor"},
 };
 
 // An attribute's value, of its Item's type (kInt64: int64_t, kFloat64: double, else string).
@@ -563,7 +567,7 @@ inline std::array<Value, kStatsColumnAttributes.size()> values_of(const Column& 
 }
 inline std::array<Value, kSeriesWatchAttributes.size()> values_of(const SeriesWatch& w) {
   return {std::string(name_of(w.rule)), std::string(w.finding), w.tolerance,
-          std::string(w.reference), std::string(w.labels)};
+          std::string(w.reference),     std::string(w.labels),  std::string(name_of(w.remedy))};
 }
 inline std::array<Value, kCounterAttributes.size()> counter_values_of(const Column& c) {
   const auto all = values_of(c);

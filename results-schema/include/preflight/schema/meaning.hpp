@@ -121,6 +121,22 @@ inline constexpr std::array kWatchNames = {
     // watch_reference (its maximum) over the same cases
     std::pair{Watch::kReference, std::string_view("reference")},
 };
+// What an operator does about a node or device a finding names again and again (a soak,
+// docs/report.md "Soaks"), worst last: declared on every watched series (watch_remedy), so that
+// the report acts on a telemetry finding without knowing the series.
+enum class Remedy { kNone, kMonitor, kReset, kReboot, kIsolate };
+inline constexpr std::array kRemedyNames = {
+    std::pair{Remedy::kNone, std::string_view("none")},
+    // watch it: no command; what it names may pass by itself
+    std::pair{Remedy::kMonitor, std::string_view("monitor")},
+    // reset the GPU or NIC (drain, nvidia-smi --gpu-reset): a link that trained narrower or
+    // slower than its maximum retrains
+    std::pair{Remedy::kReset, std::string_view("reset")},
+    // reboot the host: a driver or software state (a clock held by a setting, a hung process)
+    std::pair{Remedy::kReboot, std::string_view("reboot")},
+    // drain the node for service: a hardware fault (wrong results, a slow or throttling part)
+    std::pair{Remedy::kIsolate, std::string_view("isolate")},
+};
 // On a watched series dataset (points/<P>/series/<name>); listed in layout.hpp's
 // kSeriesWatchAttributes.
 inline constexpr std::string_view kWatchAttribute = "watch";                     // kWatchNames
@@ -128,6 +144,7 @@ inline constexpr std::string_view kWatchFindingAttribute = "watch_finding";     
 inline constexpr std::string_view kWatchToleranceAttribute = "watch_tolerance";  // peers
 inline constexpr std::string_view kWatchReferenceAttribute = "watch_reference";  // reference
 inline constexpr std::string_view kWatchLabelsAttribute = "watch_labels";        // zero
+inline constexpr std::string_view kWatchRemedyAttribute = "watch_remedy";        // kRemedyNames
 
 // Attributes on every stats column dataset (cases/<id>/stats/<column>) and on every counter
 // and series dataset (points/<P>/counters/<name>, points/<P>/series/<name>).
@@ -179,6 +196,9 @@ inline constexpr std::string_view name_of(Kind k) {
 }
 inline constexpr std::string_view name_of(Stage s) {
   return name_of(s, kStageNames);
+}
+inline constexpr std::string_view name_of(Remedy r) {
+  return name_of(r, kRemedyNames);
 }
 inline constexpr std::string_view name_of(Scaling s) {
   return name_of(s, kScalingNames);

@@ -99,19 +99,27 @@ inline constexpr std::array kTelemetryWatches = {
     SeriesWatch{},  // gpu_mem_used
     SeriesWatch{},  // gpu_temp_c
     SeriesWatch{},  // gpu_power_w
-    SeriesWatch{Watch::kPeers, "SM clock unlike its peers'", kGpuClockTolerance, "", ""},
-    SeriesWatch{Watch::kPeers, "memory clock unlike its peers'", kGpuClockTolerance, "", ""},
+    // A clock unlike its peers' under the same load: a clock or power setting, or a driver
+    // state; a reboot restores them.
+    SeriesWatch{Watch::kPeers, "SM clock unlike its peers'", kGpuClockTolerance, "", "",
+                Remedy::kReboot},
+    SeriesWatch{Watch::kPeers, "memory clock unlike its peers'", kGpuClockTolerance, "", "",
+                Remedy::kReboot},
+    // Slowdowns the hardware forces (its thermals, its power brake): cooling or power delivery,
+    // serviced with the node drained.
     SeriesWatch{Watch::kZero, "throttled", 0, "",
                 "0x8 hardware slowdown; 0x20 software thermal slowdown; 0x40 hardware thermal "
-                "slowdown; 0x80 hardware power brake"},
+                "slowdown; 0x80 hardware power brake",
+                Remedy::kIsolate},
     // Not watched: a GEMM at the board's power limit is capped by design; a GPU whose cap holds
     // it back more than its peers' shows in gpu_sm_mhz.
     SeriesWatch{},  // gpu_power_capped
     SeriesWatch{},  // gpu_ecc_errors
+    // A link that trained narrower or slower than it can: a GPU reset retrains it.
     SeriesWatch{Watch::kReference, "PCIe link narrower than its maximum", 0,
-                telemetry::kGpuPcieMaxWidthSeries.name, ""},
+                telemetry::kGpuPcieMaxWidthSeries.name, "", Remedy::kReset},
     SeriesWatch{Watch::kReference, "PCIe link generation below its maximum", 0,
-                telemetry::kGpuPcieMaxGenSeries.name, ""},
+                telemetry::kGpuPcieMaxGenSeries.name, "", Remedy::kReset},
     SeriesWatch{},  // gpu_pcie_max_width
     SeriesWatch{},  // gpu_pcie_max_gen
 };

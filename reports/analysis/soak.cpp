@@ -1,0 +1,714 @@
+#include "analysis/soak.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "analysis/bottlenecks.hpp"
+#include "analysis/case_table.hpp"
+#include "analysis/device_watch.hpp"
+#include "analysis/headline_figures.hpp"
+#include "analysis/replicates.hpp"
+#include "analysis/report.hpp"
+#include "preflight/common/stats.hpp"
+#include "preflight/schema/layout.hpp"
+
+namespace preflight::report {
+namespace {
+
+namespace s = schema;
+
+// Evidence kept per subject: the first rounds' lines (a 24-hour soak names a persistent node in
+// every one of 150 rounds; the rounds themselves are all kept).
+constexpr std::size_t kEvidenceKept = 4;
+// Notes kept (cases that hung or failed), the rest counted.
+constexpr std::size_t kNotesKept = 20;
+
+std::string rank_column(const RunData& run, std::string_view column, std::size_t rank) {
+  const auto it = run.environment.find(std::string(column));
+  return it == run.environment.end() || rank >= it->second.size() ? "" : it->second[rank];
+}
+
+// The run's nodes in order of their first rank, and each rank's node.
+struct NodeMap {
+  std::vector<std::string> names, hosts;
+  std::vector<std::size_t> node_of_rank;        // index into names
+  std::vector<std::vector<std::size_t>> ranks;  // per node
+  std::map<std::string, std::size_t> index;     // node name -> index
+};
+
+NodeMap node_map(const RunData& run) {
+  NodeMap m;
+  const auto ranks = static_cast<std::size_t>(std::max<std::int64_t>(run.world_size, 0));
+  for (std::size_t r = 0; r < ranks; ++r) {
+    std::string name = rank_column(run, s::env::kNodeName.name, r);
+    const std::string host = rank_column(run, s::env::kHost.name, r);
+    if (name.empty()) name = host;
+    auto [it, fresh] = m.index.try_emplace(name, m.names.size());
+    if (fresh) {
+      m.names.push_back(name);
+      m.hosts.push_back(host);
+      m.ranks.emplace_back();
+    }
+    m.node_of_rank.push_back(it->second);
+    m.ranks[it->second].push_back(r);
+  }
+  return m;
+}
+
+// The device a rank used, as nvidia-smi -i takes it: its GPU's UUID, else its PCI bus id.
+std::string gpu_of_rank(const RunData& run, std::size_t rank) {
+  auto uuid = rank_column(run, s::env::kGpuUuid.name, rank);
+  return uuid.empty() ? rank_column(run, s::kGpuEnvironmentColumns[0].name, rank) : uuid;
+}
+
+// Each subject named in some round: the rounds (indices, increasing) and the first lines.
+struct Named {
+  std::vector<std::size_t> rounds;
+  std::vector<std::string> evidence;
+  s::Remedy declared = s::Remedy::kNone;  // a telemetry finding's remedy, as its series declares
+};
+using NamedMap = std::map<SoakSubject, Named>;
+
+void record_named(NamedMap& named, const SoakSubject& subject, std::size_t round,
+                  std::string evidence, s::Remedy declared = s::Remedy::kNone) {
+  auto& n = named[subject];
+  if (n.rounds.empty() || n.rounds.back() != round) n.rounds.push_back(round);
+  if (n.evidence.size() < kEvidenceKept) n.evidence.push_back(std::move(evidence));
+  n.declared = std::max(n.declared, declared);
+}
+
+std::string round_label(const SoakSummary& s, std::size_t round) {
+  const auto& r = s.rounds[round];
+  const auto time = time_of_day(r.start_time);
+  return time.empty() ? fmt::format("round {}", r.repetition)
+                      : fmt::format("round {} ({} UTC)", r.repetition, time);
+}
+
+// The judgements of a whole run, on one round: slow nodes, device telemetry, and the hosts,
+// links, fabric and devices the chain's findings name (a fabric pair sweep's isolation, a
+// device's wrong results).
+void judge_round(const RunData& round, const std::string& label, const NodeMap& nodes,
+                 const OutlierOptions& outlier_options, const SoakSummary& s, std::size_t k,
+                 NamedMap& named) {
+  const auto when = round_label(s, k);
+  auto judged = judge_outliers(round, outlier_options);
+  for (const auto& o : judged.outliers) {
+    if (o.kind != "node") continue;
+    const auto it = nodes.index.find(o.name);
+    const std::string host = it == nodes.index.end() ? o.name : nodes.hosts[it->second];
+    record_named(named, {"node", {host}, o.name, -1, "", "slow node"}, k,
+                 fmt::format("{}: {:.2f}x its peers' typical time (robust z {:.1f}, {} sizes)",
+                             when, o.ratio, o.z, o.sizes));
+  }
+  RunReport report{&round, label, std::move(judged.outliers), std::move(judged.not_judged),
+                   find_watch_findings(round)};
+  for (const auto& w : report.watch_findings) {
+    const auto rank = static_cast<std::size_t>(std::max(w.rank, 0));
+    const auto node = rank < nodes.node_of_rank.size() ? nodes.node_of_rank[rank] : 0;
+    if (nodes.names.empty()) break;
+    record_named(named,
+                 {"device",
+                  {nodes.hosts[node]},
+                  nodes.names[node],
+                  w.rank,
+                  gpu_of_rank(round, rank),
+                  w.finding},
+                 k, fmt::format("{}: {}: {}", when, w.finding, w.detail), w.remedy);
+  }
+  report.outcomes = case_outcomes(round);
+  report.hosts = distinct_hosts(round);
+  report.host_of_node = host_of_node(round);
+  report.rank0_host = rank0_host(round);
+  const std::vector<RunReport> one{std::move(report)};
+  for (const auto& f : find_bottlenecks(one, {}))
+    for (const auto& suspect : f.suspects) {
+      SoakSubject subject{suspect.kind, suspect.hosts,  "",
+                          suspect.rank, suspect.device, name_of(f.stage)};
+      const auto r = static_cast<std::size_t>(std::max<std::int64_t>(suspect.rank, 0));
+      if (suspect.kind == kDeviceSuspect && r < nodes.node_of_rank.size())
+        subject.node = nodes.names[nodes.node_of_rank[r]];
+      record_named(named, subject, k, fmt::format("{}: {}", when, f.title));
+    }
+}
+
+// Cases of the round that failed or hung: a note each (the chain's findings name a device
+// where the evidence does).
+void note_failures(const RunData& round, const SoakSummary& s, std::size_t k,
+                   std::vector<std::string>& notes, std::size_t& dropped) {
+  for (const auto& c : round.cases) {
+    if (c.status == s::case_status::kOk) continue;
+    if (notes.size() >= kNotesKept) {
+      ++dropped;
+      continue;
+    }
+    notes.push_back(fmt::format("{}: case {} {} {}", round_label(s, k), c.group_name, c.name,
+                                c.status == s::case_status::kTimeout ? "hung" : "failed"));
+  }
+}
+
+// Per node: the median over the round's points (cases that compare peers) of the median of its
+// ranks' times over the median of all active ranks' -- the comparison the slow-node judgement
+// makes (outliers.hpp), kept per round. Linear in ranks per point.
+void node_figures(const RunData& round, const NodeMap& nodes, const OutlierOptions& o,
+                  std::size_t k, std::vector<SoakNode>& out) {
+  std::vector<std::vector<double>> ratios(nodes.names.size());
+  std::vector<double> active, own;
+  for (const auto& c : round.cases) {
+    if (!c.meaning.peer_slow) continue;
+    for (std::size_t point = 0; point < c.rank_medians.size(); ++point) {
+      const auto* times = slowness_times(c, point, o);
+      if (times == nullptr) continue;
+      active.clear();
+      for (double t : *times)
+        if (!std::isnan(t)) active.push_back(t);
+      if (active.size() < 3) continue;
+      const double all = median_in_place(active);
+      if (!(all > 0)) continue;
+      for (std::size_t n = 0; n < nodes.ranks.size(); ++n) {
+        own.clear();
+        for (std::size_t r : nodes.ranks[n])
+          if (r < times->size() && !std::isnan((*times)[r])) own.push_back((*times)[r]);
+        if (!own.empty()) ratios[n].push_back(median_in_place(own) / all);
+      }
+    }
+  }
+  for (std::size_t n = 0; n < ratios.size(); ++n)
+    out[n].figure[k] = ratios[n].empty() ? kNaN : median_in_place(ratios[n]);
+}
+
+// Per round: the median over points of all active ranks' median time against the same case
+// position and point in the first round that ran it, for every node drifting together.
+struct SharedLevel {
+  std::map<std::pair<std::size_t, std::size_t>, double> first;  // (position, point) -> time
+  std::vector<double> figure;
+};
+
+void shared_figure(const RunData& round, const OutlierOptions& o, std::size_t k,
+                   SharedLevel& level) {
+  std::vector<double> relative, active;
+  for (std::size_t position = 0; position < round.cases.size(); ++position) {
+    const auto& c = round.cases[position];
+    if (!c.meaning.peer_slow) continue;
+    for (std::size_t point = 0; point < c.rank_medians.size(); ++point) {
+      const auto* times = slowness_times(c, point, o);
+      if (times == nullptr) continue;
+      active.clear();
+      for (double t : *times)
+        if (!std::isnan(t)) active.push_back(t);
+      if (active.empty()) continue;
+      const double all = median_in_place(active);
+      if (!(all > 0)) continue;
+      const auto [it, fresh] = level.first.try_emplace({position, point}, all);
+      relative.push_back(all / it->second);
+    }
+  }
+  level.figure[k] = relative.empty() ? kNaN : median_in_place(relative);
+}
+
+// Least squares of a figure on the round index: the slope as a fraction of the fitted level at
+// the first round, its 95% interval and the two-sided p of its t-test; NaN with fewer than 3
+// rounds.
+struct Trend {
+  double slope = kNaN, low = kNaN, high = kNaN, p = kNaN;
+  double span = 0;  // rounds between the first and the last with a figure
+};
+
+Trend trend(const std::vector<double>& y) {
+  double n = 0, sx = 0, sy = 0;
+  for (std::size_t i = 0; i < y.size(); ++i)
+    if (!std::isnan(y[i])) {
+      ++n;
+      sx += static_cast<double>(i);
+      sy += y[i];
+    }
+  Trend t;
+  if (n < 3) return t;
+  const double mx = sx / n, my = sy / n;
+  double sxx = 0, sxy = 0, first = -1, last = 0;
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    if (std::isnan(y[i])) continue;
+    const double x = static_cast<double>(i);
+    sxx += (x - mx) * (x - mx);
+    sxy += (x - mx) * (y[i] - my);
+    if (first < 0) first = x;
+    last = x;
+  }
+  const double b = sxy / sxx, level = my - b * mx;
+  if (!(level > 0)) return t;
+  double ssr = 0;
+  for (std::size_t i = 0; i < y.size(); ++i)
+    if (!std::isnan(y[i])) {
+      const double e = y[i] - (level + b * static_cast<double>(i));
+      ssr += e * e;
+    }
+  const double df = n - 2, se = std::sqrt(ssr / df / sxx);
+  const double q = student_t_quantile(0.975, df);
+  t.slope = b / level;
+  t.low = (b - q * se) / level;
+  t.high = (b + q * se) / level;
+  t.p = se > 0 ? student_t_two_sided_p(std::abs(b) / se, df) : (b != 0 ? 0.0 : 1.0);
+  t.span = last - first;
+  return t;
+}
+
+// A step holds at least this many consecutive rounds to the last: a node named in the last round
+// or two by chance is no step.
+constexpr std::size_t kStepRounds = 3;
+
+// Runs of named rounds (increasing indices), a gap of one round allowed inside a run: a round
+// in the middle of a slow spell that judged fine by chance does not split it in two.
+std::size_t episodes_of(const std::vector<std::size_t>& rounds) {
+  std::size_t episodes = 0;
+  for (std::size_t i = 0; i < rounds.size(); ++i)
+    if (i == 0 || rounds[i] > rounds[i - 1] + 2) ++episodes;
+  return episodes;
+}
+
+// Persistent (every round), step (from some round after the first to the last without a gap,
+// kStepRounds rounds or more), else intermittent.
+SoakPattern pattern_of(const SoakSubject& subject, const Named& n, std::size_t rounds) {
+  SoakPattern p;
+  p.subject = subject;
+  p.rounds = n.rounds;
+  p.evidence = n.evidence;
+  p.episodes = episodes_of(n.rounds);
+  if (n.rounds.size() == rounds) {
+    p.kind = SoakPatternKind::kPersistent;
+    return p;
+  }
+  if (n.rounds.empty() || n.rounds.back() + 1 != rounds) return p;
+  // n.rounds[from..] are the consecutive rounds that end at the last one.
+  std::size_t from = n.rounds.size() - 1;
+  while (from > 0 && n.rounds[from - 1] + 1 == n.rounds[from]) --from;
+  if (n.rounds.size() - from >= kStepRounds && n.rounds[from] > 0) {
+    p.kind = SoakPatternKind::kStep;
+    p.step_from = n.rounds[from];
+  }
+  return p;
+}
+
+// P(X >= k) for X ~ Binomial(n, p).
+double binomial_upper_tail(std::size_t k, std::size_t n, double p) {
+  if (k == 0) return 1;
+  if (k > n || p <= 0) return 0;
+  if (p >= 1) return 1;
+  const double log_p = std::log(p), log_q = std::log1p(-p), dn = static_cast<double>(n);
+  double tail = 0;
+  for (std::size_t i = k; i <= n; ++i) {
+    const double di = static_cast<double>(i);
+    tail += std::exp(std::lgamma(dn + 1) - std::lgamma(di + 1) - std::lgamma(dn - di + 1) +
+                     di * log_p + (dn - di) * log_q);
+  }
+  return std::min(tail, 1.0);
+}
+
+// What a round could have named of a subject's kind: nodes, hosts, host pairs (links), ranks
+// (devices), one fabric.
+std::size_t candidates_of(const std::string& kind, const NodeMap& nodes) {
+  const std::set<std::string> hosts(nodes.hosts.begin(), nodes.hosts.end());
+  if (kind == "node") return std::max<std::size_t>(nodes.names.size(), 1);
+  if (kind == "host") return std::max<std::size_t>(hosts.size(), 1);
+  if (kind == "link") return std::max<std::size_t>(hosts.size() * (hosts.size() - 1) / 2, 1);
+  if (kind == kDeviceSuspect) return std::max<std::size_t>(nodes.node_of_rank.size(), 1);
+  return 1;
+}
+
+// Every round's judgement errs now and then on a busy host, and a soak of n rounds gives each
+// node n chances: a subject is a pattern only where it was named more often than its kind's
+// subjects are by chance. The chance rate is the median rate over every subject of the kind
+// (those never named count as 0: robust to the few that are faulty), at least one round in n;
+// named in k rounds is beyond chance where P(Binomial(n, rate) >= k) < alpha / candidates.
+// Wrong results are exact, never chance: not tested.
+struct Chance {
+  double rate = 0;
+  std::size_t candidates = 1;
+};
+std::map<std::pair<std::string, std::string>, Chance> chance_rates(const NamedMap& named,
+                                                                   std::size_t rounds,
+                                                                   const NodeMap& nodes) {
+  std::map<std::pair<std::string, std::string>, std::vector<double>> rates;
+  for (const auto& [subject, n] : named)
+    rates[{subject.kind, subject.what}].push_back(static_cast<double>(n.rounds.size()) /
+                                                  static_cast<double>(rounds));
+  std::map<std::pair<std::string, std::string>, Chance> out;
+  for (auto& [key, r] : rates) {
+    Chance c;
+    c.candidates = std::max(candidates_of(key.first, nodes), r.size());
+    r.resize(c.candidates, 0.0);
+    std::sort(r.begin(), r.end());
+    const std::size_t mid = r.size() / 2;
+    const double median = r.size() % 2 == 1 ? r[mid] : (r[mid - 1] + r[mid]) / 2;
+    c.rate = std::max(median, 1.0 / static_cast<double>(rounds));
+    out[key] = c;
+  }
+  return out;
+}
+
+bool exact_judgement(const SoakSubject& subject) {
+  return subject.kind == kDeviceSuspect && subject.what == name_of(Stage::kCorrectness);
+}
+
+// The remedy of a pattern and why (docs/report.md, "Soaks").
+void assign_remedy(SoakPattern& p, const Named& n, const SoakOptions& o) {
+  const bool recurring =
+      p.kind != SoakPatternKind::kIntermittent || p.episodes >= o.isolate_episodes;
+  const auto& subject = p.subject;
+  if (exact_judgement(subject)) {
+    p.remedy = s::Remedy::kIsolate;
+    p.why = "wrong results from its device: one is a hardware defect";
+    return;
+  }
+  if (!recurring) {
+    p.remedy = s::Remedy::kMonitor;
+    p.why =
+        fmt::format("seen in {} episode{} ({} round{}), fewer than {} (--soak-isolate-episodes)",
+                    p.episodes, p.episodes == 1 ? "" : "s", p.rounds.size(),
+                    p.rounds.size() == 1 ? "" : "s", o.isolate_episodes);
+    return;
+  }
+  const std::string how = p.kind == SoakPatternKind::kPersistent ? "in every round"
+                          : p.kind == SoakPatternKind::kStep
+                              ? "from a round on to the last"
+                              : fmt::format("in {} episodes (>= {}, --soak-isolate-episodes)",
+                                            p.episodes, o.isolate_episodes);
+  if (n.declared != s::Remedy::kNone) {
+    p.remedy = n.declared;
+    p.why = fmt::format("{} {}; its series declares {}", subject.what, how, s::name_of(n.declared));
+    return;
+  }
+  p.remedy = s::Remedy::kIsolate;
+  p.why = fmt::format("{} ({}) named {}: a hardware fault until shown otherwise", subject.kind,
+                      subject.what, how);
+}
+
+void drift_patterns(SoakSummary& s, const NodeMap& nodes, const SoakOptions& o) {
+  const double nodes_judged = static_cast<double>(std::max<std::size_t>(nodes.names.size(), 1));
+  for (std::size_t n = 0; n < s.nodes.size(); ++n) {
+    const auto t = trend(s.nodes[n].figure);
+    if (std::isnan(t.slope) || !(t.slope > 0) || !(t.p < o.alpha / nodes_judged) ||
+        t.slope * t.span < o.min_drift)
+      continue;
+    SoakPattern p;
+    p.kind = SoakPatternKind::kDrift;
+    p.subject = {"node", {s.nodes[n].host}, s.nodes[n].node, -1, "", "drift"};
+    p.slope = t.slope;
+    p.slope_low = t.low;
+    p.slope_high = t.high;
+    p.p = t.p;
+    for (std::size_t k = 0; k < s.rounds.size(); ++k) p.rounds.push_back(k);
+    const double total = t.slope * t.span;
+    p.evidence.push_back(fmt::format(
+        "slower against its peers by {:+.2f}% of its first rounds' level per round (95% interval "
+        "{:+.2f}% to {:+.2f}%; p {:.2g} < {:.2g}, alpha {} over {} nodes): {:+.1f}% over the soak",
+        100 * t.slope, 100 * t.low, 100 * t.high, t.p, o.alpha / nodes_judged, o.alpha,
+        nodes.names.size(), 100 * total));
+    p.remedy = total >= o.isolate_drift ? s::Remedy::kIsolate : s::Remedy::kMonitor;
+    p.why = total >= o.isolate_drift ? fmt::format(
+                                           "drift of {:.1f}% over the soak, at least {:.0f}% "
+                                           "(--soak-isolate-drift): as slow as a named slow node",
+                                           100 * total, 100 * o.isolate_drift)
+                                     : fmt::format(
+                                           "drift of {:.1f}% over the soak, under {:.0f}% "
+                                           "(--soak-isolate-drift)",
+                                           100 * total, 100 * o.isolate_drift);
+    s.patterns.push_back(std::move(p));
+  }
+}
+
+std::string shell_word(const std::string& word) {
+  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_';
+  });
+  if (plain) return word;
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// A reason for a scheduler, quoted: the pattern's words without quotes or shell characters.
+std::string reason_of(const SoakSummary& s, const SoakPattern& p) {
+  std::string what = fmt::format("preflight soak: {} {} rounds {}", p.subject.what, name_of(p.kind),
+                                 rounds_text(s, p.rounds));
+  for (char& c : what)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) ||
+          std::string_view(" .,:-_'/").find(c) != std::string_view::npos) ||
+        c == '\'')
+      c = ' ';
+  return what;
+}
+
+std::vector<std::string> commands_of(const SoakSummary& s, const SoakNode& node) {
+  std::vector<std::string> out;
+  const std::string host = shell_word(node.host.empty() ? node.node : node.host);
+  const SoakPattern* worst = nullptr;
+  for (auto i : node.patterns)
+    if (worst == nullptr || s.patterns[i].remedy > worst->remedy) worst = &s.patterns[i];
+  if (worst == nullptr) return out;
+  const auto reason = reason_of(s, *worst);
+  const auto drain =
+      fmt::format("scontrol update NodeName={} State=DRAIN Reason=\"{}\"", host, reason);
+  switch (node.verdict) {
+    case s::Remedy::kIsolate:
+      out = {drain, fmt::format("kubectl cordon {}", host)};
+      break;
+    case s::Remedy::kReboot:
+      out = {fmt::format("scontrol reboot ASAP nextstate=RESUME reason=\"{}\" {}", reason, host)};
+      break;
+    case s::Remedy::kReset: {
+      out = {drain};
+      std::set<std::string> devices;
+      for (auto i : node.patterns)
+        if (s.patterns[i].remedy == s::Remedy::kReset && !s.patterns[i].subject.device.empty())
+          devices.insert(s.patterns[i].subject.device);
+      for (const auto& d : devices)
+        out.push_back(fmt::format("nvidia-smi --gpu-reset -i {}   # on {}, once drained",
+                                  shell_word(d), host));
+      if (devices.empty())
+        out.push_back(fmt::format("nvidia-smi --gpu-reset   # on {}, once drained", host));
+      break;
+    }
+    default:
+      break;
+  }
+  return out;
+}
+
+// Each node's patterns (its own, its host's, its devices'), its worst remedy and the commands.
+void verdicts(SoakSummary& s) {
+  std::map<std::string, std::vector<std::size_t>> by_name;  // node name or host -> nodes
+  for (std::size_t n = 0; n < s.nodes.size(); ++n) {
+    by_name[s.nodes[n].node].push_back(n);
+    if (s.nodes[n].host != s.nodes[n].node) by_name[s.nodes[n].host].push_back(n);
+  }
+  for (std::size_t i = 0; i < s.patterns.size(); ++i) {
+    auto& p = s.patterns[i];
+    if (p.subject.kind == "link" || p.subject.kind == "fabric") {
+      s.links.push_back(i);
+      continue;
+    }
+    std::set<std::size_t> own;
+    for (const auto& name :
+         p.subject.node.empty() ? p.subject.hosts : std::vector<std::string>{p.subject.node})
+      if (const auto it = by_name.find(name); it != by_name.end())
+        own.insert(it->second.begin(), it->second.end());
+    for (auto n : own) {
+      p.nodes.push_back(n);
+      s.nodes[n].patterns.push_back(i);
+      s.nodes[n].verdict = std::max(s.nodes[n].verdict, p.remedy);
+    }
+  }
+  for (auto& node : s.nodes) node.commands = commands_of(s, node);
+}
+
+// What to do: the node's commands for its host's patterns, words for a link's or a monitor's.
+std::string action_of(const SoakSummary& s, const SoakPattern& p) {
+  if (p.remedy == s::Remedy::kMonitor)
+    return "Monitor it: no command; watch it in the next soak, and act if it returns more often.";
+  if (p.subject.kind == "link" || p.subject.kind == "fabric")
+    return "Check the link's cable and both ports (error counters, ibstat/ethtool); a link has no "
+           "host command.";
+  for (auto n : p.nodes) {
+    const auto& commands = s.nodes[n].commands;
+    if (commands.empty()) continue;
+    std::string out;
+    for (const auto& c : commands) out += (out.empty() ? "" : "; ") + c;
+    return out;
+  }
+  return std::string(s::name_of(p.remedy));
+}
+
+}  // namespace
+
+void add_soak_findings(const RunReport& run, std::vector<Finding>& out) {
+  if (!run.soak) return;
+  const auto& s = *run.soak;
+  for (const auto& p : s.patterns) {
+    Finding f;
+    f.stage = Stage::kStragglers;
+    f.run_label = run.label;
+    f.title = fmt::format("soak: {}: {}, {} {}: {}", subject_text(p.subject), p.subject.what,
+                          name_of(p.kind), when_text(s, p), s::name_of(p.remedy));
+    f.evidence = p.evidence;
+    if (p.kind != SoakPatternKind::kDrift && p.rounds.size() > p.evidence.size())
+      f.evidence.push_back(fmt::format("... named in {} rounds in all", p.rounds.size()));
+    f.evidence.push_back(fmt::format("remedy {}: {}", s::name_of(p.remedy), p.why));
+    f.next_check = action_of(s, p);
+    f.weight = static_cast<double>(p.remedy) + 0.001 * static_cast<double>(p.rounds.size());
+    Suspect suspect{p.subject.kind == "node" ? "host" : p.subject.kind, p.subject.hosts,
+                    f.next_check};
+    suspect.rank = p.subject.rank;
+    suspect.device = p.subject.device;
+    suspect.remediation = p.remedy;
+    suspect.pattern = name_of(p.kind);
+    f.suspects.push_back(std::move(suspect));
+    out.push_back(std::move(f));
+  }
+}
+
+// "node h2", "device rank 3 (GPU-...) on h1", "link h1 - h2".
+std::string subject_text(const SoakSubject& subject) {
+  std::string hosts;
+  for (const auto& h : subject.hosts) hosts += (hosts.empty() ? "" : " - ") + h;
+  if (subject.kind == "node")
+    return subject.node == hosts || hosts.empty()
+               ? fmt::format("node {}", subject.node)
+               : fmt::format("node {} (host {})", subject.node, hosts);
+  if (subject.kind == kDeviceSuspect)
+    return fmt::format("device of rank {}{} on {}", subject.rank,
+                       subject.device.empty() ? "" : " (" + subject.device + ")",
+                       subject.node.empty() ? hosts : subject.node);
+  return fmt::format("{} {}", subject.kind, hosts);
+}
+
+// When a pattern was seen: "in every round", "from round 5 (07:42:10 UTC) on, rounds 5-11",
+// "in rounds 2, 7 (07:31:02 to 07:40:55 UTC)", the drift's slope.
+std::string when_text(const SoakSummary& s, const SoakPattern& p) {
+  switch (p.kind) {
+    case SoakPatternKind::kPersistent:
+      return fmt::format("in every round ({})", s.rounds.size());
+    case SoakPatternKind::kStep:
+      return fmt::format("from {} on, rounds {}", round_label(s, p.step_from),
+                         rounds_text(s, p.rounds));
+    case SoakPatternKind::kDrift:
+      return fmt::format("{:+.2f}% per round (95% interval {:+.2f}% to {:+.2f}%)", 100 * p.slope,
+                         100 * p.slope_low, 100 * p.slope_high);
+    case SoakPatternKind::kIntermittent:
+      break;
+  }
+  const auto first = time_of_day(s.rounds[p.rounds.front()].start_time);
+  const auto last = time_of_day(s.rounds[p.rounds.back()].start_time);
+  return fmt::format("in round{} {}{}", p.rounds.size() == 1 ? "" : "s", rounds_text(s, p.rounds),
+                     first.empty()   ? ""
+                     : first == last ? fmt::format(" ({} UTC)", first)
+                                     : fmt::format(" ({} to {} UTC)", first, last));
+}
+
+std::string soak_verdict(schema::Remedy verdict) {
+  return verdict == s::Remedy::kNone ? "ok" : std::string(s::name_of(verdict));
+}
+
+std::string soak_pattern_line(const SoakSummary& s, const SoakPattern& p) {
+  return fmt::format("{}: {}, {} {}: {} ({})", subject_text(p.subject), p.subject.what,
+                     name_of(p.kind), when_text(s, p), s::name_of(p.remedy), p.why);
+}
+
+std::string round_time(const SoakSummary& s, std::size_t round) {
+  const auto t = time_of_day(s.rounds[round].start_time);
+  return t.empty() ? t : t + " UTC";
+}
+
+const char* name_of(SoakPatternKind k) {
+  switch (k) {
+    case SoakPatternKind::kPersistent:
+      return "persistent";
+    case SoakPatternKind::kStep:
+      return "step";
+    case SoakPatternKind::kIntermittent:
+      return "intermittent";
+    case SoakPatternKind::kDrift:
+      return "drift";
+  }
+  return "";
+}
+
+std::string time_of_day(const std::string& iso) {
+  const auto t = iso.find('T');
+  return t == std::string::npos || iso.size() < t + 9 ? "" : iso.substr(t + 1, 8);
+}
+
+std::string rounds_text(const SoakSummary& s, const std::vector<std::size_t>& rounds) {
+  std::string out;
+  for (std::size_t i = 0; i < rounds.size();) {
+    std::size_t j = i;
+    while (j + 1 < rounds.size() && rounds[j + 1] == rounds[j] + 1) ++j;
+    const auto first = s.rounds[rounds[i]].repetition, last = s.rounds[rounds[j]].repetition;
+    out += fmt::format("{}{}", out.empty() ? "" : ", ",
+                       i == j ? fmt::format("{}", first) : fmt::format("{}-{}", first, last));
+    i = j + 1;
+  }
+  return out;
+}
+
+std::optional<SoakSummary> analyse_soak(const RunData& run, const std::string& label,
+                                        const SoakOptions& options,
+                                        const OutlierOptions& outliers) {
+  if (!(run.soak_s > 0)) return std::nullopt;
+  SoakSummary s;
+  s.soak_s = run.soak_s;
+  std::map<std::int64_t, std::vector<std::size_t>> cases_of_round;
+  for (std::size_t i = 0; i < run.cases.size(); ++i)
+    cases_of_round[run.cases[i].get(s::harness::kRepetition).value_or(0)].push_back(i);
+  for (const auto& [repetition, cases] : cases_of_round) {
+    std::string start;
+    for (auto i : cases) {
+      const auto t = run.cases[i].get(s::harness::kStartTime).value_or("");
+      if (!t.empty() && (start.empty() || t < start)) start = t;
+    }
+    s.rounds.push_back({repetition, start, cases.size()});
+  }
+  const auto nodes = node_map(run);
+  for (std::size_t n = 0; n < nodes.names.size(); ++n)
+    s.nodes.push_back({nodes.names[n],
+                       nodes.hosts[n],
+                       s::Remedy::kNone,
+                       {},
+                       {},
+                       std::vector<double>(s.rounds.size(), kNaN)});
+  // One round at a time, its cases copied into a run of their own.
+  RunData round;
+  round.path = run.path;
+  round.schema_version = run.schema_version;
+  round.status = run.status;
+  round.world_size = run.world_size;
+  round.node_count = run.node_count;
+  round.environment = run.environment;
+  NamedMap named;
+  SharedLevel shared;
+  shared.figure.assign(s.rounds.size(), kNaN);
+  std::size_t dropped = 0;
+  std::size_t k = 0;
+  for (const auto& [repetition, cases] : cases_of_round) {
+    round.cases.clear();
+    for (auto i : cases) round.cases.push_back(run.cases[i]);
+    judge_round(round, label, nodes, outliers, s, k, named);
+    note_failures(round, s, k, s.notes, dropped);
+    node_figures(round, nodes, outliers, k, s.nodes);
+    shared_figure(round, outliers, k, shared);
+    ++k;
+  }
+  if (dropped > 0)
+    s.notes.push_back(fmt::format("... and {} more cases that failed or hung", dropped));
+  const auto chance = chance_rates(named, s.rounds.size(), nodes);
+  for (const auto& [subject, n] : named) {
+    auto p = pattern_of(subject, n, s.rounds.size());
+    if (!exact_judgement(subject)) {
+      const auto& c = chance.at({subject.kind, subject.what});
+      p.chance_p = binomial_upper_tail(n.rounds.size(), s.rounds.size(), c.rate);
+      if (!(p.chance_p < options.alpha / static_cast<double>(c.candidates))) {
+        s.notes.push_back(fmt::format(
+            "{} ({}) named in {} of {} rounds ({}): no more often than chance (its kind's "
+            "subjects are named in {:.1f}% of rounds; P = {:.2g}, not below {:.2g}): no pattern",
+            subject_text(subject), subject.what, n.rounds.size(), s.rounds.size(),
+            rounds_text(s, n.rounds), 100 * c.rate, p.chance_p,
+            options.alpha / static_cast<double>(c.candidates)));
+        continue;
+      }
+    }
+    assign_remedy(p, n, options);
+    s.patterns.push_back(std::move(p));
+  }
+  drift_patterns(s, nodes, options);
+  if (const auto t = trend(shared.figure); !std::isnan(t.slope)) {
+    s.shared_drift =
+        SharedDrift{t.slope, t.low, t.high, t.p,
+                    t.slope > 0 && t.p < options.alpha && t.slope * t.span >= options.min_drift};
+  }
+  verdicts(s);
+  return s;
+}
+
+}  // namespace preflight::report

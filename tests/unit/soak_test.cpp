@@ -1,0 +1,331 @@
+// A soak read as a time series (analysis/soak.hpp): each round judged alone, what it names
+// making a pattern (persistent, step, intermittent) and each node's speed against its peers a
+// trend (drift), each with the remedy an operator applies.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <functional>
+#include <random>
+
+#include "analysis/report.hpp"
+#include "analysis/soak.hpp"
+#include "preflight/schema/layout.hpp"
+#include "render/json.hpp"
+
+namespace {
+
+namespace s = preflight::schema;
+using preflight::report::analyse_soak;
+using preflight::report::CaseData;
+using preflight::report::RunData;
+using preflight::report::SoakOptions;
+using preflight::report::SoakPattern;
+using preflight::report::SoakPatternKind;
+using preflight::report::SoakSummary;
+
+constexpr std::size_t kNodes = 4, kRounds = 12;
+
+// How much slower than its peers node `node` is in round `round` (1: as fast).
+using Slowdown = std::function<double(std::size_t node, std::size_t round)>;
+
+// A soak of 4 one-rank nodes h0..h3, `rounds` rounds of one case that compares peers, 3 sizes,
+// each rank's time drawn with `noise` (relative, normal) around its node's slowdown. Rounds
+// start a minute apart from 07:30:00.
+RunData soak(const Slowdown& slow, std::uint32_t seed, double noise = 0.02,
+             std::size_t rounds = kRounds) {
+  RunData r;
+  r.world_size = static_cast<std::int64_t>(kNodes);
+  r.node_count = static_cast<std::int64_t>(kNodes);
+  r.soak_s = 60.0 * static_cast<double>(rounds);
+  r.status = "complete";
+  r.exit_code = 0;
+  for (std::size_t n = 0; n < kNodes; ++n) {
+    r.environment["node"].push_back(std::to_string(n));
+    r.environment[std::string(s::env::kNodeName.name)].push_back("h" + std::to_string(n));
+    r.environment[std::string(s::env::kHost.name)].push_back("h" + std::to_string(n));
+  }
+  std::mt19937 random(seed);
+  std::normal_distribution<double> jitter(0, noise);
+  for (std::size_t round = 0; round < rounds; ++round) {
+    CaseData c;
+    c.index = static_cast<std::int64_t>(round);
+    c.group_name = fmt::format("{:06d}", round);
+    c.name = "peer case";
+    c.status = "ok";
+    c.meaning.peer_slow = true;
+    c.params[std::string(s::harness::kRepetition.name)] = std::to_string(round);
+    c.params[std::string(s::harness::kStartTime.name)] =
+        fmt::format("2026-12-05T07:{:02d}:00.000Z", 30 + round);
+    for (double size : {1e-5, 1e-4, 1e-3}) {
+      std::vector<double> times;
+      for (std::size_t n = 0; n < kNodes; ++n)
+        times.push_back(size * slow(n, round) * (1 + jitter(random)));
+      c.rank_medians.push_back(times);
+      c.rank_batched_medians.emplace_back();
+    }
+    r.cases.push_back(c);
+  }
+  return r;
+}
+
+SoakSummary analyse(const RunData& run, const SoakOptions& options = {}) {
+  const auto summary = analyse_soak(run, "soak", options, {});
+  EXPECT_TRUE(summary.has_value());
+  return summary.value_or(SoakSummary{});
+}
+
+// Node h2 slow by half in the given rounds, else as fast as the others.
+Slowdown slow_in(std::vector<std::size_t> rounds) {
+  return [rounds](std::size_t node, std::size_t round) {
+    return node == 2 && std::count(rounds.begin(), rounds.end(), round) ? 1.5 : 1.0;
+  };
+}
+
+const SoakPattern* pattern_of(const SoakSummary& s, const std::string& node, SoakPatternKind kind) {
+  for (const auto& p : s.patterns)
+    if (p.subject.node == node && p.kind == kind) return &p;
+  return nullptr;
+}
+
+std::vector<std::int64_t> repetitions(const SoakSummary& s, const SoakPattern& p) {
+  std::vector<std::int64_t> out;
+  for (auto k : p.rounds) out.push_back(s.rounds[k].repetition);
+  return out;
+}
+
+TEST(Soak, NotASoakHasNoSoakSummary) {
+  auto run = soak(slow_in({}), 1);
+  run.soak_s = 0;
+  EXPECT_FALSE(analyse_soak(run, "run", {}, {}).has_value());
+}
+
+TEST(Soak, RoundsAreTheRepetitionsWithTheirFirstStartTime) {
+  const auto s = analyse(soak(slow_in({}), 1));
+  ASSERT_EQ(s.rounds.size(), kRounds);
+  EXPECT_EQ(s.rounds[3].repetition, 3);
+  EXPECT_EQ(s.rounds[3].start_time, "2026-12-05T07:33:00.000Z");
+  EXPECT_EQ(s.nodes.size(), kNodes);
+}
+
+// Rounds 0..n-1 from `first` to `last`.
+std::vector<std::size_t> span(std::size_t first, std::size_t last) {
+  std::vector<std::size_t> out;
+  for (std::size_t k = first; k <= last; ++k) out.push_back(k);
+  return out;
+}
+
+std::vector<std::size_t> joined(std::vector<std::size_t> a, const std::vector<std::size_t>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+constexpr std::size_t kLongSoak = 24;
+
+TEST(Soak, NodeSlowInOneSpellIsIntermittentWithExactlyThoseRoundsAndMonitored) {
+  const auto s = analyse(soak(slow_in(span(3, 8)), 1, 0.02, kLongSoak));
+  const auto* p = pattern_of(s, "h2", SoakPatternKind::kIntermittent);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(repetitions(s, *p), (std::vector<std::int64_t>{3, 4, 5, 6, 7, 8}));
+  EXPECT_EQ(p->episodes, 1u);
+  EXPECT_EQ(p->remedy, s::Remedy::kMonitor);
+  EXPECT_EQ(s.nodes[2].verdict, s::Remedy::kMonitor);
+  EXPECT_EQ(preflight::report::when_text(s, *p), "in rounds 3-8 (07:33:00 to 07:38:00 UTC)");
+  for (std::size_t n : {0, 1, 3}) EXPECT_EQ(s.nodes[n].verdict, s::Remedy::kNone) << n;
+}
+
+TEST(Soak, NodeSlowInTwoSpellsIsIsolatedWithDrainCommands) {
+  const auto slow = slow_in(joined(span(3, 7), span(15, 19)));
+  const auto s = analyse(soak(slow, 1, 0.02, kLongSoak));
+  const auto* p = pattern_of(s, "h2", SoakPatternKind::kIntermittent);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->episodes, 2u);
+  EXPECT_EQ(p->remedy, s::Remedy::kIsolate);
+  ASSERT_EQ(s.nodes[2].commands.size(), 2u);
+  EXPECT_EQ(s.nodes[2].commands[0].rfind("scontrol update NodeName=h2 State=DRAIN Reason=\"", 0),
+            0u);
+  EXPECT_EQ(s.nodes[2].commands[1], "kubectl cordon h2");
+  // The threshold is the option's: 3 episodes needed, 2 seen -> monitor.
+  SoakOptions stricter;
+  stricter.isolate_episodes = 3;
+  const auto relaxed = analyse(soak(slow, 1, 0.02, kLongSoak), stricter);
+  EXPECT_EQ(relaxed.nodes[2].verdict, s::Remedy::kMonitor);
+}
+
+// A slow spell with one round inside it judged fine is one episode, not two.
+TEST(Soak, AOneRoundGapDoesNotSplitAnEpisode) {
+  const auto s = analyse(soak(slow_in(joined(span(3, 6), span(8, 11))), 1, 0.02, kLongSoak));
+  const auto* p = pattern_of(s, "h2", SoakPatternKind::kIntermittent);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->episodes, 1u);
+  EXPECT_EQ(p->remedy, s::Remedy::kMonitor);
+}
+
+// A round's judgement errs now and then; named in a round or two of many, as often as chance
+// allows, a node is no pattern: the notes say so, the node is ok.
+TEST(Soak, NamedNoMoreOftenThanChanceIsNoPattern) {
+  for (const auto& rounds : {std::vector<std::size_t>{5}, std::vector<std::size_t>{5, 17}}) {
+    const auto s = analyse(soak(slow_in(rounds), 1, 0.02, kLongSoak));
+    EXPECT_TRUE(s.patterns.empty());
+    EXPECT_EQ(s.nodes[2].verdict, s::Remedy::kNone);
+    ASSERT_FALSE(s.notes.empty());
+    EXPECT_NE(s.notes.front().find("no more often than chance"), std::string::npos)
+        << s.notes.front();
+  }
+}
+
+TEST(Soak, NodeSlowInEveryRoundIsPersistentAndIsolated) {
+  std::vector<std::size_t> all(kRounds);
+  for (std::size_t k = 0; k < kRounds; ++k) all[k] = k;
+  const auto s = analyse(soak(slow_in(all), 1));
+  const auto* p = pattern_of(s, "h2", SoakPatternKind::kPersistent);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->remedy, s::Remedy::kIsolate);
+  EXPECT_EQ(s.nodes[2].verdict, s::Remedy::kIsolate);
+}
+
+TEST(Soak, NodeSlowFromARoundToTheLastIsAStepAtThatRound) {
+  const auto s = analyse(soak(slow_in(span(16, 23)), 1, 0.02, kLongSoak));
+  const auto* p = pattern_of(s, "h2", SoakPatternKind::kStep);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(s.rounds[p->step_from].repetition, 16);
+  EXPECT_EQ(p->remedy, s::Remedy::kIsolate);
+}
+
+// Node h1 2% slower every round (the harness's --test-drift-per-round 0.02), each rank's times
+// with 2% noise: drift found, its slope within its interval, over several draws.
+TEST(Soak, PlantedDriftIsFoundWithItsSlope) {
+  for (std::uint32_t seed = 1; seed <= 10; ++seed) {
+    const auto s = analyse(soak(
+        [](std::size_t node, std::size_t round) {
+          return node == 1 ? 1 + 0.02 * static_cast<double>(round) : 1.0;
+        },
+        seed));
+    const auto* p = pattern_of(s, "h1", SoakPatternKind::kDrift);
+    ASSERT_NE(p, nullptr) << "seed " << seed;
+    EXPECT_LE(p->slope_low, 0.02) << "seed " << seed;
+    EXPECT_GE(p->slope_high, 0.02) << "seed " << seed;
+    EXPECT_NEAR(p->slope, 0.02, 0.005) << "seed " << seed;
+    // 22% over the soak: as slow as a named slow node by the end.
+    EXPECT_EQ(p->remedy, s::Remedy::kIsolate);
+    for (const char* other : {"h0", "h2", "h3"})
+      EXPECT_EQ(pattern_of(s, other, SoakPatternKind::kDrift), nullptr) << other;
+  }
+}
+
+// A slower drift, 0.6% a round (6.6% over 12 rounds): called, but monitored.
+TEST(Soak, SmallDriftIsMonitored) {
+  const auto s = analyse(soak(
+      [](std::size_t node, std::size_t round) {
+        return node == 1 ? 1 + 0.006 * static_cast<double>(round) : 1.0;
+      },
+      3, 0.002));
+  const auto* p = pattern_of(s, "h1", SoakPatternKind::kDrift);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->remedy, s::Remedy::kMonitor);
+}
+
+// Nothing planted, 2% noise: no drift and no name, over several draws.
+TEST(Soak, CleanSoakNamesNoOneAndNoDrift) {
+  for (std::uint32_t seed = 1; seed <= 20; ++seed) {
+    const auto s = analyse(soak(slow_in({}), seed));
+    EXPECT_TRUE(s.patterns.empty())
+        << "seed " << seed << ": " << (s.patterns.empty() ? "" : s.patterns[0].why);
+    for (const auto& n : s.nodes) EXPECT_EQ(n.verdict, s::Remedy::kNone) << n.node;
+    ASSERT_TRUE(s.shared_drift.has_value());
+    EXPECT_FALSE(s.shared_drift->called) << "seed " << seed;
+  }
+}
+
+// Every node 1% slower each round: no node against its peers, a drift they share.
+TEST(Soak, EveryNodeDriftingTogetherIsASharedDriftNotANodes) {
+  const auto s = analyse(
+      soak([](std::size_t, std::size_t round) { return 1 + 0.01 * static_cast<double>(round); }, 1,
+           0.005));
+  EXPECT_TRUE(s.patterns.empty());
+  ASSERT_TRUE(s.shared_drift.has_value());
+  EXPECT_TRUE(s.shared_drift->called);
+  EXPECT_NEAR(s.shared_drift->slope, 0.01, 0.003);
+}
+
+// A GPU clock unlike its peers' in two spells: the remedy its series declares (reboot).
+TEST(Soak, TelemetryFindingGetsTheRemedyItsSeriesDeclares) {
+  auto run = soak(slow_in({}), 1, 0.02, kLongSoak);
+  for (std::size_t round : joined(span(1, 4), span(10, 13))) {
+    preflight::report::WatchedSeries w;
+    w.rule = s::Watch::kPeers;
+    w.finding = "SM clock unlike its peers'";
+    w.tolerance = 0.1;
+    w.remedy = s::Remedy::kReboot;
+    w.per_rank = {1980, 1980, 1980, 1200};
+    w.readings = w.broken = {10, 10, 10, 10};
+    run.cases[round].watched["gpu_sm_mhz"] = w;
+  }
+  const auto s = analyse(run);
+  ASSERT_EQ(s.patterns.size(), 1u);
+  EXPECT_EQ(s.patterns[0].subject.kind, "device");
+  EXPECT_EQ(s.patterns[0].subject.rank, 3);
+  EXPECT_EQ(s.patterns[0].remedy, s::Remedy::kReboot);
+  EXPECT_EQ(s.nodes[3].verdict, s::Remedy::kReboot);
+  ASSERT_EQ(s.nodes[3].commands.size(), 1u);
+  EXPECT_EQ(s.nodes[3].commands[0].rfind("scontrol reboot ASAP nextstate=RESUME reason=\"", 0), 0u);
+}
+
+preflight::report::Report report_of(const std::vector<RunData>& runs) {
+  preflight::report::ReportInputs in;
+  in.runs = &runs;
+  in.labels = {"soak"};
+  in.no_reference = true;
+  return preflight::report::build_report(in);
+}
+
+// The soak's suspects are findings with suspects carrying their remedy: a monitor is listed and
+// passes; an isolate fails the report (exit 1).
+TEST(Soak, MonitorPassesAndIsolateFailsTheReport) {
+  const std::vector<RunData> monitored{soak(slow_in(span(3, 8)), 1, 0.02, kLongSoak)};
+  EXPECT_EQ(report_of(monitored).exit_code(), 0);
+  const std::vector<RunData> isolated{
+      soak(slow_in(joined(span(2, 6), span(15, 19))), 1, 0.02, kLongSoak)};
+  const auto report = report_of(isolated);
+  EXPECT_EQ(report.exit_code(), 1);
+  bool named = false;
+  for (const auto& f : report.findings)
+    for (const auto& suspect : f.suspects)
+      named = named ||
+              (suspect.remediation == s::Remedy::kIsolate && suspect.pattern == "intermittent" &&
+               suspect.hosts == std::vector<std::string>{"h2"});
+  EXPECT_TRUE(named);
+}
+
+TEST(Soak, JsonHasTheSoakObjectAndTheSuspectsRemediation) {
+  const std::vector<RunData> runs{
+      soak(slow_in(joined(span(2, 6), span(15, 19))), 1, 0.02, kLongSoak)};
+  const auto json = nlohmann::json::parse(preflight::report::render_json(report_of(runs)));
+  const auto& summary = json.at("runs").at(0).at("soak");
+  EXPECT_EQ(summary.at("rounds"), kLongSoak);
+  ASSERT_EQ(summary.at("nodes").size(), kNodes);
+  const auto& h2 = summary.at("nodes").at(2);
+  EXPECT_EQ(h2.at("node"), "h2");
+  EXPECT_EQ(h2.at("verdict"), "isolate");
+  EXPECT_EQ(h2.at("patterns").at(0).at("kind"), "intermittent");
+  EXPECT_EQ(h2.at("patterns").at(0).at("rounds"),
+            (nlohmann::json{2, 3, 4, 5, 6, 15, 16, 17, 18, 19}));
+  EXPECT_EQ(h2.at("patterns").at(0).at("episodes"), 2);
+  EXPECT_EQ(h2.at("patterns").at(0).at("start_times").at(0), "2026-12-05T07:32:00.000Z");
+  EXPECT_EQ(h2.at("commands").size(), 2u);
+  EXPECT_EQ(summary.at("nodes").at(0).at("verdict"), "ok");
+  bool suspect = false;
+  for (const auto& x : json.at("suspects"))
+    suspect = suspect ||
+              (x.value("remediation", "") == "isolate" && x.value("pattern", "") == "intermittent");
+  EXPECT_TRUE(suspect);
+  // Not a soak: no soak object, and no suspect with a remediation.
+  std::vector<RunData> plain{soak(slow_in({2, 5, 9}), 1)};
+  plain[0].soak_s = 0;
+  const auto without = nlohmann::json::parse(preflight::report::render_json(report_of(plain)));
+  EXPECT_FALSE(without.at("runs").at(0).contains("soak"));
+  for (const auto& x : without.at("suspects")) EXPECT_FALSE(x.contains("remediation"));
+}
+
+}  // namespace
