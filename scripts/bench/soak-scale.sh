@@ -8,33 +8,37 @@
 # the median wall time to the target. Exit 1 when the median is over the target, or the report
 # fails (exit 2 or more) or writes nothing; 2 on a bad argument.
 #   scripts/bench/soak-scale.sh --work DIR [--build DIR] [--nodes 1000] [--ranks-per-node 8]
-#     [--hours 24] [--round-minutes 15] [--runs 3] [--target-s 60]
+#     [--hours 24] [--round-minutes 15] [--samples summary|full] [--runs 3] [--target-s 60]
+# --samples: the points as a soak writes them by default (summary: per-rank medians, each
+# iteration's slowest time, watched telemetry per case; SPEC.md "Summary points") or in full.
 # The file is kept in DIR, named by its parameters, and reused when it is there whole (the default,
 # a 1,000-node day, is 6.9 GB and took 6.5 minutes to generate on a shared 2-core machine): delete
 # it to generate it again. Defaults to build/ci, whose report counts work (PREFLIGHT_COUNT_WORK).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-build=$here/../../build/ci work="" nodes=1000 per_node=8 hours=24 round=15 runs=3 target=60
+build=$here/../../build/ci work="" nodes=1000 per_node=8 hours=24 round=15 runs=3 target=60 samples=summary
 usage() { echo "soak-scale.sh: $1 (see the comment at the top of $0)" >&2; exit 2; }
 while (($#)); do
   [[ $# -ge 2 ]] || usage "$1 needs a value"
   case $1 in
     --work) work=$2 ;; --build) build=$2 ;; --nodes) nodes=$2 ;; --ranks-per-node) per_node=$2 ;;
     --hours) hours=$2 ;; --round-minutes) round=$2 ;; --runs) runs=$2 ;; --target-s) target=$2 ;;
+    --samples) samples=$2 ;;
     *) usage "unknown flag $1" ;;
   esac
   shift 2
 done
 [[ -n $work ]] || usage "--work DIR is required: where the generated file and the reports go (not the repository)"
 [[ $runs =~ ^[1-9][0-9]*$ ]] || usage "--runs $runs: a whole number of 1 or more"
+[[ $samples == summary || $samples == full ]] || usage "--samples $samples: summary or full"
 report=$build/reports/preflight-report
 [[ -x $report ]] || usage "--build $build: no reports/preflight-report there (build it first)"
 mkdir -p "$work"
-file=$work/soak-${nodes}x${per_node}-${hours}h-${round}m.h5
+file=$work/soak-${nodes}x${per_node}-${hours}h-${round}m-${samples}.h5
 if [[ ! -f $file.whole ]]; then
   rm -f "$file"
   /usr/bin/time -f "%e" -o "$work/generate.time" /usr/bin/python3 "$here/make_soak_results.py" "$file" \
-    --nodes "$nodes" --ranks-per-node "$per_node" --hours "$hours" --round-minutes "$round"
+    --nodes "$nodes" --ranks-per-node "$per_node" --hours "$hours" --round-minutes "$round" --samples "$samples"
   touch "$file.whole"  # generated to the end: safe to reuse
   echo "generated in $(tail -1 "$work/generate.time") s"
 else
