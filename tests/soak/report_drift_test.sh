@@ -20,7 +20,7 @@ export OMPI_MCA_mpi_yield_when_idle=1
 soak() {  # soak OUT [preflight options...]
   local out=$1; shift
   mpirun --allow-run-as-root --oversubscribe -np 2 "$bin" run "$here/report_drift.yaml" \
-    --set campaign.ranks_per_node=1 --soak 25s -o "$out" "$@" </dev/null >"$out.log" 2>&1 ||
+    --set campaign.ranks_per_node=1 --soak "${SOAK:-15s}" -o "$out" "$@" </dev/null >"$out.log" 2>&1 ||
     { fail "preflight soak $*: exit $? ($(tail -3 "$out.log"))"; return 1; }
 }
 
