@@ -377,6 +377,31 @@ std::map<std::pair<std::string, std::string>, Chance> chance_rates(const NamedMa
   return out;
 }
 
+// The longest run of consecutive rounds among `rounds` (increasing indices).
+std::size_t longest_spell(const std::vector<std::size_t>& rounds) {
+  std::size_t longest = 0, run = 0;
+  for (std::size_t i = 0; i < rounds.size(); ++i) {
+    run = i > 0 && rounds[i] == rounds[i - 1] + 1 ? run + 1 : 1;
+    longest = std::max(longest, run);
+  }
+  return longest;
+}
+
+// log C(n, k).
+double log_choose(std::size_t n, std::size_t k) {
+  const auto f = [](std::size_t x) { return std::lgamma(static_cast<double>(x) + 1); };
+  return f(n) - f(k) - f(n - k);
+}
+
+// With k rounds of n named at random, the chance that `spell` or more of them are consecutive
+// somewhere: at most, over the n - spell + 1 windows of that many rounds, the chance that a
+// window is all named, C(n - spell, k - spell) / C(n, k) each.
+double spell_chance(std::size_t spell, std::size_t k, std::size_t n) {
+  if (spell == 0 || spell > k || k > n) return 1;
+  const double window = std::exp(log_choose(n - spell, k - spell) - log_choose(n, k));
+  return std::min(1.0, static_cast<double>(n - spell + 1) * window);
+}
+
 bool exact_judgement(const SoakSubject& subject) {
   return subject.kind == kDeviceSuspect && subject.what == name_of(Stage::kCorrectness);
 }
@@ -777,6 +802,22 @@ std::optional<SoakSummary> analyse_soak(const RunData& run, const std::string& l
             "subjects are named in {:.1f}% of rounds; P = {:.2g}, not below {:.2g}): no pattern",
             subject_text(subject), subject.what, n.rounds.size(), s.rounds.size(),
             rounds_text(s, n.rounds), 100 * c.rate, p.chance_p,
+            options.alpha / static_cast<double>(c.candidates)));
+        continue;
+      }
+      const std::size_t named_in = n.rounds.size(), rounds = s.rounds.size();
+      const double share = static_cast<double>(named_in) / static_cast<double>(rounds);
+      const std::size_t spell = longest_spell(n.rounds);
+      const double spell_p = spell_chance(spell, named_in, rounds);
+      if (share < options.frequent_share &&
+          !(spell_p < options.alpha / static_cast<double>(c.candidates))) {
+        s.notes.push_back(fmt::format(
+            "{} ({}) named in {} of {} rounds ({}), scattered: its longest spell, {} round{}, is "
+            "no longer than chance makes of {} rounds (P = {:.2g}, not below {:.2g}): no pattern "
+            "(a busy host's noise, or a path that fails a round at a time: rerun with longer "
+            "rounds)",
+            subject_text(subject), subject.what, named_in, rounds, rounds_text(s, n.rounds), spell,
+            spell == 1 ? "" : "s", named_in, spell_p,
             options.alpha / static_cast<double>(c.candidates)));
         continue;
       }

@@ -68,7 +68,7 @@ if soak "$work/clean.h5"; then
   [[ $drifting -eq 0 ]] && pass "clean: no node drifts" || fail "clean: $drifting nodes drift"
 fi
 
-for flag in "--soak-isolate-episodes 0" "--soak-min-drift -1" "--soak-isolate-drift 0" "--soak-alpha 2"; do
+for flag in "--soak-isolate-episodes 0" "--soak-min-drift -1" "--soak-isolate-drift 0" "--soak-alpha 2" "--soak-frequent-share 0"; do
   # shellcheck disable=SC2086
   "$report" "$work/clean.h5" $flag >"$work/bad.out" 2>&1
   rc=$?

@@ -175,6 +175,23 @@ TEST(Soak, NamedNoMoreOftenThanChanceIsNoPattern) {
   }
 }
 
+// A path named now and then over a long soak, more often than the others but never in a spell
+// (a busy host's noise), is no pattern; the same number of rounds in one spell is.
+TEST(Soak, ScatteredNamingsAreNoPatternASpellIs) {
+  constexpr std::size_t rounds = 400;
+  std::vector<std::size_t> scattered;
+  for (std::size_t k = 7; k < rounds; k += 23) scattered.push_back(k);  // 18 single rounds
+  const auto s = analyse(soak(slow_in(scattered), 1, 0.02, rounds));
+  EXPECT_TRUE(s.patterns.empty());
+  bool noted = false;
+  for (const auto& n : s.notes) noted = noted || n.find("scattered") != std::string::npos;
+  EXPECT_TRUE(noted);
+  const auto spell = analyse(soak(slow_in(span(200, 217)), 1, 0.02, rounds));
+  const auto* p = pattern_of(spell, "h2", SoakPatternKind::kIntermittent);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->rounds.size(), 18u);
+}
+
 TEST(Soak, NodeSlowInEveryRoundIsPersistentAndIsolated) {
   std::vector<std::size_t> all(kRounds);
   for (std::size_t k = 0; k < kRounds; ++k) all[k] = k;
