@@ -219,8 +219,13 @@ int main(int argc, char** argv) {
                  "(0.15)")
       ->check(CLI::Range(1e-6, 100.0));
   app.add_option("--soak-alpha", inputs.soak.alpha,
-                 "Soak: significance of a node's drift, divided among the nodes (0.01)")
+                 "Soak: significance of a node's drift and of a thing named beyond chance, divided "
+                 "among the things of its kind (0.01)")
       ->check(CLI::Range(1e-9, 0.5));
+  app.add_option("--soak-frequent-share", inputs.soak.frequent_share,
+                 "Soak: named in this share of the rounds or more, a thing named beyond chance "
+                 "is a pattern without a spell of consecutive rounds (0.1)")
+      ->check(CLI::Range(1e-6, 1.0));
   std::string reference, references_dir, make_reference;
   app.add_option("--reference", reference,
                  "Judge every run against this reference envelope: a platform's name (e.g. "

@@ -150,9 +150,37 @@ void note_failures(const RunData& round, const SoakSummary& s, std::size_t k,
   }
 }
 
+// The median of `sorted` without the values `removed` (each one of sorted's elements, removed
+// once each): the peers' median of a node, without a pass over every rank per node. Linear in
+// removed x log sorted. NaN when nothing is left.
+double median_without(const std::vector<double>& sorted, std::vector<double> removed) {
+  const std::size_t left = sorted.size() - std::min(removed.size(), sorted.size());
+  if (left == 0) return kNaN;
+  // The positions of the removed values in sorted, each taken once (equal values: the next).
+  std::sort(removed.begin(), removed.end());
+  std::vector<std::size_t> positions;
+  for (std::size_t i = 0; i < removed.size(); ++i) {
+    auto at = static_cast<std::size_t>(std::lower_bound(sorted.begin(), sorted.end(), removed[i]) -
+                                       sorted.begin());
+    if (!positions.empty() && i > 0 && removed[i] == removed[i - 1])
+      at = std::max(at, positions.back() + 1);
+    positions.push_back(at);
+  }
+  // The k-th value of what is left: step k over the removed positions at or below it.
+  const auto kth = [&](std::size_t k) {
+    std::size_t at = k;
+    for (std::size_t p : positions)
+      if (p <= at) ++at;
+    return sorted[std::min(at, sorted.size() - 1)];
+  };
+  return left % 2 == 1 ? kth(left / 2) : (kth(left / 2 - 1) + kth(left / 2)) / 2;
+}
+
 // Per node: the median over the round's points (cases that compare peers) of the median of its
-// ranks' times over the median of all active ranks' -- the comparison the slow-node judgement
-// makes (outliers.hpp), kept per round. Linear in ranks per point.
+// ranks' times over the median of the other nodes' active ranks' -- against its peers, as the
+// slow-node judgement compares (outliers.hpp), kept per round; without itself, so that with two
+// nodes a node's drift is not halved by its own share of the median. Linear in ranks per point
+// (and log ranks per node).
 void node_figures(const RunData& round, const NodeMap& nodes, const OutlierOptions& o,
                   std::size_t k, std::vector<SoakNode>& out) {
   std::vector<std::vector<double>> ratios(nodes.names.size());
@@ -165,14 +193,15 @@ void node_figures(const RunData& round, const NodeMap& nodes, const OutlierOptio
       active.clear();
       for (double t : *times)
         if (!std::isnan(t)) active.push_back(t);
-      if (active.size() < 3) continue;
-      const double all = median_in_place(active);
-      if (!(all > 0)) continue;
+      if (active.size() < 2) continue;
+      std::sort(active.begin(), active.end());
       for (std::size_t n = 0; n < nodes.ranks.size(); ++n) {
         own.clear();
         for (std::size_t r : nodes.ranks[n])
           if (r < times->size() && !std::isnan((*times)[r])) own.push_back((*times)[r]);
-        if (!own.empty()) ratios[n].push_back(median_in_place(own) / all);
+        if (own.empty()) continue;
+        const double peers = median_without(active, own);
+        if (peers > 0) ratios[n].push_back(median_in_place(own) / peers);
       }
     }
   }
@@ -348,6 +377,31 @@ std::map<std::pair<std::string, std::string>, Chance> chance_rates(const NamedMa
   return out;
 }
 
+// The longest run of consecutive rounds among `rounds` (increasing indices).
+std::size_t longest_spell(const std::vector<std::size_t>& rounds) {
+  std::size_t longest = 0, run = 0;
+  for (std::size_t i = 0; i < rounds.size(); ++i) {
+    run = i > 0 && rounds[i] == rounds[i - 1] + 1 ? run + 1 : 1;
+    longest = std::max(longest, run);
+  }
+  return longest;
+}
+
+// log C(n, k).
+double log_choose(std::size_t n, std::size_t k) {
+  const auto f = [](std::size_t x) { return std::lgamma(static_cast<double>(x) + 1); };
+  return f(n) - f(k) - f(n - k);
+}
+
+// With k rounds of n named at random, the chance that `spell` or more of them are consecutive
+// somewhere: at most, over the n - spell + 1 windows of that many rounds, the chance that a
+// window is all named, C(n - spell, k - spell) / C(n, k) each.
+double spell_chance(std::size_t spell, std::size_t k, std::size_t n) {
+  if (spell == 0 || spell > k || k > n) return 1;
+  const double window = std::exp(log_choose(n - spell, k - spell) - log_choose(n, k));
+  return std::min(1.0, static_cast<double>(n - spell + 1) * window);
+}
+
 bool exact_judgement(const SoakSubject& subject) {
   return subject.kind == kDeviceSuspect && subject.what == name_of(Stage::kCorrectness);
 }
@@ -385,6 +439,53 @@ void assign_remedy(SoakPattern& p, const Named& n, const SoakOptions& o) {
                       subject.what, how);
 }
 
+// Whether a line fits the figure better than one change of level does (the least squared error
+// of two flat parts, at least 3 rounds each): a drift grows round by round; a figure that moved
+// once (another job started on the host, the hosts' load changed) or was thrown off by a few
+// rounds at one end is no drift, however significant its fitted slope.
+bool line_beats_step(const std::vector<double>& figure) {
+  std::vector<double> y;
+  std::vector<double> x;
+  for (std::size_t i = 0; i < figure.size(); ++i)
+    if (!std::isnan(figure[i])) {
+      y.push_back(figure[i]);
+      x.push_back(static_cast<double>(i));
+    }
+  const std::size_t n = y.size();
+  if (n < 6) return true;  // too short to split: the slope's test alone
+  double mx = 0, my = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    mx += x[i];
+    my += y[i];
+  }
+  mx /= static_cast<double>(n);
+  my /= static_cast<double>(n);
+  double sxx = 0, sxy = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    sxx += (x[i] - mx) * (x[i] - mx);
+    sxy += (x[i] - mx) * (y[i] - my);
+  }
+  const double b = sxy / sxx;
+  double line = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double e = y[i] - (my + b * (x[i] - mx));
+    line += e * e;
+  }
+  // Prefix sums give each split's two sums of squares in constant time.
+  std::vector<double> sum(n + 1, 0), squares(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    sum[i + 1] = sum[i] + y[i];
+    squares[i + 1] = squares[i] + y[i] * y[i];
+  }
+  const auto sse = [&](std::size_t from, std::size_t to) {
+    const double m = static_cast<double>(to - from), total = sum[to] - sum[from];
+    return squares[to] - squares[from] - total * total / m;
+  };
+  double step = std::numeric_limits<double>::infinity();
+  for (std::size_t k = 3; k + 3 <= n; ++k) step = std::min(step, sse(0, k) + sse(k, n));
+  return line < step;
+}
+
 void drift_patterns(SoakSummary& s, const NodeMap& nodes, const SoakOptions& o) {
   const double nodes_judged = static_cast<double>(std::max<std::size_t>(nodes.names.size(), 1));
   for (std::size_t n = 0; n < s.nodes.size(); ++n) {
@@ -392,6 +493,13 @@ void drift_patterns(SoakSummary& s, const NodeMap& nodes, const SoakOptions& o) 
     if (std::isnan(t.slope) || !(t.slope > 0) || !(t.p < o.alpha / nodes_judged) ||
         t.slope * t.span < o.min_drift)
       continue;
+    if (!line_beats_step(s.nodes[n].figure)) {
+      s.notes.push_back(fmt::format(
+          "node {}: its figure rose {:+.2f}% a round (p {:.2g}), but one change of level fits "
+          "it better than a line: no drift (a change at one round, or a few rounds at one end)",
+          s.nodes[n].node, 100 * t.slope, t.p));
+      continue;
+    }
     SoakPattern p;
     p.kind = SoakPatternKind::kDrift;
     p.subject = {"node", {s.nodes[n].host}, s.nodes[n].node, -1, "", "drift"};
@@ -694,6 +802,22 @@ std::optional<SoakSummary> analyse_soak(const RunData& run, const std::string& l
             "subjects are named in {:.1f}% of rounds; P = {:.2g}, not below {:.2g}): no pattern",
             subject_text(subject), subject.what, n.rounds.size(), s.rounds.size(),
             rounds_text(s, n.rounds), 100 * c.rate, p.chance_p,
+            options.alpha / static_cast<double>(c.candidates)));
+        continue;
+      }
+      const std::size_t named_in = n.rounds.size(), rounds = s.rounds.size();
+      const double share = static_cast<double>(named_in) / static_cast<double>(rounds);
+      const std::size_t spell = longest_spell(n.rounds);
+      const double spell_p = spell_chance(spell, named_in, rounds);
+      if (share < options.frequent_share &&
+          !(spell_p < options.alpha / static_cast<double>(c.candidates))) {
+        s.notes.push_back(fmt::format(
+            "{} ({}) named in {} of {} rounds ({}), scattered: its longest spell, {} round{}, is "
+            "no longer than chance makes of {} rounds (P = {:.2g}, not below {:.2g}): no pattern "
+            "(a busy host's noise, or a path that fails a round at a time: rerun with longer "
+            "rounds)",
+            subject_text(subject), subject.what, named_in, rounds, rounds_text(s, n.rounds), spell,
+            spell == 1 ? "" : "s", named_in, spell_p,
             options.alpha / static_cast<double>(c.candidates)));
         continue;
       }

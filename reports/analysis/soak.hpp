@@ -38,6 +38,11 @@ struct SoakOptions {
   // Significance of a node's slope, and of how often a subject was named against chance: p <
   // alpha / the subjects of its kind (each is a test).
   double alpha = 0.01;
+  // Named in at least this share of the rounds, a subject named beyond chance is a pattern
+  // however its rounds lie; named in fewer, its rounds must also hold a spell (consecutive
+  // rounds) beyond chance: a fault comes in spells, a busy host's noise names a path now and
+  // then, scattered over the soak.
+  double frequent_share = 0.1;
 };
 
 // One round: its repetition, when its first case started (ISO 8601; "" where the file does not

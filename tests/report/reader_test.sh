@@ -86,7 +86,7 @@ grep -q "^2 .*locked.h5: in use by another process" "$work/out" &&
 "$report" >"$work/out" 2>&1
 [[ $? -eq 2 ]] && pass "no file: exit 2" || fail "no file: expected exit 2"
 # A soak threshold out of range is bad input naming its flag (docs/report.md, "Soaks").
-for flag in "--soak-isolate-episodes 0" "--soak-min-drift -1" "--soak-isolate-drift 0" "--soak-alpha 2"; do
+for flag in "--soak-isolate-episodes 0" "--soak-min-drift -1" "--soak-isolate-drift 0" "--soak-alpha 2" "--soak-frequent-share 0"; do
   # shellcheck disable=SC2086
   "$report" "$good" $flag >"$work/out" 2>&1
   rc=$?

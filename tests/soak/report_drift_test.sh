@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# The report reads a soak round by round (docs/report.md, "Soaks"): a soak on 4 virtual nodes
-# with rank 2 planted 2% slower every round (--test-drift-rank 2 --test-drift-per-round 0.02)
-# reports drift on rank 2's node alone, its slope near 2% a round and within its interval; the
-# same soak with nothing planted reports no drift; bad --soak-* values are exit 2 naming the flag.
+# The report reads a soak round by round (docs/report.md, "Soaks"): a soak on 2 virtual nodes of
+# one rank each with rank 1 planted 2% slower every round (--test-drift-rank 1
+# --test-drift-per-round 0.02) reports drift on rank 1's node alone, its slope near 2% a round
+# and within its interval; the same soak with nothing planted reports no drift; bad --soak-*
+# values are exit 2 naming the flag.
 # report_drift_test.sh PREFLIGHT PREFLIGHT_REPORT WORKDIR
 #
-# A check run by hand, not by ctest: on a shared 2-core VM (4 ranks, other builds running) a
-# round's figures scatter by 10-50% and the planted wait yields its core to the others, so the
-# drift measured is compressed (about 1% a round for 2% planted) and often not significant at
-# 0.01/4; the clean half and the flags pass there. Run it on a machine with a core per rank.
+# Two ranks, a core each on a 2-core machine: with more ranks than cores the planted wait (a
+# yielding loop) takes CPU from the others too and the drift measured is compressed (4 ranks on
+# 2 cores: about 1% a round for 2% planted). A node's figure is against the other nodes' median
+# (without itself), so of two nodes the drifting one's slope is its own.
 set -uo pipefail
 bin=$1 report=$2 work=$3
 here=$(cd "$(dirname "$0")" && pwd)
@@ -18,8 +19,8 @@ export OMPI_MCA_mpi_yield_when_idle=1
 
 soak() {  # soak OUT [preflight options...]
   local out=$1; shift
-  mpirun --allow-run-as-root --oversubscribe -np 4 "$bin" run "$here/report_drift.yaml" \
-    --set campaign.ranks_per_node=1 --soak 25s -o "$out" "$@" </dev/null >"$out.log" 2>&1 ||
+  mpirun --allow-run-as-root --oversubscribe -np 2 "$bin" run "$here/report_drift.yaml" \
+    --set campaign.ranks_per_node=1 --soak "${SOAK:-15s}" -o "$out" "$@" </dev/null >"$out.log" 2>&1 ||
     { fail "preflight soak $*: exit $? ($(tail -3 "$out.log"))"; return 1; }
 }
 
@@ -38,22 +39,22 @@ for n in soak["nodes"]:
 PY
 }
 
-if soak "$work/drift.h5" --test-drift-rank 2 --test-drift-per-round 0.02; then
+if soak "$work/drift.h5" --test-drift-rank 1 --test-drift-per-round 0.02; then
   "$report" "$work/drift.h5" --json "$work/drift.json" --no-color >"$work/drift.out" 2>&1
   summary "$work/drift.json" >"$work/drift.sum" || fail "drift: no soak in the JSON"
   cat "$work/drift.sum"
   rounds=$(awk '$1 == "rounds" {print $2}' "$work/drift.sum")
   at_least "${rounds:-0}" 6 && pass "drift: $rounds rounds" || fail "drift: $rounds rounds, 6 or more needed"
-  read -r node verdict _ slope low high < <(sed -n 4p "$work/drift.sum")
-  [[ $slope != - ]] && pass "drift: found on rank 2's node $node ($verdict)" ||
-    fail "drift: none on rank 2's node: $(cat "$work/drift.sum")"
+  read -r node verdict _ slope low high < <(sed -n 3p "$work/drift.sum")
+  [[ $slope != - ]] && pass "drift: found on rank 1's node $node ($verdict)" ||
+    fail "drift: none on rank 1's node: $(cat "$work/drift.sum")"
   if [[ $slope != - ]]; then
     at_least "$slope" 0.012 && at_most "$slope" 0.03 && pass "drift: slope $slope near 0.02 a round" ||
       fail "drift: slope $slope, not near 0.02"
     at_most "$low" 0.02 && at_least "$high" 0.02 && pass "drift: 0.02 within [$low, $high]" ||
       fail "drift: 0.02 outside [$low, $high]"
   fi
-  others=$(sed -n '2,3p;5p' "$work/drift.sum" | grep -vc 'drift -$')
+  others=$(sed -n 2p "$work/drift.sum" | grep -vc 'drift -$')
   [[ $others -eq 0 ]] && pass "drift: no other node drifts" || fail "drift: $others other nodes drift"
   grep -q "^## Soak of drift: $rounds rounds" "$work/drift.out" && pass "drift: terminal Soak section" ||
     fail "drift: no Soak section on the terminal"
@@ -67,7 +68,7 @@ if soak "$work/clean.h5"; then
   [[ $drifting -eq 0 ]] && pass "clean: no node drifts" || fail "clean: $drifting nodes drift"
 fi
 
-for flag in "--soak-isolate-episodes 0" "--soak-min-drift -1" "--soak-isolate-drift 0" "--soak-alpha 2"; do
+for flag in "--soak-isolate-episodes 0" "--soak-min-drift -1" "--soak-isolate-drift 0" "--soak-alpha 2" "--soak-frequent-share 0"; do
   # shellcheck disable=SC2086
   "$report" "$work/clean.h5" $flag >"$work/bad.out" 2>&1
   rc=$?

@@ -34,14 +34,14 @@ using Slowdown = std::function<double(std::size_t node, std::size_t round)>;
 // each rank's time drawn with `noise` (relative, normal) around its node's slowdown. Rounds
 // start a minute apart from 07:30:00.
 RunData soak(const Slowdown& slow, std::uint32_t seed, double noise = 0.02,
-             std::size_t rounds = kRounds) {
+             std::size_t rounds = kRounds, std::size_t nodes = kNodes) {
   RunData r;
-  r.world_size = static_cast<std::int64_t>(kNodes);
-  r.node_count = static_cast<std::int64_t>(kNodes);
+  r.world_size = static_cast<std::int64_t>(nodes);
+  r.node_count = static_cast<std::int64_t>(nodes);
   r.soak_s = 60.0 * static_cast<double>(rounds);
   r.status = "complete";
   r.exit_code = 0;
-  for (std::size_t n = 0; n < kNodes; ++n) {
+  for (std::size_t n = 0; n < nodes; ++n) {
     r.environment["node"].push_back(std::to_string(n));
     r.environment[std::string(s::env::kNodeName.name)].push_back("h" + std::to_string(n));
     r.environment[std::string(s::env::kHost.name)].push_back("h" + std::to_string(n));
@@ -60,7 +60,7 @@ RunData soak(const Slowdown& slow, std::uint32_t seed, double noise = 0.02,
         fmt::format("2026-12-05T07:{:02d}:00.000Z", 30 + round);
     for (double size : {1e-5, 1e-4, 1e-3}) {
       std::vector<double> times;
-      for (std::size_t n = 0; n < kNodes; ++n)
+      for (std::size_t n = 0; n < nodes; ++n)
         times.push_back(size * slow(n, round) * (1 + jitter(random)));
       c.rank_medians.push_back(times);
       c.rank_batched_medians.emplace_back();
@@ -175,6 +175,23 @@ TEST(Soak, NamedNoMoreOftenThanChanceIsNoPattern) {
   }
 }
 
+// A path named now and then over a long soak, more often than the others but never in a spell
+// (a busy host's noise), is no pattern; the same number of rounds in one spell is.
+TEST(Soak, ScatteredNamingsAreNoPatternASpellIs) {
+  constexpr std::size_t rounds = 400;
+  std::vector<std::size_t> scattered;
+  for (std::size_t k = 7; k < rounds; k += 23) scattered.push_back(k);  // 18 single rounds
+  const auto s = analyse(soak(slow_in(scattered), 1, 0.02, rounds));
+  EXPECT_TRUE(s.patterns.empty());
+  bool noted = false;
+  for (const auto& n : s.notes) noted = noted || n.find("scattered") != std::string::npos;
+  EXPECT_TRUE(noted);
+  const auto spell = analyse(soak(slow_in(span(200, 217)), 1, 0.02, rounds));
+  const auto* p = pattern_of(spell, "h2", SoakPatternKind::kIntermittent);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->rounds.size(), 18u);
+}
+
 TEST(Soak, NodeSlowInEveryRoundIsPersistentAndIsolated) {
   std::vector<std::size_t> all(kRounds);
   for (std::size_t k = 0; k < kRounds; ++k) all[k] = k;
@@ -194,8 +211,10 @@ TEST(Soak, NodeSlowFromARoundToTheLastIsAStepAtThatRound) {
 }
 
 // Node h1 2% slower every round (the harness's --test-drift-per-round 0.02), each rank's times
-// with 2% noise: drift found, its slope within its interval, over several draws.
+// with 2% noise: drift found, its slope near 2%, over several draws; its 95% interval holds 2%
+// in all but at most one of 10 draws (each misses with probability 0.05).
 TEST(Soak, PlantedDriftIsFoundWithItsSlope) {
+  int covered = 0;
   for (std::uint32_t seed = 1; seed <= 10; ++seed) {
     const auto s = analyse(soak(
         [](std::size_t node, std::size_t round) {
@@ -204,14 +223,14 @@ TEST(Soak, PlantedDriftIsFoundWithItsSlope) {
         seed));
     const auto* p = pattern_of(s, "h1", SoakPatternKind::kDrift);
     ASSERT_NE(p, nullptr) << "seed " << seed;
-    EXPECT_LE(p->slope_low, 0.02) << "seed " << seed;
-    EXPECT_GE(p->slope_high, 0.02) << "seed " << seed;
+    covered += p->slope_low <= 0.02 && p->slope_high >= 0.02;
     EXPECT_NEAR(p->slope, 0.02, 0.005) << "seed " << seed;
     // 22% over the soak: as slow as a named slow node by the end.
     EXPECT_EQ(p->remedy, s::Remedy::kIsolate);
     for (const char* other : {"h0", "h2", "h3"})
       EXPECT_EQ(pattern_of(s, other, SoakPatternKind::kDrift), nullptr) << other;
   }
+  EXPECT_GE(covered, 9);
 }
 
 // A slower drift, 0.6% a round (6.6% over 12 rounds): called, but monitored.
@@ -236,6 +255,33 @@ TEST(Soak, CleanSoakNamesNoOneAndNoDrift) {
     ASSERT_TRUE(s.shared_drift.has_value());
     EXPECT_FALSE(s.shared_drift->called) << "seed " << seed;
   }
+}
+
+// Against its peers means without itself: of two nodes, the drifting one's slope is its own
+// (with itself in the median, half of it).
+TEST(Soak, OfTwoNodesTheDriftIsMeasuredAgainstTheOther) {
+  const auto s = analyse(soak(
+      [](std::size_t node, std::size_t round) {
+        return node == 1 ? 1 + 0.02 * static_cast<double>(round) : 1.0;
+      },
+      3, 0.005, kRounds, 2));
+  const auto* p = pattern_of(s, "h1", SoakPatternKind::kDrift);
+  ASSERT_NE(p, nullptr);
+  EXPECT_NEAR(p->slope, 0.02, 0.003);
+  EXPECT_EQ(pattern_of(s, "h0", SoakPatternKind::kDrift), nullptr);
+}
+
+// A node whose figure moved once, 10% at mid-soak (the host's load changed), has a significant
+// fitted slope but no drift: one change of level fits it better than a line (a note says so).
+TEST(Soak, OneChangeOfLevelIsNoDrift) {
+  const auto s = analyse(
+      soak([](std::size_t node,
+              std::size_t round) { return node == 1 && round >= kLongSoak / 2 ? 1.1 : 1.0; },
+           5, 0.01, kLongSoak));
+  EXPECT_EQ(pattern_of(s, "h1", SoakPatternKind::kDrift), nullptr);
+  bool noted = false;
+  for (const auto& n : s.notes) noted = noted || n.find("one change of level") != std::string::npos;
+  EXPECT_TRUE(noted);
 }
 
 // Every node 1% slower each round: no node against its peers, a drift they share.
