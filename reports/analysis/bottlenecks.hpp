@@ -45,6 +45,10 @@ struct Suspect {
   std::string pattern = {};
 };
 inline constexpr const char* kDeviceSuspect = "device";
+inline constexpr const char* kLinkSuspect = "link";
+// Every node's shared network (a switch, a setting): what a pair sweep names when every pair is
+// below the reference envelope's floor.
+inline constexpr const char* kFabricSuspect = "fabric";  // names-ok: a suspect kind, not the family
 
 // A square matrix of figures between the same things on both axes (the fabric pair sweep's
 // node x node), drawn as a heat map by the HTML report.

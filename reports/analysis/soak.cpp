@@ -341,7 +341,7 @@ std::size_t candidates_of(const std::string& kind, const NodeMap& nodes) {
   const std::set<std::string> hosts(nodes.hosts.begin(), nodes.hosts.end());
   if (kind == "node") return std::max<std::size_t>(nodes.names.size(), 1);
   if (kind == "host") return std::max<std::size_t>(hosts.size(), 1);
-  if (kind == "link") return std::max<std::size_t>(hosts.size() * (hosts.size() - 1) / 2, 1);
+  if (kind == kLinkSuspect) return std::max<std::size_t>(hosts.size() * (hosts.size() - 1) / 2, 1);
   if (kind == kDeviceSuspect) return std::max<std::size_t>(nodes.node_of_rank.size(), 1);
   return 1;
 }
@@ -481,9 +481,10 @@ bool line_beats_step(const std::vector<double>& figure) {
     const double m = static_cast<double>(to - from), total = sum[to] - sum[from];
     return squares[to] - squares[from] - total * total / m;
   };
-  double step = std::numeric_limits<double>::infinity();
-  for (std::size_t k = 3; k + 3 <= n; ++k) step = std::min(step, sse(0, k) + sse(k, n));
-  return line < step;
+  double level_change = std::numeric_limits<double>::infinity();
+  for (std::size_t k = 3; k + 3 <= n; ++k)
+    level_change = std::min(level_change, sse(0, k) + sse(k, n));
+  return line < level_change;
 }
 
 void drift_patterns(SoakSummary& s, const NodeMap& nodes, const SoakOptions& o) {
@@ -573,10 +574,13 @@ std::vector<std::string> commands_of(const SoakSummary& s, const SoakNode& node)
         if (s.patterns[i].remedy == s::Remedy::kReset && !s.patterns[i].subject.device.empty())
           devices.insert(s.patterns[i].subject.device);
       for (const auto& d : devices)
-        out.push_back(fmt::format("nvidia-smi --gpu-reset -i {}   # on {}, once drained",
-                                  shell_word(d), host));
+        out.push_back(fmt::format(
+            "nvidia-smi --gpu-reset -i {}   # on {}, once drained",  // names-ok: nvidia-smi's flag
+            shell_word(d), host));
       if (devices.empty())
-        out.push_back(fmt::format("nvidia-smi --gpu-reset   # on {}, once drained", host));
+        out.push_back(fmt::format(
+            "nvidia-smi --gpu-reset   # on {}, once drained",  // names-ok: nvidia-smi's flag
+            host));
       break;
     }
     default:
@@ -594,7 +598,7 @@ void verdicts(SoakSummary& s) {
   }
   for (std::size_t i = 0; i < s.patterns.size(); ++i) {
     auto& p = s.patterns[i];
-    if (p.subject.kind == "link" || p.subject.kind == "fabric") {
+    if (p.subject.kind == kLinkSuspect || p.subject.kind == kFabricSuspect) {
       s.links.push_back(i);
       continue;
     }
@@ -616,7 +620,7 @@ void verdicts(SoakSummary& s) {
 std::string action_of(const SoakSummary& s, const SoakPattern& p) {
   if (p.remedy == s::Remedy::kMonitor)
     return "Monitor it: no command; watch it in the next soak, and act if it returns more often.";
-  if (p.subject.kind == "link" || p.subject.kind == "fabric")
+  if (p.subject.kind == kLinkSuspect || p.subject.kind == kFabricSuspect)
     return "Check the link's cable and both ports (error counters, ibstat/ethtool); a link has no "
            "host command.";
   for (auto n : p.nodes) {
@@ -714,7 +718,7 @@ const char* name_of(SoakPatternKind k) {
     case SoakPatternKind::kPersistent:
       return "persistent";
     case SoakPatternKind::kStep:
-      return "step";
+      return "step";  // names-ok: the pattern (a change at one round), not the family
     case SoakPatternKind::kIntermittent:
       return "intermittent";
     case SoakPatternKind::kDrift:
