@@ -10,24 +10,28 @@
 # A run that fails, or a report that crashes or writes no verdict, is a wrong trial.
 # Needs root. Always removes the emulated hosts, also on failure or Ctrl-C.
 #   scripts/bench/soak-trials.sh [-n TRIALS] [-d DURATION] [-s SLOW_FOR] [-r RATE]
-#                                [-p slowed|clean|all] PREFLIGHT REPORT WORKDIR
+#                                [-p slowed|clean|all] [-j] PREFLIGHT REPORT WORKDIR
 # DURATION and SLOW_FOR in seconds (defaults 600 and 60), RATE as tc takes it (100mbit).
+# -j: run no soak; judge the soaks an earlier run left in WORKDIR again, with REPORT (the soaks
+# are the hours; a changed report is judged on the same files). Each soak's slow window is in
+# its .window file.
 # Prints each trial and, per kind, "K of TRIALS right"; exit 0 when every trial was right.
 set -uo pipefail
-trials=5 duration=600 slow_for=60 rate=100mbit part=all
-while getopts n:d:s:r:p: o; do
+trials=5 duration=600 slow_for=60 rate=100mbit part=all rejudge=0
+while getopts n:d:s:r:p:j o; do
   case $o in
     n) trials=$OPTARG ;;
     d) duration=$OPTARG ;;
     s) slow_for=$OPTARG ;;
     r) rate=$OPTARG ;;
     p) part=$OPTARG ;;
-    *) sed -n '2,17p' "$0"; exit 2 ;;
+    j) rejudge=1 ;;
+    *) sed -n '2,20p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
-[[ $# -eq 3 ]] || { sed -n '2,17p' "$0"; exit 2; }
-[[ $part == slowed || $part == clean || $part == all ]] || { sed -n '2,17p' "$0"; exit 2; }
+[[ $# -eq 3 ]] || { sed -n '2,20p' "$0"; exit 2; }
+[[ $part == slowed || $part == clean || $part == all ]] || { sed -n '2,20p' "$0"; exit 2; }
 [[ $duration =~ ^[0-9]+$ && $slow_for =~ ^[0-9]+$ && $slow_for -lt $duration ]] ||
   { echo "soak-trials: -d and -s are whole seconds, -s below -d" >&2; exit 2; }
 bin=$(realpath "$1") report=$(realpath "$2") work=$3
@@ -36,9 +40,11 @@ cluster=$here/../emulated-cluster.sh
 py=/usr/bin/python3
 mkdir -p "$work"
 work=$(realpath "$work")
-# shellcheck source=emulated-hosts.sh
-source "$here/emulated-hosts.sh"
-hold_emulated_hosts soak-trials 5
+if [[ $rejudge -eq 0 ]]; then
+  # shellcheck source=emulated-hosts.sh
+  source "$here/emulated-hosts.sh"
+  hold_emulated_hosts soak-trials 5
+fi
 hosts=pf1:1,pf2:1,pf3:1,pf4:1
 
 # judge KIND OUT.h5 OUT.json [SLOW_START SLOW_END]: "right: ..." or "wrong: ..." for one trial.
@@ -107,24 +113,31 @@ print(("wrong: " + summary + "; " + "; ".join(problems)) if problems else "right
 PY
 }
 
-# trial KIND N: one soak and its report; prints the judgement.
+# trial KIND N: one soak (none with -j) and its report; prints the judgement.
 trial() {
   local kind=$1 n=$2 out=$work/$1-$2 slow_start=0 slow_end=0
-  rm -f "$out.h5" "$out.json"
-  timeout $((duration + 600)) "$cluster" mpirun "$hosts" "$bin" run "$here/soak-trials.yaml" \
-    --set "soak.duration=${duration}s" -o "$out.h5" >"$out.log" 2>&1 9>&- &
-  local run=$!
-  if [[ $kind == slowed ]]; then
-    sleep $(((duration - slow_for) / 2))
-    slow_start=$(date +%s.%N)
-    "$cluster" slow pf3 "$rate"
-    sleep "$slow_for"
-    "$cluster" unslow pf3
-    slow_end=$(date +%s.%N)
+  if [[ $rejudge -eq 0 ]]; then
+    rm -f "$out.h5" "$out.json" "$out.window"
+    timeout $((duration + 600)) "$cluster" mpirun "$hosts" "$bin" run "$here/soak-trials.yaml" \
+      --set "soak.duration=${duration}s" -o "$out.h5" >"$out.log" 2>&1 9>&- &
+    local run=$!
+    if [[ $kind == slowed ]]; then
+      sleep $(((duration - slow_for) / 2))
+      slow_start=$(date +%s.%N)
+      "$cluster" slow pf3 "$rate"
+      sleep "$slow_for"
+      "$cluster" unslow pf3
+      slow_end=$(date +%s.%N)
+    fi
+    echo "$slow_start $slow_end" >"$out.window"
+    wait "$run"
+    local rc=$?
+    if [[ $rc -ne 0 ]]; then echo "wrong: run failed (exit $rc, $out.log)"; return; fi
+  else
+    [[ -f $out.h5 && -f $out.window ]] || { echo "wrong: no soak $out.h5 (or its .window) to judge"; return; }
+    read -r slow_start slow_end <"$out.window"
+    rm -f "$out.json"
   fi
-  wait "$run"
-  local rc=$?
-  if [[ $rc -ne 0 ]]; then echo "wrong: run failed (exit $rc, $out.log)"; return; fi
   "$report" "$out.h5" --json "$out.json" --html "$out.html" >"$out.report" 2>&1
   [[ -s $out.json ]] || { echo "wrong: report wrote no verdict ($out.report)"; return; }
   judge "$kind" "$out.h5" "$out.json" "$slow_start" "$slow_end"
@@ -141,7 +154,11 @@ count() {
   echo "$kind: $right of $trials right"
   [[ $right -eq $trials ]] || failures=$((failures + 1))
 }
-echo "# soak-trials: $trials soaks of ${duration} s each way, pf3 slowed to $rate for ${slow_for} s mid-soak; $(date -u +%FT%TZ)"
+if [[ $rejudge -eq 1 ]]; then
+  echo "# soak-trials -j: the soaks in $work judged again by $report; $(date -u +%FT%TZ)"
+else
+  echo "# soak-trials: $trials soaks of ${duration} s each way, pf3 slowed to $rate for ${slow_for} s mid-soak; $(date -u +%FT%TZ)"
+fi
 [[ $part == slowed || $part == all ]] && count slowed
 [[ $part == clean || $part == all ]] && count clean
 [[ $failures -eq 0 ]]
