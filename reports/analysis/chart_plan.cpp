@@ -259,16 +259,31 @@ std::vector<PlannedChart> soak_charts(const Report& report) {
         line.x.push_back(static_cast<double>(s.rounds[k].repetition));
         line.y.push_back(node.figure[k]);
       }
-      plan.chart.series.push_back(std::move(line));
+      // Without a figure of its own (no case compares its ranks with their peers: a pair sweep
+      // alone), the chart is when it was named: 1 in the rounds it was, 0 in the others.
+      const bool timeline = line.x.empty();
+      if (timeline)
+        plan.chart.y_label = "named in the round (1) or not (0)";
+      else
+        plan.chart.series.push_back(std::move(line));
       std::string caption;
       for (auto i : node.patterns) {
         const auto& p = s.patterns[i];
         caption += (caption.empty() ? "" : "; ") + soak_pattern_line(s, p);
         if (p.kind == SoakPatternKind::kDrift) continue;
         ChartSeries named{fmt::format("named: {} ({})", p.subject.what, name_of(p.kind)), {}, {}};
-        for (auto k : p.rounds) {
-          named.x.push_back(static_cast<double>(s.rounds[k].repetition));
-          named.y.push_back(std::isnan(node.figure[k]) ? 1.0 : node.figure[k]);
+        if (timeline) {
+          std::vector<double> in(s.rounds.size(), 0.0);
+          for (auto k : p.rounds) in[k] = 1.0;
+          for (std::size_t k = 0; k < s.rounds.size(); ++k) {
+            named.x.push_back(static_cast<double>(s.rounds[k].repetition));
+            named.y.push_back(in[k]);
+          }
+        } else {
+          for (auto k : p.rounds) {
+            named.x.push_back(static_cast<double>(s.rounds[k].repetition));
+            named.y.push_back(std::isnan(node.figure[k]) ? 1.0 : node.figure[k]);
+          }
         }
         plan.chart.series.push_back(std::move(named));
       }
