@@ -6,9 +6,10 @@
 # values are exit 2 naming the flag.
 # report_drift_test.sh PREFLIGHT PREFLIGHT_REPORT WORKDIR
 #
-# Run by hand (not yet in ctest: it has passed its drift half on the loaded VM, 2.15% a round
-# for 2% planted, but not yet been seen to pass both halves on a quiet machine). Two ranks, a
-# core each on a 2-core machine: with more ranks than cores the planted wait (a
+# Run by hand, not yet in ctest: on 5 December 2026 (the VM at load 2-3, emulated-host trials
+# beside it) it passed both halves (2% planted: 1.83% a round, 95% interval 1.65-2.01%; clean:
+# none), after runs at load 6-9 in which the rounds scattered 0.3-4x and nothing was found;
+# one quiet pass is no proof it holds in CI. Two ranks, a core each on a 2-core machine: with more ranks than cores the planted wait (a
 # yielding loop) takes CPU from the others too and the drift measured is compressed (4 ranks on
 # 2 cores: about 1% a round for 2% planted). A node's figure is against the other nodes' median
 # (without itself), so of two nodes the drifting one's slope is its own.
