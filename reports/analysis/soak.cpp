@@ -176,6 +176,13 @@ double median_without(const std::vector<double>& sorted, std::vector<double> rem
   return left % 2 == 1 ? kth(left / 2) : (kth(left / 2 - 1) + kth(left / 2)) / 2;
 }
 
+// The active ranks' times at a point, into `out` (idle ranks' are NaN).
+void active_times(const std::vector<double>& times, std::vector<double>& out) {
+  out.clear();
+  for (double t : times)
+    if (!std::isnan(t)) out.push_back(t);
+}
+
 // Per node: the median over the round's points (cases that compare peers) of the median of its
 // ranks' times over the median of the other nodes' active ranks' -- against its peers, as the
 // slow-node judgement compares (outliers.hpp), kept per round; without itself, so that with two
@@ -190,9 +197,7 @@ void node_figures(const RunData& round, const NodeMap& nodes, const OutlierOptio
     for (std::size_t point = 0; point < c.rank_medians.size(); ++point) {
       const auto* times = slowness_times(c, point, o);
       if (times == nullptr) continue;
-      active.clear();
-      for (double t : *times)
-        if (!std::isnan(t)) active.push_back(t);
+      active_times(*times, active);
       if (active.size() < 2) continue;
       std::sort(active.begin(), active.end());
       for (std::size_t n = 0; n < nodes.ranks.size(); ++n) {
@@ -225,9 +230,7 @@ void shared_figure(const RunData& round, const OutlierOptions& o, std::size_t k,
     for (std::size_t point = 0; point < c.rank_medians.size(); ++point) {
       const auto* times = slowness_times(c, point, o);
       if (times == nullptr) continue;
-      active.clear();
-      for (double t : *times)
-        if (!std::isnan(t)) active.push_back(t);
+      active_times(*times, active);
       if (active.empty()) continue;
       const double all = median_in_place(active);
       if (!(all > 0)) continue;
