@@ -138,7 +138,11 @@ trial() {
     read -r slow_start slow_end <"$out.window"
     rm -f "$out.json"
   fi
-  "$report" "$out.h5" --json "$out.json" --html "$out.html" >"$out.report" 2>&1
+  # The verdict is what is judged; a soak's HTML page (a chart per node, every case) takes
+  # minutes to write, so a judgement again (-j) writes none.
+  local html=(--html "$out.html")
+  [[ $rejudge -eq 1 ]] && html=()
+  "$report" "$out.h5" --json "$out.json" "${html[@]}" >"$out.report" 2>&1
   [[ -s $out.json ]] || { echo "wrong: report wrote no verdict ($out.report)"; return; }
   judge "$kind" "$out.h5" "$out.json" "$slow_start" "$slow_end"
 }
