@@ -45,6 +45,18 @@ problems = []
 SPEC = None  # SPEC.md's tables (parse_spec), for checks that read a table of their own
 
 
+
+def check_row_counts(case, stats, row, members, pg, here):
+    """What a stats row says of its group that both a full and a summary point record: its ranks,
+    its wrong elements, and comm's sizes and bandwidths."""
+    if int(stats["group_ranks"][row]) != len(members):
+        problem(f"{here}: group_ranks {stats['group_ranks'][row]}, group_of_rank says {len(members)}")
+    if int(stats["wrong"][row]) != int(pg["wrong_per_rank"][:][members].sum()):
+        problem(f"{here}: wrong does not match wrong_per_rank")
+    if text(case.attrs.get("family", "")) == "comm":
+        check_bandwidth(case, stats, row, here)
+        check_size(case, stats, row, here, REQUESTED_SIZES)
+
 def problem(message):
     problems.append(message)
 
@@ -219,13 +231,7 @@ def check_recomputed_stats(case, where, world):
             for column, value in zip(batched_columns, (np.median(batched), batched.min(), batched.max())):
                 if not close(float(stats[column][row]), float(value)):
                     problem(f"{here}: {column} {stats[column][row]} but the batched samples give {value}")
-        if int(stats["group_ranks"][row]) != len(members):
-            problem(f"{here}: group_ranks {stats['group_ranks'][row]}, group_of_rank says {len(members)}")
-        if int(stats["wrong"][row]) != int(pg["wrong_per_rank"][:][members].sum()):
-            problem(f"{here}: wrong does not match wrong_per_rank")
-        if text(case.attrs.get("family", "")) == "comm":
-            check_bandwidth(case, stats, row, here)
-            check_size(case, stats, row, here, REQUESTED_SIZES)
+        check_row_counts(case, stats, row, members, pg, here)
         if text(case.attrs.get("family", "")) == "storage" or is_restore(case):
             check_storage_row(case, stats, row, members, here)
         elif text(case.attrs.get("family", "")) == "checkpoint":
@@ -329,13 +335,7 @@ def check_summary_stats(case, where):
             problem(f"{here}: stop_reason '{text(stats['stop_reason'][row])}' is not one of {sorted(STOP_REASONS)}")
         if group < 0 and "iteration_slowest" in pg and len(pg["iteration_slowest"]):
             check_time_stats(stats, row, pg["iteration_slowest"][:], here)
-        if int(stats["group_ranks"][row]) != len(members):
-            problem(f"{here}: group_ranks {stats['group_ranks'][row]}, group_of_rank says {len(members)}")
-        if int(stats["wrong"][row]) != int(pg["wrong_per_rank"][:][members].sum()):
-            problem(f"{here}: wrong does not match wrong_per_rank")
-        if text(case.attrs.get("family", "")) == "comm":
-            check_bandwidth(case, stats, row, here)
-            check_size(case, stats, row, here, REQUESTED_SIZES)
+        check_row_counts(case, stats, row, members, pg, here)
 
 
 def median(values):
