@@ -145,34 +145,42 @@ void judge_reference(const RunData& run, Findings& out) {
   struct Best {
     double reading = -INFINITY, reference = -INFINITY;
     const WatchedSeries* w = nullptr;
-    std::vector<const CaseData*> cases;
+    std::size_t cases = 0;
   };
-  std::map<std::pair<std::string, std::size_t>, Best> best;
-  std::vector<std::pair<std::string, std::size_t>> order;
+  // Per series (few) a slot per rank: a map keyed by series and rank made every reading a
+  // string comparison, and a list of cases per rank held the whole of a day's soak.
+  std::map<std::string, std::vector<Best>> best;
+  std::vector<std::pair<const std::string*, std::size_t>> order;  // first seen first
   for (const auto& c : run.cases)
     for (const auto& [series, w] : c.watched) {
       if (w.rule != s::Watch::kReference) continue;
+      auto& of_rank = best[series];
+      if (of_rank.size() < w.per_rank.size()) of_rank.resize(w.per_rank.size());
+      const std::string* key = &best.find(series)->first;
       for (std::size_t r = 0; r < w.per_rank.size(); ++r) {
         if (std::isnan(w.per_rank[r])) continue;
-        auto [it, fresh] = best.try_emplace({series, r});
-        if (fresh) order.push_back(it->first);
-        Best& b = it->second;
+        Best& b = of_rank[r];
+        if (b.cases++ == 0) order.emplace_back(key, r);
         b.reading = std::max(b.reading, w.per_rank[r]);
         if (!std::isnan(w.reference_per_rank[r]))
           b.reference = std::max(b.reference, w.reference_per_rank[r]);
         b.w = &w;
-        b.cases.push_back(&c);
       }
     }
-  for (const auto& key : order) {
-    const Best& b = best[key];
+  for (const auto& [series, rank] : order) {
+    const Best& b = best[*series][rank];
     if (!std::isfinite(b.reference) || b.reading >= b.reference) continue;
-    for (std::size_t i = 0; i < b.cases.size(); ++i)
-      out.add(key.first, *b.w, key.second, *b.cases[i],
-              fmt::format("highest reading {}, its maximum {}, over {} case{}",
-                          reading(b.reading, b.w->unit), reading(b.reference, b.w->unit),
-                          b.cases.size(), b.cases.size() == 1 ? "" : "s"),
-              0);
+    const auto detail = fmt::format("highest reading {}, its maximum {}, over {} case{}",
+                                    reading(b.reading, b.w->unit), reading(b.reference, b.w->unit),
+                                    b.cases, b.cases == 1 ? "" : "s");
+    // The cases it was read in, again: only for the ranks that fail.
+    for (const auto& c : run.cases) {
+      const auto it = c.watched.find(*series);
+      if (it == c.watched.end() || it->second.rule != s::Watch::kReference ||
+          rank >= it->second.per_rank.size() || std::isnan(it->second.per_rank[rank]))
+        continue;
+      out.add(*series, *b.w, rank, c, detail, 0);
+    }
   }
 }
 

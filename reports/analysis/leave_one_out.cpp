@@ -1,6 +1,8 @@
 #include "analysis/leave_one_out.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <stdexcept>
 
 #include "preflight/common/stats.hpp"
 
@@ -26,6 +28,54 @@ double LeaveOneOutMedian::without(double v) const {
   const auto remaining = [&](std::size_t i) { return v <= s(i) ? s(i + 1) : s(i); };
   if (left % 2 == 1) return remaining(j);
   const double lower = remaining(j - 1), upper = remaining(j);
+  return lower + 0.5 * (upper - lower);  // quantile_sorted's middle of two
+}
+
+LeaveSomeOutMedian::LeaveSomeOutMedian(std::vector<double> values, std::size_t most)
+    : n_(values.size()), most_(most) {
+  count_ordered_elements(n_);
+  const std::size_t j = n_ / 2, reach = std::min(most, n_) + 2;
+  low_ = j > reach ? j - reach : 0;
+  const std::size_t high = std::min(n_, j + reach);
+  const auto at = [&](std::size_t k) { return values.begin() + static_cast<std::ptrdiff_t>(k); };
+  std::nth_element(values.begin(), at(low_), values.end());
+  std::partial_sort(at(low_), at(high), values.end());
+  middle_.assign(at(low_), at(high));
+}
+
+double LeaveSomeOutMedian::without(std::vector<double> removed) const {
+  if (removed.size() > most_)
+    throw std::invalid_argument("LeaveSomeOutMedian: more values left out than it was made for");
+  if (removed.size() >= n_) return std::nan("");
+  const std::size_t left = n_ - removed.size();
+  // Each value left out takes the place of one copy of it in the order: below the middle (a
+  // value under it, or a copy of its least beyond the middle's own), in the middle (the first
+  // copy not taken), or above (past every place the median can reach).
+  std::sort(removed.begin(), removed.end());
+  std::size_t below = 0;
+  std::vector<std::size_t> places;  // in the middle, ascending
+  for (const double v : removed) {
+    if (v < middle_.front()) {
+      ++below;
+      continue;
+    }
+    auto k = static_cast<std::size_t>(std::lower_bound(middle_.begin(), middle_.end(), v) -
+                                      middle_.begin());
+    if (!places.empty() && middle_[places.back()] == v) k = std::max(k, places.back() + 1);
+    if (k < middle_.size() && middle_[k] == v)
+      places.push_back(k);
+    else if (v == middle_.front())
+      ++below;
+  }
+  // The i-th value left: step i past every place taken at or before it.
+  const auto ith = [&](std::size_t i) {
+    std::size_t k = i + below - low_;
+    for (const std::size_t p : places)
+      if (p <= k) ++k;
+    return middle_[k];
+  };
+  if (left % 2 == 1) return ith(left / 2);
+  const double lower = ith(left / 2 - 1), upper = ith(left / 2);
   return lower + 0.5 * (upper - lower);  // quantile_sorted's middle of two
 }
 

@@ -4,13 +4,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <future>
 #include <map>
 #include <set>
+#include <thread>
+#include <utility>
 
 #include "analysis/bottlenecks.hpp"
 #include "analysis/case_table.hpp"
 #include "analysis/device_watch.hpp"
 #include "analysis/headline_figures.hpp"
+#include "analysis/leave_one_out.hpp"
 #include "analysis/replicates.hpp"
 #include "analysis/report.hpp"
 #include "preflight/common/stats.hpp"
@@ -150,32 +154,6 @@ void note_failures(const RunData& round, const SoakSummary& s, std::size_t k,
   }
 }
 
-// The median of `sorted` without the values `removed` (each one of sorted's elements, removed
-// once each): the peers' median of a node, without a pass over every rank per node. Linear in
-// removed x log sorted. NaN when nothing is left.
-double median_without(const std::vector<double>& sorted, std::vector<double> removed) {
-  const std::size_t left = sorted.size() - std::min(removed.size(), sorted.size());
-  if (left == 0) return kNaN;
-  // The positions of the removed values in sorted, each taken once (equal values: the next).
-  std::sort(removed.begin(), removed.end());
-  std::vector<std::size_t> positions;
-  for (std::size_t i = 0; i < removed.size(); ++i) {
-    auto at = static_cast<std::size_t>(std::lower_bound(sorted.begin(), sorted.end(), removed[i]) -
-                                       sorted.begin());
-    if (!positions.empty() && i > 0 && removed[i] == removed[i - 1])
-      at = std::max(at, positions.back() + 1);
-    positions.push_back(at);
-  }
-  // The k-th value of what is left: step k over the removed positions at or below it.
-  const auto kth = [&](std::size_t k) {
-    std::size_t at = k;
-    for (std::size_t p : positions)
-      if (p <= at) ++at;
-    return sorted[std::min(at, sorted.size() - 1)];
-  };
-  return left % 2 == 1 ? kth(left / 2) : (kth(left / 2 - 1) + kth(left / 2)) / 2;
-}
-
 // The active ranks' times at a point, into `out` (idle ranks' are NaN).
 void active_times(const std::vector<double>& times, std::vector<double>& out) {
   out.clear();
@@ -191,6 +169,8 @@ void active_times(const std::vector<double>& times, std::vector<double>& out) {
 void node_figures(const RunData& round, const NodeMap& nodes, const OutlierOptions& o,
                   std::size_t k, std::vector<SoakNode>& out) {
   std::vector<std::vector<double>> ratios(nodes.names.size());
+  std::size_t most = 0;  // ranks of the largest node
+  for (const auto& r : nodes.ranks) most = std::max(most, r.size());
   std::vector<double> active, own;
   for (const auto& c : round.cases) {
     if (!c.meaning.peer_slow) continue;
@@ -199,13 +179,13 @@ void node_figures(const RunData& round, const NodeMap& nodes, const OutlierOptio
       if (times == nullptr) continue;
       active_times(*times, active);
       if (active.size() < 2) continue;
-      std::sort(active.begin(), active.end());
+      const LeaveSomeOutMedian all(active, most);
       for (std::size_t n = 0; n < nodes.ranks.size(); ++n) {
         own.clear();
         for (std::size_t r : nodes.ranks[n])
           if (r < times->size() && !std::isnan((*times)[r])) own.push_back((*times)[r]);
         if (own.empty()) continue;
-        const double peers = median_without(active, own);
+        const double peers = all.without(own);
         if (peers > 0) ratios[n].push_back(median_in_place(own) / peers);
       }
     }
@@ -215,15 +195,17 @@ void node_figures(const RunData& round, const NodeMap& nodes, const OutlierOptio
 }
 
 // Per round: the median over points of all active ranks' median time against the same case
-// position and point in the first round that ran it, for every node drifting together.
-struct SharedLevel {
-  std::map<std::pair<std::size_t, std::size_t>, double> first;  // (position, point) -> time
-  std::vector<double> figure;
+// position and point in the first round that ran it, for every node drifting together. A
+// round's levels are taken on its own (rounds are judged in parallel), then set against the
+// first rounds' in order (shared_figures).
+struct PointLevel {
+  std::size_t position = 0, point = 0;
+  double all = 0;  // all active ranks' median time
 };
 
-void shared_figure(const RunData& round, const OutlierOptions& o, std::size_t k,
-                   SharedLevel& level) {
-  std::vector<double> relative, active;
+std::vector<PointLevel> point_levels(const RunData& round, const OutlierOptions& o) {
+  std::vector<PointLevel> out;
+  std::vector<double> active;
   for (std::size_t position = 0; position < round.cases.size(); ++position) {
     const auto& c = round.cases[position];
     if (!c.meaning.peer_slow) continue;
@@ -233,12 +215,74 @@ void shared_figure(const RunData& round, const OutlierOptions& o, std::size_t k,
       active_times(*times, active);
       if (active.empty()) continue;
       const double all = median_in_place(active);
-      if (!(all > 0)) continue;
-      const auto [it, fresh] = level.first.try_emplace({position, point}, all);
-      relative.push_back(all / it->second);
+      if (all > 0) out.push_back({position, point, all});
     }
   }
-  level.figure[k] = relative.empty() ? kNaN : median_in_place(relative);
+  return out;
+}
+
+std::vector<double> shared_figures(const std::vector<std::vector<PointLevel>>& levels) {
+  std::map<std::pair<std::size_t, std::size_t>, double> first;  // (position, point) -> time
+  std::vector<double> figure(levels.size(), kNaN), relative;
+  for (std::size_t k = 0; k < levels.size(); ++k) {
+    relative.clear();
+    for (const auto& l : levels[k]) {
+      const auto [it, fresh] = first.try_emplace({l.position, l.point}, l.all);
+      relative.push_back(l.all / it->second);
+    }
+    if (!relative.empty()) figure[k] = median_in_place(relative);
+  }
+  return figure;
+}
+
+// What a block of rounds named, and its notes (cases that failed or hung), for take_block.
+struct BlockJudgement {
+  NamedMap named;
+  std::vector<std::string> notes;
+  std::size_t dropped = 0;
+};
+
+// The rounds in about equal blocks, as many as the machine has cores (up to 8), each from..to.
+std::vector<std::pair<std::size_t, std::size_t>> round_blocks(std::size_t rounds) {
+  const std::size_t cores = std::max(1U, std::thread::hardware_concurrency());
+  const std::size_t count =
+      std::clamp<std::size_t>(std::min<std::size_t>(cores, 8), 1, std::max<std::size_t>(rounds, 1));
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  for (std::size_t b = 0; b < count; ++b)
+    out.emplace_back(rounds * b / count, rounds * (b + 1) / count);
+  return out;
+}
+
+// The run without its cases: a round's cases go in, one round at a time.
+RunData run_without_cases(const RunData& run) {
+  RunData round;
+  round.path = run.path;
+  round.schema_version = run.schema_version;
+  round.status = run.status;
+  round.world_size = run.world_size;
+  round.node_count = run.node_count;
+  round.environment = run.environment;
+  return round;
+}
+
+// A block's names and notes after those of the blocks before it, as one pass in round order
+// would have recorded them.
+void take_block(BlockJudgement&& b, NamedMap& named, std::vector<std::string>& notes,
+                std::size_t& dropped) {
+  for (auto& [subject, n] : b.named) {
+    auto& into = named[subject];
+    into.rounds.insert(into.rounds.end(), n.rounds.begin(), n.rounds.end());
+    for (auto& e : n.evidence)
+      if (into.evidence.size() < kEvidenceKept) into.evidence.push_back(std::move(e));
+    into.declared = std::max(into.declared, n.declared);
+  }
+  for (auto& note : b.notes) {
+    if (notes.size() < kNotesKept)
+      notes.push_back(std::move(note));
+    else
+      ++dropped;
+  }
+  dropped += b.dropped;
 }
 
 // Least squares of a figure on the round index: the slope as a fraction of the fitted level at
@@ -773,30 +817,32 @@ std::optional<SoakSummary> analyse_soak(const RunData& run, const std::string& l
                        {},
                        {},
                        std::vector<double>(s.rounds.size(), kNaN)});
-  // One round at a time, its cases copied into a run of their own.
-  RunData round;
-  round.path = run.path;
-  round.schema_version = run.schema_version;
-  round.status = run.status;
-  round.world_size = run.world_size;
-  round.node_count = run.node_count;
-  round.environment = run.environment;
+  std::vector<std::vector<std::size_t>> round_cases;
+  for (const auto& [repetition, cases] : cases_of_round) round_cases.push_back(cases);
+  std::vector<std::vector<PointLevel>> levels(s.rounds.size());
   NamedMap named;
-  SharedLevel shared;
-  shared.figure.assign(s.rounds.size(), kNaN);
   std::size_t dropped = 0;
-  std::size_t k = 0;
-  for (const auto& [repetition, cases] : cases_of_round) {
-    round.cases.clear();
-    for (auto i : cases) round.cases.push_back(run.cases[i]);
-    judge_round(round, label, nodes, outliers, s, k, named);
-    note_failures(round, s, k, s.notes, dropped);
-    node_figures(round, nodes, outliers, k, s.nodes);
-    shared_figure(round, outliers, k, shared);
-    ++k;
-  }
-  if (dropped > 0)
-    s.notes.push_back(fmt::format("... and {} more cases that failed or hung", dropped));
+  // Blocks of rounds judged in parallel (a day's soak at 1,000 nodes is thousands of rounds,
+  // each judged as a whole run is), each block's names and notes then taken in round order:
+  // the same summary whatever the threads.
+  const auto blocks = round_blocks(round_cases.size());
+  std::vector<std::future<BlockJudgement>> judged;
+  for (const auto& [from, to] : blocks)
+    judged.push_back(std::async(std::launch::async, [&, from = from, to = to] {
+      BlockJudgement b;
+      RunData round = run_without_cases(run);  // one round at a time, its cases copied in
+      for (std::size_t k = from; k < to; ++k) {
+        round.cases.clear();
+        for (auto i : round_cases[k]) round.cases.push_back(run.cases[i]);
+        judge_round(round, label, nodes, outliers, s, k, b.named);
+        note_failures(round, s, k, b.notes, b.dropped);
+        node_figures(round, nodes, outliers, k, s.nodes);  // writes round k's figures only
+        levels[k] = point_levels(round, outliers);
+      }
+      return b;
+    }));
+  for (auto& f : judged) take_block(f.get(), named, s.notes, dropped);
+  const auto shared = shared_figures(levels);
   const auto chance = chance_rates(named, s.rounds.size(), nodes);
   for (const auto& [subject, n] : named) {
     auto p = pattern_of(subject, n, s.rounds.size());
@@ -833,7 +879,7 @@ std::optional<SoakSummary> analyse_soak(const RunData& run, const std::string& l
     s.patterns.push_back(std::move(p));
   }
   drift_patterns(s, nodes, options);
-  if (const auto t = trend(shared.figure); !std::isnan(t.slope)) {
+  if (const auto t = trend(shared); !std::isnan(t.slope)) {
     s.shared_drift =
         SharedDrift{t.slope, t.low, t.high, t.p,
                     t.slope > 0 && t.p < options.alpha && t.slope * t.span >= options.min_drift};

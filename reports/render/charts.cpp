@@ -226,10 +226,18 @@ std::string inline_svg(const std::string& out, const Chart& chart) {
       prefix += c;
   if (!prefix.empty()) {
     prefix += '-';
+    // One pass, copying: replacing in place moves the rest of the text at every id, quadratic in
+    // a chart of thousands of points (each a use of a marker's id).
     for (const std::string_view from : {"id='", "id=\"", "href='#", "href=\"#", "url(#"}) {
-      const std::string to = std::string(from) + prefix;
-      for (auto at = svg.find(from); at != std::string::npos; at = svg.find(from, at + to.size()))
-        svg.replace(at, from.size(), to);
+      std::string prefixed;
+      prefixed.reserve(svg.size());
+      std::size_t done = 0;
+      for (auto at = svg.find(from); at != std::string::npos; at = svg.find(from, done)) {
+        prefixed.append(svg, done, at - done).append(from).append(prefix);
+        done = at + from.size();
+      }
+      prefixed.append(svg, done, std::string::npos);
+      svg = std::move(prefixed);
     }
   }
   const auto title = svg.find("<title>Gnuplot</title>");
