@@ -16,14 +16,20 @@ namespace {
 
 // Median and robust deviation (1.4826 x MAD, floored at 2% of the median so that tightly
 // agreeing peers do not make noise look significant) of `values` without member `skip`.
+// `peers` is reordered, then overwritten with the deviations: one copy of a soak's every ratio.
+std::pair<double, double> centre_and_spread_in_place(std::vector<double>& peers) {
+  std::erase_if(peers, [](double v) { return std::isnan(v); });  // as median() leaves them out
+  const double m = median_in_place(peers);
+  for (double& v : peers) v = std::abs(v - m);
+  return {m, std::max(1.4826 * median_in_place(peers), 0.02 * m)};
+}
+
 std::pair<double, double> centre_and_spread(const std::vector<double>& values, std::size_t skip) {
   std::vector<double> peers;
+  peers.reserve(values.size());
   for (std::size_t i = 0; i < values.size(); ++i)
     if (i != skip) peers.push_back(values[i]);
-  const double m = median(peers);
-  std::vector<double> deviations;
-  for (double v : peers) deviations.push_back(std::abs(v - m));
-  return {m, std::max(1.4826 * median(deviations), 0.02 * m)};
+  return centre_and_spread_in_place(peers);
 }
 
 // Up to this many nodes each is judged against the others alone: among few peers the outlier
@@ -86,8 +92,14 @@ struct SlownessEvidence {
 SlownessEvidence slowness(const RunData& run, const OutlierOptions& o,
                           const std::vector<int>& late) {
   const auto ranks = static_cast<std::size_t>(run.world_size);
+  // A rank has a ratio at most once a point: room for all at once, not regrown point by point
+  // (a day's soak is tens of thousands of points).
+  std::size_t points = 0;
+  for (const auto& c : run.cases)
+    if (c.meaning.peer_slow) points += c.rank_medians.size();
   std::vector<std::vector<double>> relative(ranks);
   SlownessEvidence e;
+  std::vector<double> own, active;
   for (const auto& c : run.cases) {
     if (!c.meaning.peer_slow) continue;
     for (std::size_t point = 0; point < c.rank_medians.size(); ++point) {
@@ -98,7 +110,7 @@ SlownessEvidence slowness(const RunData& run, const OutlierOptions& o,
         e.fewest_ops = e.short_blocks++ == 0 ? ops : std::min(e.fewest_ops, ops);
         continue;
       }
-      std::vector<double> own(times->size(), std::nan(""));
+      own.assign(times->size(), std::nan(""));
       bool left_out = false;
       for (std::size_t r = 0; r < own.size(); ++r) {
         if (!waited_for_late(c, r, late))
@@ -106,24 +118,27 @@ SlownessEvidence slowness(const RunData& run, const OutlierOptions& o,
         else
           left_out = left_out || !std::isnan((*times)[r]);
       }
-      std::vector<double> active;
+      active.clear();
       for (double m : own)
         if (!std::isnan(m)) active.push_back(m);
-      const double peers = median(active);
+      const double peers = median_in_place(active);
       if (active.size() < 3 || !(peers > 0)) {
         if (left_out) ++e.waited;
         continue;
       }
-      for (std::size_t r = 0; r < own.size() && r < ranks; ++r)
-        if (!std::isnan(own[r])) relative[r].push_back(own[r] / peers);
+      for (std::size_t r = 0; r < own.size() && r < ranks; ++r) {
+        if (std::isnan(own[r])) continue;
+        if (relative[r].empty()) relative[r].reserve(points);
+        relative[r].push_back(own[r] / peers);
+      }
     }
   }
   e.ratio.assign(ranks, std::nan(""));
   e.compared.assign(ranks, 0);
   for (std::size_t r = 0; r < ranks; ++r) {
     if (relative[r].empty()) continue;
-    e.ratio[r] = median(relative[r]);
     e.compared[r] = relative[r].size();
+    e.ratio[r] = median_in_place(relative[r]);
   }
   return e;
 }
@@ -136,6 +151,7 @@ struct LateEvidence {
   std::vector<std::vector<double>> ratios;  // per rank, per size compared
   std::vector<std::vector<double>> waits;   // the same sizes: its peers' time less its own
   std::size_t sizes = 0, thin = 0;          // sizes compared; sizes of too few iterations
+  std::size_t points = 0;  // of the cases that declare peer_late: room for a rank's ratios
 };
 
 void add_group_ratios(const CaseData& c, std::size_t point, LateEvidence& e) {
@@ -153,6 +169,10 @@ void add_group_ratios(const CaseData& c, std::size_t point, LateEvidence& e) {
     for (std::size_t r : ranks) {
       const double m = others.without(times[r]);
       if (!(m > 0)) continue;
+      if (e.ratios[r].empty()) {
+        e.ratios[r].reserve(e.points);
+        e.waits[r].reserve(e.points);
+      }
       e.ratios[r].push_back(times[r] / m);
       e.waits[r].push_back(m - times[r]);
       compared = true;
@@ -165,6 +185,8 @@ LateEvidence lateness(const RunData& run, const OutlierOptions& o) {
   LateEvidence e;
   e.ratios.resize(static_cast<std::size_t>(run.world_size));
   e.waits.resize(e.ratios.size());
+  for (const auto& c : run.cases)
+    if (c.meaning.peer_late) e.points += c.rank_medians.size();
   for (const auto& c : run.cases) {
     if (!c.meaning.peer_late) continue;
     for (std::size_t point = 0; point < c.rank_medians.size(); ++point) {
@@ -182,11 +204,15 @@ LateEvidence lateness(const RunData& run, const OutlierOptions& o) {
 // The centre and spread of every rank's lateness ratios but those of rank `skip` (none skipped
 // when it is out of range); NaN when there are none.
 std::pair<double, double> others_centre_and_spread(const LateEvidence& e, std::size_t skip) {
+  std::size_t count = 0;
+  for (std::size_t peer = 0; peer < e.ratios.size(); ++peer)
+    if (peer != skip) count += e.ratios[peer].size();
+  if (count == 0) return {std::nan(""), std::nan("")};
   std::vector<double> others;
+  others.reserve(count);
   for (std::size_t peer = 0; peer < e.ratios.size(); ++peer)
     if (peer != skip) others.insert(others.end(), e.ratios[peer].begin(), e.ratios[peer].end());
-  if (others.empty()) return {std::nan(""), std::nan("")};
-  return centre_and_spread(others, others.size());
+  return centre_and_spread_in_place(others);
 }
 
 // Ranks that arrive late: their group peers wait for them inside the operation, so their own
