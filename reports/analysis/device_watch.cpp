@@ -115,6 +115,18 @@ void judge_zero(const CaseData& c, const std::string& series, const WatchedSerie
   }
 }
 
+// A count that rose during the case (its last reading above its first).
+void judge_grows(const CaseData& c, const std::string& series, const WatchedSeries& w,
+                 Findings& out) {
+  for (std::size_t r = 0; r < w.per_rank.size(); ++r) {
+    if (!(w.per_rank[r] > 0)) continue;
+    out.add(series, w, r, c,
+            fmt::format("rose by {} during the case ({} of {} readings above the one before)",
+                        reading(w.per_rank[r], w.unit), w.broken[r], w.readings[r]),
+            w.per_rank[r]);
+  }
+}
+
 // Returns false when too few ranks had readings to judge.
 bool judge_peers(const CaseData& c, const std::string& series, const WatchedSeries& w,
                  Findings& out) {
@@ -191,6 +203,7 @@ std::vector<WatchFinding> find_watch_findings(const RunData& run) {
   for (const auto& c : run.cases)
     for (const auto& [series, w] : c.watched) {
       if (w.rule == s::Watch::kZero) judge_zero(c, series, w, out);
+      if (w.rule == s::Watch::kGrows) judge_grows(c, series, w, out);
       if (w.rule == s::Watch::kPeers) judge_peers(c, series, w, out);
     }
   judge_reference(run, out);

@@ -26,9 +26,9 @@ std::string optional_text(hid_t set, std::string_view name) {
 s::Remedy remedy_of(hid_t set, s::Watch rule, const std::string& at) {
   const auto text = optional_text(set, s::kWatchRemedyAttribute);
   if (text.empty())
-    return rule == s::Watch::kPeers  ? s::Remedy::kReboot
-           : rule == s::Watch::kZero ? s::Remedy::kIsolate
-                                     : s::Remedy::kReset;
+    return rule == s::Watch::kPeers                              ? s::Remedy::kReboot
+           : rule == s::Watch::kZero || rule == s::Watch::kGrows ? s::Remedy::kIsolate
+                                                                 : s::Remedy::kReset;
   const auto remedy = s::parse(text, s::kRemedyNames);
   if (!remedy)
     throw ReadError(

@@ -115,6 +115,10 @@ WatchedSummary summarise_watched(Watch rule, std::vector<std::vector<double>> re
       w.per_rank[r] = static_cast<double>(bits);
     } else if (rule == Watch::kPeers) {
       w.per_rank[r] = median_in_place(v);
+    } else if (rule == Watch::kGrows) {
+      for (std::size_t i = 1; i < v.size(); ++i)
+        if (v[i] > v[i - 1]) ++w.broken[r];
+      w.per_rank[r] = v.back() - v.front();
     } else {
       w.per_rank[r] = highest(v);
     }

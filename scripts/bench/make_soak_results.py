@@ -207,6 +207,9 @@ class Soak:
                 pick = lambda k: np.take_along_axis(values, np.take_along_axis(order, k[None, :], 0), 0)[0]
                 rows[0] = pick(lo) + 0.5 * (pick(hi) - pick(lo)) if total % 2 == 0 else pick(hi)
                 rows[3] = 0
+            elif rule == "grows":  # the last reading less the first; readings above the one before
+                rows[0] = values[-1] - values[0]
+                rows[3] = (np.diff(values, axis=0) > 0).sum(axis=0)  # each point's rows are alike
             else:
                 rows[0] = values.max(axis=0)
                 reference = self.readings[self.watches[name]["watch_reference"]]

@@ -7,11 +7,13 @@ reading is gen 1, as an idle GPU's is); faults are planted on one rank each. For
 telemetry findings (tests/report/telemetry_findings_test.sh).
 
 plant_telemetry.py IN.h5 OUT.h5 [--throttle RANK:CASE] [--clock RANK:FACTOR] [--link RANK:LANES]
-                  [--no-readings RANK,RANK...]
+                  [--ecc RANK:CASE] [--no-readings RANK,RANK...]
   --throttle  rank RANK reads 0x8 | 0x40 (hardware slowdown, hardware thermal) in half the rows
               of case number CASE (0-based, in file order) only
   --clock     rank RANK's SM clock is FACTOR times the others' in every case
   --link      rank RANK's link is LANES wide (of 16) in every case
+  --ecc       rank RANK's uncorrected ECC count rises from 0 to 2 during case CASE and stays at 2
+              after it; rank 0 always reads 4 errors from before, which stand still (history)
   --no-readings  these ranks have no readings (NaN), as ranks without NVML
 """
 import argparse
@@ -34,6 +36,8 @@ SERIES = {
                        ("reference", "PCIe link narrower than its maximum", 0.0, "gpu_pcie_max_width", "")),
     "gpu_pcie_gen": ("", "count", "current PCIe link generation of the GPU",
                      ("reference", "PCIe link generation below its maximum", 0.0, "gpu_pcie_max_gen", "")),
+    "gpu_ecc_errors": ("", "count", "volatile uncorrected ECC errors since the driver loaded",
+                       ("grows", "uncorrected ECC errors grew", 0.0, "", "")),
     "gpu_pcie_max_width": ("lanes", "count", "widest PCIe link the GPU and its slot allow", None),
     "gpu_pcie_max_gen": ("", "count", "highest PCIe link generation the GPU and its slot allow", None),
 }
@@ -51,6 +55,7 @@ def main():
     p.add_argument("--throttle", type=rank_pair)
     p.add_argument("--clock", type=lambda t: rank_pair(t, float))
     p.add_argument("--link", type=rank_pair)
+    p.add_argument("--ecc", type=rank_pair)
     p.add_argument("--no-readings", type=lambda t: [int(r) for r in t.split(",")], default=[])
     a = p.parse_args()
     shutil.copyfile(a.src, a.dst)
@@ -64,7 +69,8 @@ def main():
             [f"0000:{0x18 + 0x10 * r:02x}:00.0".encode() for r in range(ranks)], dtype="S16"))
         for number, (cid, case) in enumerate(sorted(f["cases"].items())):
             groups = case["group_of_rank"][()]
-            for point in case["points"].values():
+            for point_number, point in enumerate(case["points"].values()):
+                first_point = point_number == 0
                 series = point.require_group("series")
                 rows = 6
                 values = {
@@ -77,12 +83,18 @@ def main():
                     "gpu_pcie_max_gen": np.full((rows, ranks), 5.0),
                 }
                 values["gpu_pcie_gen"][0, :] = 1  # idle at the point's start
+                values["gpu_ecc_errors"] = np.zeros((rows, ranks))
+                values["gpu_ecc_errors"][:, 0] = 4  # errors from before the run: they stand still
                 if a.throttle and a.throttle[1] == number:
                     values["gpu_throttle"][::2, a.throttle[0]] = 0x8 | 0x40
                 if a.clock:
                     values["gpu_sm_mhz"][:, a.clock[0]] *= a.clock[1]
                 if a.link:
                     values["gpu_pcie_width"][:, a.link[0]] = a.link[1]
+                if a.ecc and number > a.ecc[1]:
+                    values["gpu_ecc_errors"][:, a.ecc[0]] = 2
+                if a.ecc and number == a.ecc[1]:  # rises in the case's first point, then stays
+                    values["gpu_ecc_errors"][:, a.ecc[0]] = [0, 0, 0, 1, 1, 2] if first_point else 2
                 for name, (units, kind, description, watch) in SERIES.items():
                     v = values[name]
                     v[:, groups < 0] = np.nan  # idle ranks have no readings

@@ -98,6 +98,21 @@ TEST(PointSummary, WatchedSeriesSummarisedByTheirRule) {
   EXPECT_EQ(reference.reference_per_rank, (std::vector<double>{16, 16}));
 }
 
+// A count since the driver loaded: one that stands still, however high, breaks nothing; one
+// that rises during the case is its rise, each step up counted.
+TEST(PointSummary, AGrowingCountIsItsRiseOverTheCase) {
+  std::vector<std::vector<double>> ecc;
+  // 3 ranks: 5 errors from before and no more; 0 then 1 then 3 over two points; no readings.
+  s::append_readings({std::vector<double>{5, 0, kNaN, 5, 1, kNaN}, 2, 3}, ecc);
+  s::append_readings({std::vector<double>{5, 3, kNaN}, 1, 3}, ecc);
+  const auto grows = s::summarise_watched(s::Watch::kGrows, ecc, {}, 3);
+  EXPECT_EQ(grows.per_rank[0], 0);
+  EXPECT_EQ(grows.per_rank[1], 3);
+  EXPECT_TRUE(std::isnan(grows.per_rank[2]));
+  EXPECT_EQ(grows.readings, (std::vector<std::size_t>{3, 3, 0}));
+  EXPECT_EQ(grows.broken, (std::vector<std::size_t>{0, 2, 0}));
+}
+
 // A case with a work counter, a counter of faults, back-to-back blocks, an event series, three
 // watched series and one nobody watches, on 4 ranks of which one idles.
 constexpr s::Column kWork{"work",      s::Type::kFloat64,     "B",

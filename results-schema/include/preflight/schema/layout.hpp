@@ -141,14 +141,14 @@ inline constexpr std::array kSummaryDatasets = {
          "neither 0 nor NaN; absent where it has none"},
     Item{kWatchedGroup, Type::kFloat64, "",
          "per watched series, on the case, 4 x world_size: each rank's figure of the rule, its "
-         "reference's highest reading, its readings, those not 0"},
+         "reference's highest reading, its readings, those that break the rule"},
 };
 // The rows of a watched series' summary (cases/<C>/watched/<name>), in order.
 namespace watched_row {
 inline constexpr std::size_t kPerRank = 0;    // the rule's figure per rank
 inline constexpr std::size_t kReference = 1;  // reference: the reference's highest reading
 inline constexpr std::size_t kReadings = 2;   // readings the rank had
-inline constexpr std::size_t kBroken = 3;     // zero: readings that were not 0
+inline constexpr std::size_t kBroken = 3;     // zero: not 0; grows: above the one before
 inline constexpr std::size_t kCount = 4;
 }  // namespace watched_row
 // The rows of a counter's summary (points/<P>/counter_summaries/<name>), in order.
@@ -519,7 +519,7 @@ struct SeriesWatch {
   Remedy remedy = Remedy::kNone;  // what an operator does when it is broken round after round
 };
 inline constexpr std::array kSeriesWatchAttributes = {
-    Item{kWatchAttribute, Type::kString, "", "the rule: zero, peers or reference"},
+    Item{kWatchAttribute, Type::kString, "", "the rule: zero, peers, reference or grows"},
     Item{kWatchFindingAttribute, Type::kString, "", "what a reading that breaks it means"},
     Item{kWatchToleranceAttribute, Type::kFloat64, "",
          "peers: how far, as a fraction, a rank's median may lie from its peers'; else 0"},

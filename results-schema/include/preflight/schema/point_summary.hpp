@@ -57,10 +57,11 @@ std::vector<CounterCell> fault_cells(MatrixView counter);
 // A watched series (SPEC.md "What the report watches") over a whole case, per world rank.
 struct WatchedSummary {
   // NaN where the rank has no reading: zero: every reading's bits OR-ed; peers: the median
-  // reading; reference: the highest reading.
+  // reading; reference: the highest reading; grows: the last reading less the first.
   std::vector<double> per_rank;
-  std::vector<double> reference_per_rank;     // reference: the highest reading of the reference
-  std::vector<std::size_t> readings, broken;  // readings, and (zero) those not 0
+  std::vector<double> reference_per_rank;  // reference: the highest reading of the reference
+  // readings, and those that break the rule: zero: not 0; grows: above the reading before
+  std::vector<std::size_t> readings, broken;
 };
 // Appends each rank's readings of one series matrix (rows x ranks; NaN rows left out) to
 // `per_rank` (resized to cols).

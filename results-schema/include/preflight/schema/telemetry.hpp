@@ -114,7 +114,9 @@ inline constexpr std::array kTelemetryWatches = {
     // Not watched: a GEMM at the board's power limit is capped by design; a GPU whose cap holds
     // it back more than its peers' shows in gpu_sm_mhz.
     SeriesWatch{},  // gpu_power_capped
-    SeriesWatch{},  // gpu_ecc_errors
+    // Uncorrected ECC errors that happen under load (the count rises during a case): the GPU's
+    // memory fails now, not in its history; serviced with the node drained.
+    SeriesWatch{Watch::kGrows, "uncorrected ECC errors grew", 0, "", "", Remedy::kIsolate},
     // A link that trained narrower or slower than it can: a GPU reset retrains it.
     SeriesWatch{Watch::kReference, "PCIe link narrower than its maximum", 0,
                 telemetry::kGpuPcieMaxWidthSeries.name, "", Remedy::kReset},
