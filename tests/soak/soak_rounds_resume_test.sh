@@ -20,7 +20,7 @@ campaign:
   name: soak-test
   ranks_per_node: 1
 soak:
-  duration: 12s
+  duration: 6s
 benchmarks:
   - name: gemm64
     family: matmul
@@ -89,16 +89,16 @@ out=$work/clean.h5
 mpirun -np 2 "$bin" run "$config" -o "$out" >"$work/clean.log" 2>&1
 rc=$?
 [[ $rc -eq 0 ]] && pass "clean soak: exit 0" || { fail "clean soak: exit $rc"; tail -5 "$work/clean.log"; }
-got=$(rounds_ok "$out" 12) && pass "clean soak: $got" || fail "clean soak: $got"
+got=$(rounds_ok "$out" 6) && pass "clean soak: $got" || fail "clean soak: $got"
 rounds=$(h5 "$out" 'print(len({int(c.attrs["repetition"]) for c in f["cases"].values()}))')
-at_least "$rounds" 2 && pass "clean soak: $rounds rounds in 12 s" || fail "clean soak: '$rounds' rounds"
+at_least "$rounds" 2 && pass "clean soak: $rounds rounds in 6 s" || fail "clean soak: '$rounds' rounds"
 # A round starts only while the time soaked (the cases' duration_s, summed) is within the
 # duration; the last may end past it, by as much as a round takes on a loaded machine.
 before_last=$(h5 "$out" 'last = max(int(c.attrs["repetition"]) for c in f["cases"].values())
 print(sum(float(c.attrs["duration_s"]) for c in f["cases"].values() if int(c.attrs["repetition"]) < last))')
-at_most "$before_last" 12 && pass "clean soak: its last round began $before_last s into the 12 s" ||
-  fail "clean soak: its last round began '$before_last' s into it, past the 12 s duration"
-grep -q '^\[soak round [0-9]* · [0-9:]* of 0:12 soaked' "$work/clean.log" &&
+at_most "$before_last" 6 && pass "clean soak: its last round began $before_last s into the 6 s" ||
+  fail "clean soak: its last round began '$before_last' s into it, past the 6 s duration"
+grep -q '^\[soak round [0-9]* · [0-9:]* of 0:06 soaked' "$work/clean.log" &&
   pass "progress shows the round and the time soaked" || fail "no soak progress line"
 grep -q 'worst node so far: vm/v[01] ' "$work/clean.log" && pass "progress names the worst node so far" ||
   fail "no worst node in the progress lines"
@@ -135,7 +135,7 @@ else
   fail "cases finished before the kill changed or were lost"
   diff <(head -n "$n_before" "$work/after.txt") "$work/before.txt" | head -5
 fi
-got=$(rounds_ok "$out" 12) && pass "resumed soak: $got" || fail "resumed soak: $got"
+got=$(rounds_ok "$out" 6) && pass "resumed soak: $got" || fail "resumed soak: $got"
 n_after=$(wc -l <"$work/after.txt")
 [[ $n_after -gt $n_before ]] && pass "the soak went on after the resume ($n_before -> $n_after cases)" ||
   fail "no rounds after the resume ($n_before -> $n_after)"
