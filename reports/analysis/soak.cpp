@@ -449,6 +449,53 @@ double spell_chance(std::size_t spell, std::size_t k, std::size_t n) {
   return std::min(1.0, static_cast<double>(n - spell + 1) * window);
 }
 
+// The chance that a run of `spell` or more consecutive rounds of n is all named when each round
+// is named at `rate` on its own: at most, over the n - spell + 1 windows, rate^spell each.
+double run_chance(std::size_t spell, std::size_t n, double rate) {
+  if (spell == 0 || spell > n) return 1;
+  return std::min(1.0,
+                  static_cast<double>(n - spell + 1) * std::pow(rate, static_cast<double>(spell)));
+}
+
+// Whether the rounds a subject was named in are beyond chance (docs/report.md, "Named more often
+// than chance"): more of them than its kind's rate makes likely and, under frequent_share of the
+// rounds, a spell too long for their count; or, however few, a spell too long both for their
+// count and for its kind's rate (a node slow for 3 rounds of a day's 960). "" for a pattern, else
+// the note that says why not; sets p.chance_p (the smaller P of the tests that called it).
+std::string beyond_chance(const SoakSummary& s, const SoakSubject& subject, const Named& n,
+                          const Chance& c, const SoakOptions& o, SoakPattern& p) {
+  const std::size_t named_in = n.rounds.size(), rounds = s.rounds.size();
+  const double bar = o.alpha / static_cast<double>(c.candidates);
+  const double often_p = binomial_upper_tail(named_in, rounds, c.rate);
+  const std::size_t spell = longest_spell(n.rounds);
+  const double spell_p = spell_chance(spell, named_in, rounds);
+  const double run_p = run_chance(spell, rounds, c.rate);
+  const double share = static_cast<double>(named_in) / static_cast<double>(rounds);
+  const bool often = often_p < bar, in_a_spell = spell_p < bar;
+  if (in_a_spell && run_p < bar) {
+    p.chance_p = std::min(often_p, run_p);
+    return "";
+  }
+  if (often && (share >= o.frequent_share || in_a_spell)) {
+    p.chance_p = often_p;
+    return "";
+  }
+  const auto spell_text = fmt::format("{} round{}", spell, spell == 1 ? "" : "s");
+  if (!often)
+    return fmt::format(
+        "{} ({}) named in {} of {} rounds ({}): no more often than chance (its kind's subjects "
+        "are named in {:.1f}% of rounds; P = {:.2g}, not below {:.2g}), nor in a spell beyond it "
+        "(its longest, {}: P = {:.2g}): no pattern",
+        subject_text(subject), subject.what, named_in, rounds, rounds_text(s, n.rounds),
+        100 * c.rate, often_p, bar, spell_text, std::max(spell_p, run_p));
+  return fmt::format(
+      "{} ({}) named in {} of {} rounds ({}), scattered: its longest spell, {}, is no longer than "
+      "chance makes of {} rounds (P = {:.2g}, not below {:.2g}): no pattern (a busy host's noise, "
+      "or a path that fails a round at a time: rerun with longer rounds)",
+      subject_text(subject), subject.what, named_in, rounds, rounds_text(s, n.rounds), spell_text,
+      named_in, spell_p, bar);
+}
+
 bool exact_judgement(const SoakSubject& subject) {
   return subject.kind == kDeviceSuspect && subject.what == name_of(Stage::kCorrectness);
 }
@@ -847,31 +894,10 @@ std::optional<SoakSummary> analyse_soak(const RunData& run, const std::string& l
   for (const auto& [subject, n] : named) {
     auto p = pattern_of(subject, n, s.rounds.size());
     if (!exact_judgement(subject)) {
-      const auto& c = chance.at({subject.kind, subject.what});
-      p.chance_p = binomial_upper_tail(n.rounds.size(), s.rounds.size(), c.rate);
-      if (!(p.chance_p < options.alpha / static_cast<double>(c.candidates))) {
-        s.notes.push_back(fmt::format(
-            "{} ({}) named in {} of {} rounds ({}): no more often than chance (its kind's "
-            "subjects are named in {:.1f}% of rounds; P = {:.2g}, not below {:.2g}): no pattern",
-            subject_text(subject), subject.what, n.rounds.size(), s.rounds.size(),
-            rounds_text(s, n.rounds), 100 * c.rate, p.chance_p,
-            options.alpha / static_cast<double>(c.candidates)));
-        continue;
-      }
-      const std::size_t named_in = n.rounds.size(), rounds = s.rounds.size();
-      const double share = static_cast<double>(named_in) / static_cast<double>(rounds);
-      const std::size_t spell = longest_spell(n.rounds);
-      const double spell_p = spell_chance(spell, named_in, rounds);
-      if (share < options.frequent_share &&
-          !(spell_p < options.alpha / static_cast<double>(c.candidates))) {
-        s.notes.push_back(fmt::format(
-            "{} ({}) named in {} of {} rounds ({}), scattered: its longest spell, {} round{}, is "
-            "no longer than chance makes of {} rounds (P = {:.2g}, not below {:.2g}): no pattern "
-            "(a busy host's noise, or a path that fails a round at a time: rerun with longer "
-            "rounds)",
-            subject_text(subject), subject.what, named_in, rounds, rounds_text(s, n.rounds), spell,
-            spell == 1 ? "" : "s", named_in, spell_p,
-            options.alpha / static_cast<double>(c.candidates)));
+      auto why_not =
+          beyond_chance(s, subject, n, chance.at({subject.kind, subject.what}), options, p);
+      if (!why_not.empty()) {
+        s.notes.push_back(std::move(why_not));
         continue;
       }
     }

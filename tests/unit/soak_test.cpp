@@ -192,6 +192,23 @@ TEST(Soak, ScatteredNamingsAreNoPatternASpellIs) {
   EXPECT_EQ(p->rounds.size(), 18u);
 }
 
+// A day's soak of 960 rounds: a node slow in 3 rounds running is a fault, named with those
+// rounds however rare (a spell that long is beyond chance at its kind's rate); slow in 3 rounds
+// far apart, it is no pattern.
+TEST(Soak, AFewRoundsInARowOfADayAreNamedScatteredTheyAreNot) {
+  constexpr std::size_t rounds = 960;
+  const auto spell = analyse(soak(slow_in(span(480, 482)), 1, 0.02, rounds));
+  const auto* p = pattern_of(spell, "h2", SoakPatternKind::kIntermittent);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->rounds, (std::vector<std::size_t>{480, 481, 482}));
+  EXPECT_EQ(p->remedy, s::Remedy::kMonitor);
+  EXPECT_LT(p->chance_p, 1e-5);
+  EXPECT_EQ(spell.patterns.size(), 1u);
+  const auto apart = analyse(soak(slow_in({100, 480, 900}), 1, 0.02, rounds));
+  EXPECT_TRUE(apart.patterns.empty());
+  EXPECT_EQ(apart.nodes[2].verdict, s::Remedy::kNone);
+}
+
 TEST(Soak, NodeSlowInEveryRoundIsPersistentAndIsolated) {
   std::vector<std::size_t> all(kRounds);
   for (std::size_t k = 0; k < kRounds; ++k) all[k] = k;
