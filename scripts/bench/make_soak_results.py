@@ -12,13 +12,13 @@ A round (one repetition of the campaign) is three cases, on every rank at once:
   - matmul: cuBLASLt bfloat16 square 1024, 4096, 8192, configs/device/compute.yaml's timing
     (max 200 iterations, 200 ms a point), interval_tflops and 15 telemetry series at 0.1 s;
   - memory: CUDA hbm_triad 1 GiB arrays, 8 GPUs per node at once, the same timing and series.
-Rounds start every --round-minutes (default 15: 96 rounds in 24 h); round r is repetition r,
+Rounds start every --round-minutes (default 1.5: 960 rounds in 24 h); round r is repetition r,
 case index = r x 3 + position (SPEC.md "Soak"). Each case's start_time and duration_s follow from
 the modelled per-point times (warm-up, timed and back-to-back iterations, 1 s set-up a point).
-Those cases take well under a minute a round: a real soak runs rounds back to back, so a round
-of 15 minutes stands for this round with longer waits between its points (e.g. a scheduler's
-health checks), not for more samples; a campaign that times more iterations a round writes
-proportionally more.
+Those cases take well under a minute a round, and a real soak runs rounds back to back: what the
+report's cost follows is how much a soak writes a minute, so a round of 1.5 minutes stands for
+this round with longer waits between its points, or a campaign of larger cases at the same rate
+(docs/testing.md, "A day's soak"); 0.5 is these cases back to back with some to spare.
 
 --samples summary (the default, as preflight writes a soak: campaign soak.samples) writes each
 point as SPEC.md's "Summary points" (per-rank medians, each iteration's slowest time, the watched
@@ -30,7 +30,7 @@ Times are log-normal (3% noise) around a latency + size/bandwidth model. Planted
   - a drifting rank (local rank 3 of node 2N/3): its GEMM and triad times grow 0.4% a round,
     its SM clock falls with them.
 
-  make_soak_results.py OUT.h5 [--nodes 1000] [--ranks-per-node 8] [--hours 24] [--round-minutes 15]
+  make_soak_results.py OUT.h5 [--nodes 1000] [--ranks-per-node 8] [--hours 24] [--round-minutes 1.5]
                       [--samples summary|full]
 """
 import argparse
@@ -386,7 +386,7 @@ def main():
     p.add_argument("--nodes", type=int, default=1000)
     p.add_argument("--ranks-per-node", type=int, default=8)
     p.add_argument("--hours", type=float, default=24.0)
-    p.add_argument("--round-minutes", type=float, default=15.0)
+    p.add_argument("--round-minutes", type=float, default=1.5)
     p.add_argument("--samples", choices=("summary", "full"), default="summary",
                    help="points as summaries (a soak's default) or every rank's every iteration")
     a = p.parse_args()

@@ -8,15 +8,15 @@
 # the median wall time to the target. Exit 1 when the median is over the target, or the report
 # fails (exit 2 or more) or writes nothing; 2 on a bad argument.
 #   scripts/bench/soak-scale.sh --work DIR [--build DIR] [--nodes 1000] [--ranks-per-node 8]
-#     [--hours 24] [--round-minutes 15] [--samples summary|full] [--runs 3] [--target-s 60]
+#     [--hours 24] [--round-minutes 1.5] [--samples summary|full] [--runs 3] [--target-s 60]
 # --samples: the points as a soak writes them by default (summary: per-rank medians, each
 # iteration's slowest time, watched telemetry per case; SPEC.md "Summary points") or in full.
 # The file is kept in DIR, named by its parameters, and reused when it is there whole (the default,
-# a 1,000-node day, is 6.9 GB and took 6.5 minutes to generate on a shared 2-core machine): delete
+# a 1,000-node day of 90-s rounds, is 1.9 GB and took 11 minutes to generate on a 2-core VM): delete
 # it to generate it again. Defaults to build/ci, whose report counts work (PREFLIGHT_COUNT_WORK).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-build=$here/../../build/ci work="" nodes=1000 per_node=8 hours=24 round=15 runs=3 target=60 samples=summary
+build=$here/../../build/ci work="" nodes=1000 per_node=8 hours=24 round=1.5 runs=3 target=60 samples=summary
 usage() { echo "soak-scale.sh: $1 (see the comment at the top of $0)" >&2; exit 2; }
 while (($#)); do
   [[ $# -ge 2 ]] || usage "$1 needs a value"
