@@ -205,8 +205,9 @@ def check_time_stats(stats, row, slowest, here):
                 f"order statistics give [{low}, {high}]")
 
 
-def check_recomputed_stats(case, where, world):
-    """The stored statistics must follow from the stored samples."""
+def stats_rows(case, where):
+    """Each stats row of a case with its point group, its group's members and where it is, its
+    stop_reason checked: what the checks of full and of summary points walk alike."""
     # Each column read once (a row read from h5py costs a file access; 150 cases of 36 rows took
     # most of the checker's time).
     stats = {name: column[:] for name, column in case["stats"].items()}
@@ -215,11 +216,17 @@ def check_recomputed_stats(case, where, world):
         point, group = int(stats["point"][row]), int(stats["group"][row])
         pg = case["points"][f"{point:04d}"]
         members = np.flatnonzero(groups >= 0) if group < 0 else np.flatnonzero(groups == group)
-        slowest = slowest_per_row(pg["samples"][:], members)
         here = f"{where} point {point} group {group}"
         reason = text(stats["stop_reason"][row])
         if reason not in STOP_REASONS:
             problem(f"{here}: stop_reason '{reason}' is not one of {sorted(STOP_REASONS)}")
+        yield stats, row, group, pg, members, here
+
+
+def check_recomputed_stats(case, where, world):
+    """The stored statistics must follow from the stored samples."""
+    for stats, row, _, pg, members, here in stats_rows(case, where):
+        slowest = slowest_per_row(pg["samples"][:], members)
         check_time_stats(stats, row, slowest, here)
         batched_columns = ("batched_time_median", "batched_time_min", "batched_time_max")
         if pg["batched"].shape[0] == 0:  # no back-to-back phase: SPEC says NaN
@@ -324,15 +331,7 @@ def check_summary_points(case, where, world):
 def check_summary_stats(case, where):
     """What a summary still recomputes: the all-groups time statistics from iteration_slowest,
     every row's group_ranks and wrong, and comm's sizes and bandwidths (from its stats)."""
-    stats = {name: column[:] for name, column in case["stats"].items()}
-    groups = case["group_of_rank"][:]
-    for row in range(stats["point"].shape[0]):
-        point, group = int(stats["point"][row]), int(stats["group"][row])
-        pg = case["points"][f"{point:04d}"]
-        members = np.flatnonzero(groups >= 0) if group < 0 else np.flatnonzero(groups == group)
-        here = f"{where} point {point} group {group}"
-        if text(stats["stop_reason"][row]) not in STOP_REASONS:
-            problem(f"{here}: stop_reason '{text(stats['stop_reason'][row])}' is not one of {sorted(STOP_REASONS)}")
+    for stats, row, group, pg, members, here in stats_rows(case, where):
         if group < 0 and "iteration_slowest" in pg and len(pg["iteration_slowest"]):
             check_time_stats(stats, row, pg["iteration_slowest"][:], here)
         check_row_counts(case, stats, row, members, pg, here)
