@@ -18,6 +18,9 @@ endif()
 # io_uring for the storage family's io_uring engine (liburing-dev).
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(URING REQUIRED IMPORTED_TARGET liburing>=2.0)
+# libdeflate for the report's reading of compressed matrices (libdeflate-dev:
+# results-schema/include/preflight/schema/chunk_decode.hpp says why).
+pkg_check_modules(LIBDEFLATE REQUIRED IMPORTED_TARGET libdeflate>=1.10)
 # libfabric for the fabric family's ofi transport (libfabric-dev).
 pkg_check_modules(LIBFABRIC REQUIRED IMPORTED_TARGET libfabric>=1.9)
 # Image decode and encode for the dataloader family (libturbojpeg0-dev, libpng-dev).

@@ -8,7 +8,7 @@ packages=(
   libhdf5-dev hdf5-tools
   libfmt-dev libyaml-cpp-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libbenchmark-dev
-  libfabric-dev libfabric-bin libhwloc-dev liburing-dev libopenblas-dev
+  libfabric-dev libfabric-bin libhwloc-dev liburing-dev libopenblas-dev libdeflate-dev
   libturbojpeg0-dev libpng-dev
   libjpeg-turbo-progs python3-pil mate-backgrounds  # the dataloader parity scripts: tjbench, a PIL loop, real photographs
   fio gnuplot-nox chromium python3 python3-h5py python3-numpy python3-pandas  # pandas: docs/results.md

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <utility>
 
+#include "preflight/schema/chunk_decode.hpp"
 #include "preflight/schema/layout.hpp"
 
 namespace preflight::h5 {
@@ -540,7 +541,7 @@ void read_matrix(hid_t group, std::string_view name, Matrix& m) {
   m.rows = static_cast<std::size_t>(dims[0]);
   m.cols = static_cast<std::size_t>(dims[1]);
   m.values.resize(m.rows * m.cols);
-  if (!m.values.empty())
+  if (!m.values.empty() && !detail::read_matrix_chunks(set.get(), m.rows, m.cols, m.values.data()))
     check_at(H5Dread(set.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, m.values.data()),
              "read", group, name);
 }
