@@ -16,6 +16,7 @@
 
 #include "analysis/report.hpp"
 #include "analysis/site_reference.hpp"
+#include "huge_page_heap.hpp"
 #include "preflight/common/stats.hpp"
 #include "preflight/schema/h5.hpp"
 #include "render/html.hpp"
@@ -162,6 +163,7 @@ void write_work_count() {
 }
 
 int main(int argc, char** argv) {
+  restart_with_huge_page_heap(argv);
   // Keep freed memory for the next matrix rather than handing it back and faulting it in again:
   // the reader takes a matrix per case and size, and HDF5 a buffer per chunk (at 65,536 ranks
   // page faults took a tenth of the report's time).

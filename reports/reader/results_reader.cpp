@@ -43,24 +43,49 @@ void require_attributes(hid_t object, const std::array<s::Item, N>& items, const
       throw ReadError(missing(path, fmt::format("attribute '{}' of {}", item.name, where)));
 }
 
-// Attribute as text, whatever its type. A damaged attribute throws: "" would read as a value.
-std::string attribute_text(hid_t object, const std::string& name) {
-  if (h5::is_string_attribute(object, name)) return h5::string_attribute(object, name);
-  const double v = h5::double_attribute(object, name);
+// An object's attributes, read in one pass (h5::read_attributes).
+using Attributes = std::map<std::string, h5::AttributeValue, std::less<>>;
+
+// Attribute as text, whatever its type.
+std::string attribute_text(const h5::AttributeValue& a) {
+  if (a.is_string) return a.text;
+  const double v = a.number;
   return v == static_cast<double>(static_cast<std::int64_t>(v))
              ? fmt::format("{}", static_cast<std::int64_t>(v))
              : fmt::format("{:g}", v);
 }
 
+const h5::AttributeValue& present(const Attributes& attributes, std::string_view name,
+                                  const std::string& where) {
+  const auto it = attributes.find(name);
+  if (it == attributes.end())
+    throw ReadError(fmt::format("{}: attribute '{}' is missing", where, name));
+  return it->second;
+}
+
+std::string string_declaration(const Attributes& attributes, std::string_view name,
+                               const std::string& where) {
+  const auto& a = present(attributes, name, where);
+  if (!a.is_string)
+    throw ReadError(fmt::format("{}: attribute '{}' is a number, not text", where, name));
+  return a.text;
+}
+
+std::int64_t int_declaration(const Attributes& attributes, std::string_view name,
+                             const std::string& where) {
+  const auto& a = present(attributes, name, where);
+  if (a.is_string)
+    throw ReadError(fmt::format("{}: attribute '{}' is text, not a number", where, name));
+  return a.is_integer ? a.integer : static_cast<std::int64_t>(a.number);
+}
+
 // A declared enum attribute, parsed through meaning.hpp's table: missing or unknown is an error.
 template <typename E, std::size_t N>
-E enum_attribute(hid_t object, std::string_view name,
+E enum_attribute(const Attributes& attributes, std::string_view name,
                  const std::array<std::pair<E, std::string_view>, N>& table,
                  const std::string& where) {
   const std::string attribute(name);
-  if (!h5::has_attribute(object, attribute))
-    throw ReadError(fmt::format("{}: attribute '{}' is missing", where, attribute));
-  const auto text = h5::string_attribute(object, attribute);
+  const auto text = string_declaration(attributes, name, where);
   const auto value = schema::parse(text, table);
   if (!value) {
     std::string known;
@@ -71,20 +96,6 @@ E enum_attribute(hid_t object, std::string_view name,
   return *value;
 }
 
-std::string string_declaration(hid_t object, std::string_view name, const std::string& where) {
-  const std::string attribute(name);
-  if (!h5::has_attribute(object, attribute))
-    throw ReadError(fmt::format("{}: attribute '{}' is missing", where, attribute));
-  return h5::string_attribute(object, attribute);
-}
-
-std::int64_t int_declaration(hid_t object, std::string_view name, const std::string& where) {
-  const std::string attribute(name);
-  if (!h5::has_attribute(object, attribute))
-    throw ReadError(fmt::format("{}: attribute '{}' is missing", where, attribute));
-  return h5::int_attribute(object, attribute);
-}
-
 // How a dataset declares its meaning: v2 stats columns carry declarations (read strictly),
 // v1 stats columns a `better` attribute (the v1 adapter reads it), other datasets neither.
 enum class DeclaredSince { kNone, kV1, kV2 };
@@ -93,20 +104,23 @@ enum class DeclaredSince { kNone, kV1, kV2 };
 Column read_column(hid_t group, const std::string& name, DeclaredSince declared,
                    const std::string& where) {
   Column c;
-  h5::Handle set = h5::open_dataset(group, name);
-  if (h5::has_attribute(set.get(), s::kUnitAttribute))
-    c.unit = h5::string_attribute(set.get(), s::kUnitAttribute);
-  if (declared == DeclaredSince::kV2) {
+  {
+    h5::Handle set = h5::open_dataset(group, name);
+    const auto attributes = h5::read_attributes(set.get());
     const auto at = where + " column '" + name + "'";
-    c.direction = enum_attribute(set.get(), s::kDirectionAttribute, s::kDirectionNames, at);
-    c.kind = enum_attribute(set.get(), s::kKindAttribute, s::kKindNames, at);
-    c.headline = int_declaration(set.get(), s::kHeadlineAttribute, at) != 0;
-    c.per_iteration =
-        enum_attribute(set.get(), s::kPerIterationAttribute, s::kPerIterationNames, at);
-    c.per_iteration_source = string_declaration(set.get(), s::kPerIterationSourceAttribute, at);
-  } else if (declared == DeclaredSince::kV1 &&
-             h5::has_attribute(set.get(), std::string(schema::kBetterAttribute))) {
-    c.better = h5::string_attribute(set.get(), std::string(schema::kBetterAttribute));
+    if (attributes.contains(s::kUnitAttribute))
+      c.unit = string_declaration(attributes, s::kUnitAttribute, at);
+    if (declared == DeclaredSince::kV2) {
+      c.direction = enum_attribute(attributes, s::kDirectionAttribute, s::kDirectionNames, at);
+      c.kind = enum_attribute(attributes, s::kKindAttribute, s::kKindNames, at);
+      c.headline = int_declaration(attributes, s::kHeadlineAttribute, at) != 0;
+      c.per_iteration =
+          enum_attribute(attributes, s::kPerIterationAttribute, s::kPerIterationNames, at);
+      c.per_iteration_source =
+          string_declaration(attributes, s::kPerIterationSourceAttribute, at);
+    } else if (declared == DeclaredSince::kV1 && attributes.contains(schema::kBetterAttribute)) {
+      c.better = string_declaration(attributes, schema::kBetterAttribute, at);
+    }
   }
   if (h5::is_string_dataset(group, name))
     c.strings = h5::read_string_column(group, name);
@@ -116,7 +130,7 @@ Column read_column(hid_t group, const std::string& name, DeclaredSince declared,
 }
 
 // The case's declaration from its v2 attributes.
-s::CaseMeaning read_meaning(hid_t g, const std::string& where) {
+s::CaseMeaning read_meaning(const Attributes& g, const std::string& where) {
   s::CaseMeaning m;
   m.stage = enum_attribute(g, s::kStageAttribute, s::kStageNames, where);
   m.x_axis = string_declaration(g, s::kXAxisAttribute, where);
@@ -399,9 +413,10 @@ void read_batch_ops(CaseData& c) {
 }
 
 // Optional: files written before the harness measured host load lack it (not measured).
-void read_host_load(hid_t group, CaseData& c) {
+void read_host_load(const Attributes& attributes, CaseData& c) {
   const auto read = [&](std::string_view name, double& out) {
-    if (h5::has_attribute(group, name)) out = h5::double_attribute(group, name);
+    if (const auto it = attributes.find(name); it != attributes.end() && !it->second.is_string)
+      out = it->second.number;
   };
   read(s::harness::kHostCpuStolen.name, c.host_cpu_stolen);
   read(s::harness::kHostCpuForeign.name, c.host_cpu_foreign);
@@ -414,24 +429,26 @@ CaseData read_case(hid_t cases, const std::string& group_name, const RunData& ru
   const std::string where = "case " + group_name;
   CaseData c;
   c.group_name = group_name;
-  if (!h5::has_attribute(g.get(), s::harness::kStatus.name))
+  const auto attributes = h5::read_attributes(g.get());
+  if (!attributes.contains(s::harness::kStatus.name))
     throw ReadError(
         fmt::format("{}: case {} was cut short while being written (no status); "
                     "'preflight run ... --resume {}' runs it again",
                     path, group_name, path));
-  require_attributes(g.get(), s::kCaseAttributes, path, where);
-  c.index = h5::int_attribute(g.get(), s::harness::kIndex.name);
-  c.name = h5::string_attribute(g.get(), s::harness::kName.name);
-  c.family = h5::string_attribute(g.get(), s::harness::kFamily.name);
-  c.backend = h5::string_attribute(g.get(), s::harness::kBackend.name);
-  c.status = h5::string_attribute(g.get(), s::harness::kStatus.name);
-  read_host_load(g.get(), c);
-  for (const auto& name : h5::attribute_names(g.get()))
-    c.params[name] = attribute_text(g.get(), name);
+  for (const auto& item : s::kCaseAttributes)
+    if (!attributes.contains(item.name))
+      throw ReadError(missing(path, fmt::format("attribute '{}' of {}", item.name, where)));
   const auto declared_where = fmt::format("{}: case {}", path, group_name);
+  c.index = int_declaration(attributes, s::harness::kIndex.name, declared_where);
+  c.name = string_declaration(attributes, s::harness::kName.name, declared_where);
+  c.family = string_declaration(attributes, s::harness::kFamily.name, declared_where);
+  c.backend = string_declaration(attributes, s::harness::kBackend.name, declared_where);
+  c.status = string_declaration(attributes, s::harness::kStatus.name, declared_where);
+  read_host_load(attributes, c);
+  for (const auto& [name, value] : attributes) c.params[name] = attribute_text(value);
   const auto declare = [&] {
     if (run.schema_version == kSchemaV2)
-      c.meaning = read_meaning(g.get(), declared_where);
+      c.meaning = read_meaning(attributes, declared_where);
     else
       declare_v1(c, run.node_count);
   };

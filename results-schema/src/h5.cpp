@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <exception>
 #include <utility>
 
 #include "preflight/schema/chunk_decode.hpp"
@@ -401,11 +402,11 @@ bool is_string_attribute(hid_t object, std::string_view name) {
   return H5Tget_class(stored_type(attr, object, name).get()) == H5T_STRING;
 }
 
-std::string string_attribute(hid_t object, std::string_view name) {
-  Handle attr = open_single_attribute(object, name);
-  Handle stored = stored_type(attr, object, name);
-  if (H5Tget_class(stored.get()) != H5T_STRING)
-    throw Error("HDF5: " + attribute_path(object, name) + " is no string");
+namespace {
+
+// The value of an open attribute of one value whose stored type is a string.
+std::string string_value(const Handle& attr, const Handle& stored, hid_t object,
+                         std::string_view name) {
   if (H5Tis_variable_str(stored.get()) > 0) {  // read as stored: its character set as written
     char* data = nullptr;
     check_attribute(H5Aread(attr.get(), stored.get(), &data), "read", object, name);
@@ -417,6 +418,62 @@ std::string string_attribute(hid_t object, std::string_view name) {
   std::string out(size, '\0');
   check_attribute(H5Aread(attr.get(), stored.get(), out.data()), "read", object, name);
   return unpadded(out.data(), out.size());
+}
+
+AttributeValue value_of(hid_t object, std::string_view name) {
+  Handle attr = open_single_attribute(object, name);
+  Handle stored = stored_type(attr, object, name);
+  AttributeValue v;
+  switch (H5Tget_class(stored.get())) {
+    case H5T_STRING:
+      v.is_string = true;
+      v.text = string_value(attr, stored, object, name);
+      break;
+    case H5T_INTEGER:  // both as int_attribute and as double_attribute read it
+      check_attribute(H5Aread(attr.get(), H5T_NATIVE_INT64, &v.integer), "read", object, name);
+      check_attribute(H5Aread(attr.get(), H5T_NATIVE_DOUBLE, &v.number), "read", object, name);
+      v.is_integer = true;
+      break;
+    default:
+      check_attribute(H5Aread(attr.get(), H5T_NATIVE_DOUBLE, &v.number), "read", object, name);
+  }
+  return v;
+}
+
+}  // namespace
+
+std::string string_attribute(hid_t object, std::string_view name) {
+  Handle attr = open_single_attribute(object, name);
+  Handle stored = stored_type(attr, object, name);
+  if (H5Tget_class(stored.get()) != H5T_STRING)
+    throw Error("HDF5: " + attribute_path(object, name) + " is no string");
+  return string_value(attr, stored, object, name);
+}
+
+std::map<std::string, AttributeValue, std::less<>> read_attributes(hid_t object) {
+  struct Pass {
+    hid_t object;
+    std::map<std::string, AttributeValue, std::less<>> values;
+    std::exception_ptr failed;
+  } pass{object, {}, nullptr};
+  auto read_one = [](hid_t, const char* name, const H5A_info_t*, void* data) -> herr_t {
+    auto& p = *static_cast<Pass*>(data);
+    try {
+      p.values.emplace(name, value_of(p.object, name));
+      return 0;
+    } catch (...) {  // not through HDF5's C frames
+      p.failed = std::current_exception();
+      return -1;
+    }
+  };
+  const herr_t status =
+      H5Aiterate2(object, H5_INDEX_NAME, H5_ITER_NATIVE, nullptr, read_one, &pass);
+  if (pass.failed) std::rethrow_exception(pass.failed);
+  if (status < 0) {
+    const Diagnosis d = diagnose();
+    fail(d, "list the attributes of", path_of(object));
+  }
+  return std::move(pass.values);
 }
 
 std::int64_t int_attribute(hid_t object, std::string_view name) {

@@ -1,0 +1,22 @@
+#include "huge_page_heap.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+namespace preflight::report {
+
+void restart_with_huge_page_heap(char** argv) {
+  constexpr const char* kTunable = "glibc.malloc.hugetlb";
+  const char* given = std::getenv("GLIBC_TUNABLES");
+  std::string tunables = given != nullptr ? given : "";
+  if (tunables.find(kTunable) != std::string::npos) return;
+  // 1: madvise the heap for transparent huge pages, which the kernel's default (madvise) honours.
+  tunables += std::string(tunables.empty() ? "" : ":") + kTunable + "=1";
+  if (setenv("GLIBC_TUNABLES", tunables.c_str(), 1) != 0) return;
+  execv("/proc/self/exe", argv);
+  // Still here: the exec failed (no /proc); the tunable stays set so that nothing tries again.
+}
+
+}  // namespace preflight::report
