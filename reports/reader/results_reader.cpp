@@ -116,8 +116,7 @@ Column read_column(hid_t group, const std::string& name, DeclaredSince declared,
       c.headline = int_declaration(attributes, s::kHeadlineAttribute, at) != 0;
       c.per_iteration =
           enum_attribute(attributes, s::kPerIterationAttribute, s::kPerIterationNames, at);
-      c.per_iteration_source =
-          string_declaration(attributes, s::kPerIterationSourceAttribute, at);
+      c.per_iteration_source = string_declaration(attributes, s::kPerIterationSourceAttribute, at);
     } else if (declared == DeclaredSince::kV1 && attributes.contains(schema::kBetterAttribute)) {
       c.better = string_declaration(attributes, schema::kBetterAttribute, at);
     }

@@ -88,17 +88,17 @@ bool decode_chunk(std::span<const std::uint8_t> stored, std::size_t elements,
   if (stored.size() <= kChecksumBytes) return false;
   const auto body = stored.first(stored.size() - kChecksumBytes);
   const std::uint8_t* trailer = stored.data() + body.size();  // little-endian, as HDF5 encodes
-  const std::uint32_t expected = static_cast<std::uint32_t>(trailer[0]) |
-                                 static_cast<std::uint32_t>(trailer[1]) << 8 |
-                                 static_cast<std::uint32_t>(trailer[2]) << 16 |
-                                 static_cast<std::uint32_t>(trailer[3]) << 24;
+  const std::uint32_t expected =
+      static_cast<std::uint32_t>(trailer[0]) | static_cast<std::uint32_t>(trailer[1]) << 8 |
+      static_cast<std::uint32_t>(trailer[2]) << 16 | static_cast<std::uint32_t>(trailer[3]) << 24;
   if (fletcher32(body) != expected) return false;
   const std::size_t bytes = elements * kDoubleBytes;
   if (inflated.size() < bytes) return false;
   const Decompressor d(libdeflate_alloc_decompressor());
   std::size_t produced = 0;
-  if (!d || libdeflate_zlib_decompress(d.get(), body.data(), body.size(), inflated.data(), bytes,
-                                       &produced) != LIBDEFLATE_SUCCESS ||
+  if (!d ||
+      libdeflate_zlib_decompress(d.get(), body.data(), body.size(), inflated.data(), bytes,
+                                 &produced) != LIBDEFLATE_SUCCESS ||
       produced != bytes)
     return false;
   unshuffle(inflated.data(), elements, out);
@@ -113,7 +113,8 @@ bool read_matrix_chunks(hid_t set, std::size_t rows, std::size_t cols, double* o
   const std::size_t chunk_elements = static_cast<std::size_t>(chunk_rows) * cols;
   std::vector<std::uint8_t> stored;
   // Not zero-filled: every byte is inflated into before it is read.
-  const auto inflated = std::make_unique_for_overwrite<std::uint8_t[]>(chunk_elements * kDoubleBytes);
+  const auto inflated =
+      std::make_unique_for_overwrite<std::uint8_t[]>(chunk_elements * kDoubleBytes);
   std::vector<double> edge;  // the last chunk, when it holds rows past the matrix's end
   for (std::size_t row = 0; row < rows; row += chunk_rows) {
     const hsize_t offset[2] = {row, 0};
@@ -129,7 +130,8 @@ bool read_matrix_chunks(hid_t set, std::size_t rows, std::size_t cols, double* o
       edge.resize(chunk_elements);
       into = edge.data();
     }
-    if (!decode_chunk(stored, chunk_elements, {inflated.get(), chunk_elements * kDoubleBytes}, into))
+    if (!decode_chunk(stored, chunk_elements, {inflated.get(), chunk_elements * kDoubleBytes},
+                      into))
       return false;
     if (into != out + row * cols) std::memcpy(out + row * cols, into, kept * kDoubleBytes);
   }

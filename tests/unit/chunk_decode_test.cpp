@@ -83,8 +83,8 @@ TEST_F(ChunkDecode, EveryShapeReadsAsTheLibraryReadsIt) {
     const auto n = written[k].size();
     h5::Handle set = h5::open_dataset(file.get(), name);
     std::vector<double> direct(n);
-    ASSERT_TRUE(h5::detail::read_matrix_chunks(set.get(), shapes[k].rows, shapes[k].cols,
-                                               direct.data()))
+    ASSERT_TRUE(
+        h5::detail::read_matrix_chunks(set.get(), shapes[k].rows, shapes[k].cols, direct.data()))
         << name << ": the direct path did not apply to write_matrix's own pipeline";
     const auto library = through_library(set.get(), n);
     EXPECT_EQ(std::memcmp(direct.data(), library.data(), n * sizeof(double)), 0) << name;
