@@ -15,8 +15,13 @@ void restart_with_huge_page_heap(char** argv) {
   // 1: madvise the heap for transparent huge pages, which the kernel's default (madvise) honours.
   tunables += std::string(tunables.empty() ? "" : ":") + kTunable + "=1";
   if (setenv("GLIBC_TUNABLES", tunables.c_str(), 1) != 0) return;
-  execv("/proc/self/exe", argv);
-  // Still here: the exec failed (no /proc); the tunable stays set so that nothing tries again.
+  // By its own path, not /proc/self/exe: the process keeps its name (ps, top, perf).
+  std::string self(4096, '\0');
+  const ssize_t length = readlink("/proc/self/exe", self.data(), self.size() - 1);
+  if (length <= 0) return;
+  self.resize(static_cast<std::size_t>(length));
+  execv(self.c_str(), argv);
+  // Still here: the exec failed; the tunable stays set so that nothing tries again.
 }
 
 }  // namespace preflight::report

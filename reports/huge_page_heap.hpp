@@ -9,7 +9,7 @@ namespace preflight::report {
 
 // Call first in main: replaces the process with itself, the tunable added to GLIBC_TUNABLES,
 // unless it is there already (the second start, or the user chose a value). Returns where it did
-// not (already set, or the exec failed: the report then runs as before, with small pages).
+// not (already set, or no /proc or the exec failed: the report then runs with small pages).
 void restart_with_huge_page_heap(char** argv);
 
 }  // namespace preflight::report

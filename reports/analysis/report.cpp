@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <future>
 #include <set>
 
 #include "plugins/plugins.hpp"
@@ -155,6 +156,11 @@ Report build_report(const ReportInputs& in) {
   r.regression_options = in.regression;
   const auto& runs = *in.runs;
   for (std::size_t i = 0; i < runs.size(); ++i) {
+    // A soak is judged round by round beside the run's own judgements (both only read the run):
+    // a day's soak is thousands of rounds.
+    auto soak = std::async(std::launch::async, [&, i] {
+      return analyse_soak(runs[i], in.labels[i], in.soak, in.outliers);
+    });
     auto judged = judge_outliers(runs[i], in.outliers);
     r.runs.push_back({&runs[i], in.labels[i], std::move(judged.outliers),
                       std::move(judged.not_judged), find_watch_findings(runs[i]),
@@ -165,7 +171,7 @@ Report build_report(const ReportInputs& in) {
     run.host_of_node = host_of_node(runs[i]);
     run.rank0_host = rank0_host(runs[i]);
     run.figures = headline_figures(runs[i]);
-    run.soak = analyse_soak(runs[i], in.labels[i], in.soak, in.outliers);
+    run.soak = soak.get();
     auto environment = env_check_failures(runs[i], in.labels[i]);
     r.checks.insert(r.checks.end(), environment.begin(), environment.end());
     if (in.outliers.slow_fails) {
