@@ -60,8 +60,8 @@ struct WatchedSeries {
   // Per world rank, NaN where it has no reading: zero: every reading's bits OR-ed; peers: the
   // median reading; reference: the highest reading.
   std::vector<double> per_rank;
-  std::vector<double> reference_per_rank;     // reference: the highest reading of `reference`
-  std::vector<std::size_t> readings, broken;  // per rank: readings, and (zero) those not 0
+  std::vector<double> reference_per_rank;  // reference: the highest reading of `reference`
+  std::vector<schema::ReadingCount> readings, broken;  // per rank: readings, those broken
 };
 
 // One cell of a per-iteration counter (iterations x ranks): the timed iteration, the world rank,

@@ -146,8 +146,10 @@ std::map<std::string, WatchedSeries> read_watched_summaries(hid_t case_group, st
       return std::vector<double>(at, at + static_cast<std::ptrdiff_t>(ranks));
     };
     const auto count = [&](std::size_t k) {
-      std::vector<std::size_t> v;
-      for (const double x : row(k)) v.push_back(static_cast<std::size_t>(x));
+      const auto at = m.values.begin() + static_cast<std::ptrdiff_t>(k * ranks);
+      std::vector<s::ReadingCount> v(ranks);
+      std::transform(at, at + static_cast<std::ptrdiff_t>(ranks), v.begin(),
+                     [](double x) { return static_cast<s::ReadingCount>(x); });
       return v;
     };
     s::WatchedSummary summary{row(s::watched_row::kPerRank),

@@ -103,7 +103,7 @@ WatchedSummary summarise_watched(Watch rule, std::vector<std::vector<double>> re
   w.broken.assign(ranks, 0);
   for (std::size_t r = 0; r < ranks; ++r) {
     auto& v = readings[r];
-    w.readings[r] = v.size();
+    w.readings[r] = static_cast<ReadingCount>(v.size());
     if (v.empty()) continue;
     if (rule == Watch::kZero) {
       std::uint64_t bits = 0;

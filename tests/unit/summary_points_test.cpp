@@ -82,8 +82,8 @@ TEST(PointSummary, WatchedSeriesSummarisedByTheirRule) {
   EXPECT_EQ(zero.per_rank[0], 0);
   EXPECT_EQ(zero.per_rank[1], 0x8 | 0x20 | 0x40);
   EXPECT_TRUE(std::isnan(zero.per_rank[2]));
-  EXPECT_EQ(zero.readings, (std::vector<std::size_t>{3, 3, 0}));
-  EXPECT_EQ(zero.broken, (std::vector<std::size_t>{0, 3, 0}));
+  EXPECT_EQ(zero.readings, (std::vector<s::ReadingCount>{3, 3, 0}));
+  EXPECT_EQ(zero.broken, (std::vector<s::ReadingCount>{0, 3, 0}));
   EXPECT_TRUE(zero.reference_per_rank.empty());
 
   s::append_readings({std::vector<double>{1980, 1500, 1970, 1400, 1975, kNaN}, 3, 2}, sm);
@@ -109,8 +109,8 @@ TEST(PointSummary, AGrowingCountIsItsRiseOverTheCase) {
   EXPECT_EQ(grows.per_rank[0], 0);
   EXPECT_EQ(grows.per_rank[1], 3);
   EXPECT_TRUE(std::isnan(grows.per_rank[2]));
-  EXPECT_EQ(grows.readings, (std::vector<std::size_t>{3, 3, 0}));
-  EXPECT_EQ(grows.broken, (std::vector<std::size_t>{0, 2, 0}));
+  EXPECT_EQ(grows.readings, (std::vector<s::ReadingCount>{3, 3, 0}));
+  EXPECT_EQ(grows.broken, (std::vector<s::ReadingCount>{0, 2, 0}));
 }
 
 // A case with a work counter, a counter of faults, back-to-back blocks, an event series, three

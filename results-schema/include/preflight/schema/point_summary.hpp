@@ -55,13 +55,17 @@ constexpr bool counts_faults(Kind kind, Direction direction) {
 std::vector<CounterCell> fault_cells(MatrixView counter);
 
 // A watched series (SPEC.md "What the report watches") over a whole case, per world rank.
+// A count of a rank's readings over a case: 4 bytes, not 8, because a soak's report keeps two per
+// watched series, rank and case of every round (a day at 1,000 nodes: gigabytes).
+using ReadingCount = std::uint32_t;
+
 struct WatchedSummary {
   // NaN where the rank has no reading: zero: every reading's bits OR-ed; peers: the median
   // reading; reference: the highest reading; grows: the last reading less the first.
   std::vector<double> per_rank;
   std::vector<double> reference_per_rank;  // reference: the highest reading of the reference
   // readings, and those that break the rule: zero: not 0; grows: above the reading before
-  std::vector<std::size_t> readings, broken;
+  std::vector<ReadingCount> readings, broken;
 };
 // Appends each rank's readings of one series matrix (rows x ranks; NaN rows left out) to
 // `per_rank` (resized to cols).
