@@ -104,9 +104,11 @@ enum class DeclaredSince { kNone, kV1, kV2 };
 Column read_column(hid_t group, const std::string& name, DeclaredSince declared,
                    const std::string& where) {
   Column c;
+  auto read = h5::read_declared_column(group, name);
+  c.numbers = std::move(read.numbers);
+  c.strings = std::move(read.strings);
   {
-    h5::Handle set = h5::open_dataset(group, name);
-    const auto attributes = h5::read_attributes(set.get());
+    const auto& attributes = read.attributes;
     const auto at = where + " column '" + name + "'";
     if (attributes.contains(s::kUnitAttribute))
       c.unit = string_declaration(attributes, s::kUnitAttribute, at);
@@ -121,10 +123,6 @@ Column read_column(hid_t group, const std::string& name, DeclaredSince declared,
       c.better = string_declaration(attributes, schema::kBetterAttribute, at);
     }
   }
-  if (h5::is_string_dataset(group, name))
-    c.strings = h5::read_string_column(group, name);
-  else
-    c.numbers = h5::read_double_column(group, name);
   return c;
 }
 

@@ -237,14 +237,19 @@ std::size_t element_count(hid_t dataset, hid_t group, std::string_view name) {
       check_at(H5Sget_simple_extent_npoints(space.get()), "size", group, name));
 }
 
+// The values of the open dataset `set` (`name` under `group`, for messages) as `type`.
+template <typename T>
+std::vector<T> numbers_of(hid_t set, hid_t group, std::string_view name, hid_t type) {
+  std::vector<T> out(element_count(set, group, name));
+  if (!out.empty())
+    check_at(H5Dread(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()), "read", group, name);
+  return out;
+}
+
 template <typename T>
 std::vector<T> read_numeric_column(hid_t group, std::string_view name, hid_t type) {
   Handle set = open_dataset(group, name);
-  std::vector<T> out(element_count(set.get(), group, name));
-  if (!out.empty())
-    check_at(H5Dread(set.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()), "read", group,
-             name);
-  return out;
+  return numbers_of<T>(set.get(), group, name, type);
 }
 
 // Fixed-length string bytes up to their padding.
@@ -526,11 +531,11 @@ std::vector<double> read_double_column(hid_t group, std::string_view name) {
   return read_numeric_column<double>(group, name, H5T_NATIVE_DOUBLE);
 }
 
-std::vector<std::string> read_string_column(hid_t group, std::string_view name) {
-  Handle set = open_dataset(group, name);
-  Handle stored(check_at(H5Dget_type(set.get()), "read the type of", group, name), H5Tclose);
-  if (H5Tget_class(stored.get()) != H5T_STRING)
-    throw Error("HDF5: " + child_path(group, name) + " holds no strings");
+namespace {
+
+// The strings of the open dataset `set`, whose stored type is `stored` (a string type).
+std::vector<std::string> strings_of(const Handle& set, const Handle& stored, hid_t group,
+                                    std::string_view name) {
   const std::size_t n = element_count(set.get(), group, name);
   std::vector<std::string> out;
   out.reserve(n);
@@ -551,6 +556,32 @@ std::vector<std::string> read_string_column(hid_t group, std::string_view name) 
            group, name);
   for (std::size_t i = 0; i < n; ++i) out.push_back(unpadded(data.data() + i * size, size));
   return out;
+}
+
+Handle type_of(hid_t set, hid_t group, std::string_view name) {
+  return {check_at(H5Dget_type(set), "read the type of", group, name), H5Tclose};
+}
+
+}  // namespace
+
+std::vector<std::string> read_string_column(hid_t group, std::string_view name) {
+  Handle set = open_dataset(group, name);
+  Handle stored = type_of(set.get(), group, name);
+  if (H5Tget_class(stored.get()) != H5T_STRING)
+    throw Error("HDF5: " + child_path(group, name) + " holds no strings");
+  return strings_of(set, stored, group, name);
+}
+
+DeclaredColumn read_declared_column(hid_t group, std::string_view name) {
+  Handle set = open_dataset(group, name);
+  DeclaredColumn c;
+  c.attributes = read_attributes(set.get());
+  Handle stored = type_of(set.get(), group, name);
+  if (H5Tget_class(stored.get()) == H5T_STRING)
+    c.strings = strings_of(set, stored, group, name);
+  else
+    c.numbers = numbers_of<double>(set.get(), group, name, H5T_NATIVE_DOUBLE);
+  return c;
 }
 
 void write_matrix(hid_t group, std::string_view name, std::size_t rows, std::size_t cols,

@@ -114,6 +114,14 @@ void write_column(hid_t group, std::string_view name, std::span<const std::strin
 std::vector<std::int64_t> read_int_column(hid_t group, std::string_view name);
 std::vector<double> read_double_column(hid_t group, std::string_view name);
 std::vector<std::string> read_string_column(hid_t group, std::string_view name);
+// A column and its attributes through one open of the dataset (a soak's report reads hundreds of
+// thousands): its strings where it holds strings, else its numbers as doubles.
+struct DeclaredColumn {
+  std::map<std::string, AttributeValue, std::less<>> attributes;
+  std::vector<double> numbers;
+  std::vector<std::string> strings;
+};
+DeclaredColumn read_declared_column(hid_t group, std::string_view name);
 
 // A rows x cols matrix of doubles, chunked by rows, deflate-compressed and checksummed.
 void write_matrix(hid_t group, std::string_view name, std::size_t rows, std::size_t cols,
