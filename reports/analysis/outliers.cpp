@@ -6,6 +6,9 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "analysis/leave_one_out.hpp"
 #include "preflight/common/stats.hpp"
@@ -288,19 +291,30 @@ std::vector<Outlier> outliers_of(const RunData& run, const OutlierOptions& optio
   const auto node_column = run.environment.find("node");
   const auto name_column = run.environment.find(std::string(schema::env::kNodeName.name));
   if (node_column != run.environment.end() && name_column != run.environment.end()) {
-    std::map<std::string, std::vector<int>> ranks_of_node;
-    for (int r : present_rank)
-      ranks_of_node[node_column->second[static_cast<std::size_t>(r)]].push_back(r);
+    // Nodes in name order, each with its ranks: hashed, then the distinct names sorted (a soak
+    // judges every round of thousands of ranks this way).
+    std::unordered_map<std::string_view, std::size_t> index_of_node;
+    std::vector<std::vector<int>> members_of;
+    for (int r : present_rank) {
+      const std::string_view node = node_column->second[static_cast<std::size_t>(r)];
+      const auto [it, fresh] = index_of_node.try_emplace(node, members_of.size());
+      if (fresh) members_of.emplace_back();
+      members_of[it->second].push_back(r);
+    }
+    std::vector<std::pair<std::string_view, std::size_t>> by_name(index_of_node.begin(),
+                                                                  index_of_node.end());
+    std::sort(by_name.begin(), by_name.end());
     std::vector<double> node_ratio;
-    std::vector<std::string> node_key;
-    for (const auto& [node, members] : ranks_of_node) {
-      std::vector<double> v;
-      for (int r : members) v.push_back(rank_ratio[static_cast<std::size_t>(r)]);
+    std::vector<std::size_t> node_key;
+    std::vector<double> v;
+    for (const auto& [node, index] : by_name) {
+      v.clear();
+      for (int r : members_of[index]) v.push_back(rank_ratio[static_cast<std::size_t>(r)]);
       node_ratio.push_back(median(v));
-      node_key.push_back(node);
+      node_key.push_back(index);
     }
     for (const auto& [i, z, judged] : judge(node_ratio, options, Judge::kSlowNode)) {
-      const auto& members = ranks_of_node[node_key[i]];
+      const auto& members = members_of[node_key[i]];
       out.push_back({"node", name_column->second[static_cast<std::size_t>(members.front())],
                      members, judged, z, compared[static_cast<std::size_t>(members.front())]});
     }
@@ -332,17 +346,15 @@ std::string lateness_not_judged(const RunData& run, const OutlierOptions& o,
 std::vector<std::string> not_judged_of(const RunData& run, const OutlierOptions& options,
                                        const Evidence& all) {
   const auto& e = all.slowness;
-  std::vector<std::string> nodes;
+  std::unordered_set<std::string_view> nodes;
   std::size_t ranks = 0;
   const auto node_column = run.environment.find("node");
   for (std::size_t r = 0; r < e.ratio.size(); ++r) {
     if (std::isnan(e.ratio[r])) continue;
     ++ranks;
     if (node_column != run.environment.end() && r < node_column->second.size())
-      nodes.push_back(node_column->second[r]);
+      nodes.insert(node_column->second[r]);
   }
-  std::sort(nodes.begin(), nodes.end());
-  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
   std::vector<std::string> out;
   if (e.short_blocks > 0)
     out.push_back(fmt::format(

@@ -42,6 +42,11 @@ struct NodeMap {
   std::vector<std::size_t> node_of_rank;        // index into names
   std::vector<std::vector<std::size_t>> ranks;  // per node
   std::map<std::string, std::size_t> index;     // node name -> index
+  // What the chain of findings needs of the environment (as RunReport holds it), the same in
+  // every round: taken once.
+  std::vector<std::string> distinct_hosts;
+  std::map<std::string, std::string> host_of_node;
+  std::string rank0_host;
 };
 
 NodeMap node_map(const RunData& run) {
@@ -60,6 +65,9 @@ NodeMap node_map(const RunData& run) {
     m.node_of_rank.push_back(it->second);
     m.ranks[it->second].push_back(r);
   }
+  m.distinct_hosts = distinct_hosts(run);
+  m.host_of_node = host_of_node(run);
+  m.rank0_host = rank0_host(run);
   return m;
 }
 
@@ -124,9 +132,9 @@ void judge_round(const RunData& round, const std::string& label, const NodeMap& 
                  k, fmt::format("{}: {}: {}", when, w.finding, w.detail), w.remedy);
   }
   report.outcomes = case_outcomes(round);
-  report.hosts = distinct_hosts(round);
-  report.host_of_node = host_of_node(round);
-  report.rank0_host = rank0_host(round);
+  report.hosts = nodes.distinct_hosts;
+  report.host_of_node = nodes.host_of_node;
+  report.rank0_host = nodes.rank0_host;
   const std::vector<RunReport> one{std::move(report)};
   for (const auto& f : find_bottlenecks(one, {}))
     for (const auto& suspect : f.suspects) {
