@@ -93,20 +93,23 @@ void record_named(NamedMap& named, const SoakSubject& subject, std::size_t round
   n.declared = std::max(n.declared, declared);
 }
 
-std::string round_label(const SoakSummary& s, std::size_t round) {
-  const auto& r = s.rounds[round];
+std::string round_label(const SoakRound& r) {
   const auto time = time_of_day(r.start_time);
   return time.empty() ? fmt::format("round {}", r.repetition)
                       : fmt::format("round {} ({} UTC)", r.repetition, time);
+}
+
+std::string round_label(const SoakSummary& s, std::size_t round) {
+  return round_label(s.rounds[round]);
 }
 
 // The judgements of a whole run, on one round: slow nodes, device telemetry, and the hosts,
 // links, fabric and devices the chain's findings name (a fabric pair sweep's isolation, a
 // device's wrong results).
 void judge_round(const RunData& round, const std::string& label, const NodeMap& nodes,
-                 const OutlierOptions& outlier_options, const SoakSummary& s, std::size_t k,
+                 const OutlierOptions& outlier_options, const SoakRound& this_round, std::size_t k,
                  NamedMap& named) {
-  const auto when = round_label(s, k);
+  const auto when = round_label(this_round);
   auto judged = judge_outliers(round, outlier_options);
   for (const auto& o : judged.outliers) {
     if (o.kind != "node") continue;
@@ -149,15 +152,15 @@ void judge_round(const RunData& round, const std::string& label, const NodeMap& 
 
 // Cases of the round that failed or hung: a note each (the chain's findings name a device
 // where the evidence does).
-void note_failures(const RunData& round, const SoakSummary& s, std::size_t k,
-                   std::vector<std::string>& notes, std::size_t& dropped) {
+void note_failures(const RunData& round, const SoakRound& r, std::vector<std::string>& notes,
+                   std::size_t& dropped) {
   for (const auto& c : round.cases) {
     if (c.status == s::case_status::kOk) continue;
     if (notes.size() >= kNotesKept) {
       ++dropped;
       continue;
     }
-    notes.push_back(fmt::format("{}: case {} {} {}", round_label(s, k), c.group_name, c.name,
+    notes.push_back(fmt::format("{}: case {} {} {}", round_label(r), c.group_name, c.name,
                                 c.status == s::case_status::kTimeout ? "hung" : "failed"));
   }
 }
@@ -174,8 +177,8 @@ void active_times(const std::vector<double>& times, std::vector<double>& out) {
 // slow-node judgement compares (outliers.hpp), kept per round; without itself, so that with two
 // nodes a node's drift is not halved by its own share of the median. Linear in ranks per point
 // (and log ranks per node).
-void node_figures(const RunData& round, const NodeMap& nodes, const OutlierOptions& o,
-                  std::size_t k, std::vector<SoakNode>& out) {
+std::vector<double> node_figures(const RunData& round, const NodeMap& nodes,
+                                 const OutlierOptions& o) {
   std::vector<std::vector<double>> ratios(nodes.names.size());
   std::size_t most = 0;  // ranks of the largest node
   for (const auto& r : nodes.ranks) most = std::max(most, r.size());
@@ -198,8 +201,10 @@ void node_figures(const RunData& round, const NodeMap& nodes, const OutlierOptio
       }
     }
   }
+  std::vector<double> out(ratios.size(), kNaN);
   for (std::size_t n = 0; n < ratios.size(); ++n)
-    out[n].figure[k] = ratios[n].empty() ? kNaN : median_in_place(ratios[n]);
+    if (!ratios[n].empty()) out[n] = median_in_place(ratios[n]);
+  return out;
 }
 
 // Per round: the median over points of all active ranks' median time against the same case
@@ -243,23 +248,14 @@ std::vector<double> shared_figures(const std::vector<std::vector<PointLevel>>& l
   return figure;
 }
 
-// What a block of rounds named, and its notes (cases that failed or hung), for take_block.
-struct BlockJudgement {
+// What one round's judgement found, kept until the rounds are taken in order (take_round).
+struct RoundJudgement {
   NamedMap named;
-  std::vector<std::string> notes;
+  std::vector<std::string> notes;  // cases that failed or hung
   std::size_t dropped = 0;
+  std::vector<double> node_figures;  // per node (node_figures)
+  std::vector<PointLevel> levels;
 };
-
-// The rounds in about equal blocks, as many as the machine has cores (up to 8), each from..to.
-std::vector<std::pair<std::size_t, std::size_t>> round_blocks(std::size_t rounds) {
-  const std::size_t cores = std::max(1U, std::thread::hardware_concurrency());
-  const std::size_t count =
-      std::clamp<std::size_t>(std::min<std::size_t>(cores, 8), 1, std::max<std::size_t>(rounds, 1));
-  std::vector<std::pair<std::size_t, std::size_t>> out;
-  for (std::size_t b = 0; b < count; ++b)
-    out.emplace_back(rounds * b / count, rounds * (b + 1) / count);
-  return out;
-}
 
 // The run without its cases: a round's cases go in, one round at a time.
 RunData run_without_cases(const RunData& run) {
@@ -273,24 +269,56 @@ RunData run_without_cases(const RunData& run) {
   return round;
 }
 
-// A block's names and notes after those of the blocks before it, as one pass in round order
-// would have recorded them.
-void take_block(BlockJudgement&& b, NamedMap& named, std::vector<std::string>& notes,
-                std::size_t& dropped) {
-  for (auto& [subject, n] : b.named) {
+// Everything a soak's judgement of one round needs besides the round: the same for every round.
+struct RoundContext {
+  const std::string& label;
+  const NodeMap& nodes;
+  const OutlierOptions& outliers;
+};
+
+// `round` holds the round's cases (and the run's environment).
+RoundJudgement judge_one_round(const RunData& round, const RoundContext& x, const SoakRound& r,
+                               std::size_t k) {
+  RoundJudgement j;
+  judge_round(round, x.label, x.nodes, x.outliers, r, k, j.named);
+  note_failures(round, r, j.notes, j.dropped);
+  j.node_figures = node_figures(round, x.nodes, x.outliers);
+  j.levels = point_levels(round, x.outliers);
+  return j;
+}
+
+// The rounds in about equal blocks, as many as the machine has cores (up to 8), each from..to.
+std::vector<std::pair<std::size_t, std::size_t>> round_blocks(std::size_t rounds) {
+  const std::size_t cores = std::max(1U, std::thread::hardware_concurrency());
+  const std::size_t count =
+      std::clamp<std::size_t>(std::min<std::size_t>(cores, 8), 1, std::max<std::size_t>(rounds, 1));
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  for (std::size_t b = 0; b < count; ++b)
+    out.emplace_back(rounds * b / count, rounds * (b + 1) / count);
+  return out;
+}
+
+// Round k's names, notes and figures after those of the rounds before it, as one pass in round
+// order records them, whatever thread judged which round.
+void take_round(RoundJudgement&& j, std::size_t k, NamedMap& named, SoakSummary& s,
+                std::vector<std::vector<PointLevel>>& levels, std::size_t& dropped) {
+  for (auto& [subject, n] : j.named) {
     auto& into = named[subject];
     into.rounds.insert(into.rounds.end(), n.rounds.begin(), n.rounds.end());
     for (auto& e : n.evidence)
       if (into.evidence.size() < kEvidenceKept) into.evidence.push_back(std::move(e));
     into.declared = std::max(into.declared, n.declared);
   }
-  for (auto& note : b.notes) {
-    if (notes.size() < kNotesKept)
-      notes.push_back(std::move(note));
+  for (auto& note : j.notes) {
+    if (s.notes.size() < kNotesKept)
+      s.notes.push_back(std::move(note));
     else
       ++dropped;
   }
-  dropped += b.dropped;
+  dropped += j.dropped;
+  for (std::size_t n = 0; n < s.nodes.size() && n < j.node_figures.size(); ++n)
+    s.nodes[n].figure[k] = j.node_figures[n];
+  levels[k] = std::move(j.levels);
 }
 
 // Least squares of a figure on the round index: the slope as a fraction of the fitted level at
@@ -847,56 +875,36 @@ std::string rounds_text(const SoakSummary& s, const std::vector<std::size_t>& ro
   return out;
 }
 
-std::optional<SoakSummary> analyse_soak(const RunData& run, const std::string& label,
-                                        const SoakOptions& options,
-                                        const OutlierOptions& outliers) {
-  if (!(run.soak_s > 0)) return std::nullopt;
+namespace {
+
+// A summary of the run's nodes, with no round yet.
+SoakSummary soak_of(const RunData& run, const NodeMap& nodes) {
   SoakSummary s;
   s.soak_s = run.soak_s;
-  std::map<std::int64_t, std::vector<std::size_t>> cases_of_round;
-  for (std::size_t i = 0; i < run.cases.size(); ++i)
-    cases_of_round[run.cases[i].get(s::harness::kRepetition).value_or(0)].push_back(i);
-  for (const auto& [repetition, cases] : cases_of_round) {
-    std::string start;
-    for (auto i : cases) {
-      const auto t = run.cases[i].get(s::harness::kStartTime).value_or("");
-      if (!t.empty() && (start.empty() || t < start)) start = t;
-    }
-    s.rounds.push_back({repetition, start, cases.size()});
-  }
-  const auto nodes = node_map(run);
   for (std::size_t n = 0; n < nodes.names.size(); ++n)
-    s.nodes.push_back({nodes.names[n],
-                       nodes.hosts[n],
-                       s::Remedy::kNone,
-                       {},
-                       {},
-                       std::vector<double>(s.rounds.size(), kNaN)});
-  std::vector<std::vector<std::size_t>> round_cases;
-  for (const auto& [repetition, cases] : cases_of_round) round_cases.push_back(cases);
+    s.nodes.push_back({nodes.names[n], nodes.hosts[n], s::Remedy::kNone, {}, {}, {}});
+  return s;
+}
+
+// A round of `cases` (its repetition's): its first start time and its count.
+SoakRound round_of(std::int64_t repetition, const std::vector<const CaseData*>& cases) {
+  std::string start;
+  for (const auto* c : cases) {
+    const auto t = c->get(s::harness::kStartTime).value_or("");
+    if (!t.empty() && (start.empty() || t < start)) start = t;
+  }
+  return {repetition, start, cases.size()};
+}
+
+// The patterns, drift and verdicts from every round's judgement, taken in round order.
+SoakSummary conclude(SoakSummary s, const NodeMap& nodes, std::vector<RoundJudgement>&& judged,
+                     const SoakOptions& options) {
+  for (auto& n : s.nodes) n.figure.assign(s.rounds.size(), kNaN);
   std::vector<std::vector<PointLevel>> levels(s.rounds.size());
   NamedMap named;
   std::size_t dropped = 0;
-  // Blocks of rounds judged in parallel (a day's soak at 1,000 nodes is thousands of rounds,
-  // each judged as a whole run is), each block's names and notes then taken in round order:
-  // the same summary whatever the threads.
-  const auto blocks = round_blocks(round_cases.size());
-  std::vector<std::future<BlockJudgement>> judged;
-  for (const auto& [from, to] : blocks)
-    judged.push_back(std::async(std::launch::async, [&, from = from, to = to] {
-      BlockJudgement b;
-      RunData round = run_without_cases(run);  // one round at a time, its cases copied in
-      for (std::size_t k = from; k < to; ++k) {
-        round.cases.clear();
-        for (auto i : round_cases[k]) round.cases.push_back(run.cases[i]);
-        judge_round(round, label, nodes, outliers, s, k, b.named);
-        note_failures(round, s, k, b.notes, b.dropped);
-        node_figures(round, nodes, outliers, k, s.nodes);  // writes round k's figures only
-        levels[k] = point_levels(round, outliers);
-      }
-      return b;
-    }));
-  for (auto& f : judged) take_block(f.get(), named, s.notes, dropped);
+  for (std::size_t k = 0; k < judged.size(); ++k)
+    take_round(std::move(judged[k]), k, named, s, levels, dropped);
   const auto shared = shared_figures(levels);
   const auto chance = chance_rates(named, s.rounds.size(), nodes);
   for (const auto& [subject, n] : named) {
@@ -920,6 +928,41 @@ std::optional<SoakSummary> analyse_soak(const RunData& run, const std::string& l
   }
   verdicts(s);
   return s;
+}
+
+}  // namespace
+
+std::optional<SoakSummary> analyse_soak(const RunData& run, const std::string& label,
+                                        const SoakOptions& options,
+                                        const OutlierOptions& outliers) {
+  if (!(run.soak_s > 0)) return std::nullopt;
+  const auto nodes = node_map(run);
+  auto s = soak_of(run, nodes);
+  std::map<std::int64_t, std::vector<const CaseData*>> cases_of_round;
+  for (const auto& c : run.cases)
+    cases_of_round[c.get(s::harness::kRepetition).value_or(0)].push_back(&c);
+  std::vector<const std::vector<const CaseData*>*> round_cases;
+  for (const auto& [repetition, cases] : cases_of_round) {
+    s.rounds.push_back(round_of(repetition, cases));
+    round_cases.push_back(&cases);
+  }
+  // Blocks of rounds judged in parallel (a day's soak at 1,000 nodes is thousands of rounds,
+  // each judged as a whole run is), each round's names and notes then taken in round order:
+  // the same summary whatever the threads.
+  std::vector<RoundJudgement> judged(round_cases.size());
+  const RoundContext context{label, nodes, outliers};
+  std::vector<std::future<void>> blocks;
+  for (const auto& [from, to] : round_blocks(round_cases.size()))
+    blocks.push_back(std::async(std::launch::async, [&, from = from, to = to] {
+      RunData round = run_without_cases(run);  // one round at a time, its cases copied in
+      for (std::size_t k = from; k < to; ++k) {
+        round.cases.clear();
+        for (const auto* c : *round_cases[k]) round.cases.push_back(*c);
+        judged[k] = judge_one_round(round, context, s.rounds[k], k);
+      }
+    }));
+  for (auto& b : blocks) b.get();
+  return conclude(std::move(s), nodes, std::move(judged), options);
 }
 
 }  // namespace preflight::report
