@@ -253,6 +253,7 @@ int main(int argc, char** argv) {
   // Everything is read and checked before anything is printed or written: one bad input stops
   // the report with its reason, and no half-written output.
   std::vector<RunData> runs;
+  std::vector<SoakStream> soak_streams;  // one per file: its soak judged as it is read
   std::vector<RunData> baselines;
   Rules rules;
   Catalogue catalogue;
@@ -277,8 +278,16 @@ int main(int argc, char** argv) {
       given_reference = find_reference(references, reference);
       inputs.given_reference = &given_reference;
     }
-    for (const auto& path : files) runs.push_back(read_run(path));
+    // Each soak judged round by round as its file is read (the reader's thread reads, workers
+    // judge): a day's soak at 1,000 nodes is thousands of rounds.
+    soak_streams.reserve(files.size());
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      auto& stream = soak_streams.emplace_back(inputs.labels[i], inputs.soak, inputs.outliers);
+      runs.push_back(read_run(
+          files[i], [&stream](const RunData& run, std::size_t index) { stream.add(run, index); }));
+    }
     inputs.runs = &runs;
+    inputs.soak_streams = &soak_streams;
     baselines.reserve(baseline_paths.size());
     for (const auto& path : baseline_paths) {
       try {

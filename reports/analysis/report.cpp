@@ -159,7 +159,9 @@ Report build_report(const ReportInputs& in) {
     // A soak is judged round by round beside the run's own judgements (both only read the run):
     // a day's soak is thousands of rounds.
     auto soak = std::async(std::launch::async, [&, i] {
-      return analyse_soak(runs[i], in.labels[i], in.soak, in.outliers);
+      return in.soak_streams != nullptr && i < in.soak_streams->size()
+                 ? (*in.soak_streams)[i].finish(runs[i])
+                 : analyse_soak(runs[i], in.labels[i], in.soak, in.outliers);
     });
     auto judged = judge_outliers(runs[i], in.outliers);
     r.runs.push_back({&runs[i], in.labels[i], std::move(judged.outliers),

@@ -88,6 +88,8 @@ struct ReportInputs {
   RegressionOptions regression;
   OutlierOptions outliers;
   SoakOptions soak;
+  // One per run where its soak was judged while it was read (SoakStream); null: judged here.
+  std::vector<SoakStream>* soak_streams = nullptr;
   // Reference envelopes to choose from by each run's environment; `given` (--reference) is used
   // for every run instead; `none`: judged against peers only.
   const std::vector<Reference>* references = nullptr;

@@ -4,8 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <condition_variable>
+#include <deque>
+#include <exception>
 #include <future>
 #include <map>
+#include <mutex>
 #include <set>
 #include <thread>
 #include <utility>
@@ -36,6 +40,11 @@ std::string rank_column(const RunData& run, std::string_view column, std::size_t
   return it == run.environment.end() || rank >= it->second.size() ? "" : it->second[rank];
 }
 
+}  // namespace
+
+// Named, not anonymous: SoakStream::State holds them.
+namespace soak_parts {
+
 // The run's nodes in order of their first rank, and each rank's node.
 struct NodeMap {
   std::vector<std::string> names, hosts;
@@ -48,6 +57,11 @@ struct NodeMap {
   std::map<std::string, std::string> host_of_node;
   std::string rank0_host;
 };
+
+}  // namespace soak_parts
+using soak_parts::NodeMap;
+
+namespace {
 
 NodeMap node_map(const RunData& run) {
   NodeMap m;
@@ -77,6 +91,11 @@ std::string gpu_of_rank(const RunData& run, std::size_t rank) {
   return uuid.empty() ? rank_column(run, s::kGpuEnvironmentColumns[0].name, rank) : uuid;
 }
 
+}  // namespace
+
+// Named, not anonymous: SoakStream::State holds them.
+namespace soak_parts {
+
 // Each subject named in some round: the rounds (indices, increasing) and the first lines.
 struct Named {
   std::vector<std::size_t> rounds;
@@ -84,6 +103,12 @@ struct Named {
   s::Remedy declared = s::Remedy::kNone;  // a telemetry finding's remedy, as its series declares
 };
 using NamedMap = std::map<SoakSubject, Named>;
+
+}  // namespace soak_parts
+using soak_parts::Named;
+using soak_parts::NamedMap;
+
+namespace {
 
 void record_named(NamedMap& named, const SoakSubject& subject, std::size_t round,
                   std::string evidence, s::Remedy declared = s::Remedy::kNone) {
@@ -211,10 +236,20 @@ std::vector<double> node_figures(const RunData& round, const NodeMap& nodes,
 // position and point in the first round that ran it, for every node drifting together. A
 // round's levels are taken on its own (rounds are judged in parallel), then set against the
 // first rounds' in order (shared_figures).
+}  // namespace
+
+// Named, not anonymous: SoakStream::State holds them.
+namespace soak_parts {
+
 struct PointLevel {
   std::size_t position = 0, point = 0;
   double all = 0;  // all active ranks' median time
 };
+
+}  // namespace soak_parts
+using soak_parts::PointLevel;
+
+namespace {
 
 std::vector<PointLevel> point_levels(const RunData& round, const OutlierOptions& o) {
   std::vector<PointLevel> out;
@@ -248,6 +283,11 @@ std::vector<double> shared_figures(const std::vector<std::vector<PointLevel>>& l
   return figure;
 }
 
+}  // namespace
+
+// Named, not anonymous: SoakStream::State holds them.
+namespace soak_parts {
+
 // What one round's judgement found, kept until the rounds are taken in order (take_round).
 struct RoundJudgement {
   NamedMap named;
@@ -256,6 +296,11 @@ struct RoundJudgement {
   std::vector<double> node_figures;  // per node (node_figures)
   std::vector<PointLevel> levels;
 };
+
+}  // namespace soak_parts
+using soak_parts::RoundJudgement;
+
+namespace {
 
 // The run without its cases: a round's cases go in, one round at a time.
 RunData run_without_cases(const RunData& run) {
@@ -963,6 +1008,140 @@ std::optional<SoakSummary> analyse_soak(const RunData& run, const std::string& l
     }));
   for (auto& b : blocks) b.get();
   return conclude(std::move(s), nodes, std::move(judged), options);
+}
+
+// The reading thread groups cases into rounds and queues each round as it completes; workers
+// judge rounds from the queue into their slots.
+struct SoakStream::State {
+  std::string label;
+  SoakOptions options;
+  OutlierOptions outliers;
+  bool started = false, soak = false, in_order = true;
+  NodeMap nodes;
+  SoakSummary summary;  // its rounds appended by the reading thread alone
+  std::int64_t repetition = 0;
+  std::vector<CaseData> pending;  // copies of the round being read: the reader's run may go
+  std::vector<const CaseData*> pending_view;
+  std::set<std::int64_t> seen;
+
+  struct Task {
+    std::size_t k = 0;
+    SoakRound round;
+    std::vector<CaseData> cases;
+  };
+  std::mutex m;  // guards what follows
+  std::condition_variable wake;
+  std::deque<Task> queue;
+  bool closing = false;
+  std::vector<RoundJudgement> judged;
+  std::exception_ptr failed;
+  std::vector<std::thread> workers;
+
+  void start(const RunData& run) {
+    started = true;
+    soak = run.soak_s > 0;
+    if (!soak) return;
+    nodes = node_map(run);
+    summary = soak_of(run, nodes);
+    const std::size_t cores = std::max(1U, std::thread::hardware_concurrency());
+    const std::size_t count = std::clamp<std::size_t>(cores - 1, 1, 7);
+    for (std::size_t w = 0; w < count; ++w)
+      workers.emplace_back([this, round = run_without_cases(run)]() mutable { work(round); });
+  }
+
+  void work(RunData& round) {
+    const RoundContext context{label, nodes, outliers};
+    for (;;) {
+      Task task;
+      {
+        std::unique_lock lock(m);
+        wake.wait(lock, [&] { return closing || !queue.empty(); });
+        if (queue.empty()) return;
+        task = std::move(queue.front());
+        queue.pop_front();
+      }
+      try {
+        round.cases = std::move(task.cases);
+        auto j = judge_one_round(round, context, task.round, task.k);
+        const std::lock_guard lock(m);
+        if (judged.size() <= task.k) judged.resize(task.k + 1);
+        judged[task.k] = std::move(j);
+      } catch (...) {
+        const std::lock_guard lock(m);
+        if (!failed) failed = std::current_exception();
+      }
+    }
+  }
+
+  void submit() {
+    seen.insert(repetition);
+    const std::size_t k = summary.rounds.size();
+    pending_view.clear();
+    for (const auto& c : pending) pending_view.push_back(&c);
+    summary.rounds.push_back(round_of(repetition, pending_view));
+    {
+      const std::lock_guard lock(m);
+      queue.push_back({k, summary.rounds.back(), std::move(pending)});
+    }
+    pending.clear();
+    wake.notify_one();
+  }
+
+  void stop() {
+    {
+      const std::lock_guard lock(m);
+      closing = true;
+    }
+    wake.notify_all();
+    for (auto& w : workers) w.join();
+    workers.clear();
+  }
+};
+
+SoakStream::SoakStream(std::string label, SoakOptions options, OutlierOptions outliers)
+    : state_(std::make_unique<State>()) {
+  state_->label = std::move(label);
+  state_->options = options;
+  state_->outliers = outliers;
+}
+
+SoakStream::~SoakStream() {
+  if (state_) state_->stop();
+}
+
+SoakStream::SoakStream(SoakStream&&) noexcept = default;
+SoakStream& SoakStream::operator=(SoakStream&&) noexcept = default;
+
+void SoakStream::add(const RunData& run, std::size_t index) {
+  auto& st = *state_;
+  if (!st.started) st.start(run);
+  if (!st.soak || !st.in_order) return;
+  const auto& c = run.cases[index];
+  const auto repetition = c.get(s::harness::kRepetition).value_or(0);
+  if (!st.pending.empty() && repetition != st.repetition) {
+    if (repetition < st.repetition || st.seen.contains(repetition)) {
+      st.in_order = false;  // finish() judges the whole run instead
+      return;
+    }
+    st.submit();
+  }
+  st.repetition = repetition;
+  st.pending.push_back(c);
+}
+
+bool SoakStream::judged_while_read() const {
+  return state_->started && state_->soak && state_->in_order;
+}
+
+std::optional<SoakSummary> SoakStream::finish(const RunData& run) {
+  auto& st = *state_;
+  if (st.soak && st.in_order && !st.pending.empty()) st.submit();
+  st.stop();
+  if (st.failed) std::rethrow_exception(st.failed);
+  if (!st.started || !st.soak || !st.in_order)
+    return analyse_soak(run, st.label, st.options, st.outliers);
+  st.judged.resize(st.summary.rounds.size());
+  return conclude(std::move(st.summary), st.nodes, std::move(st.judged), st.options);
 }
 
 }  // namespace preflight::report

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -118,6 +119,28 @@ struct SoakSummary {
 // of that round's cases alone, so that memory holds one round besides the run.
 std::optional<SoakSummary> analyse_soak(const RunData& run, const std::string& label,
                                         const SoakOptions& options, const OutlierOptions& outliers);
+
+// A soak judged round by round while its file is read (read_run's per-case callback), so that
+// judging overlaps reading: finish() gives what analyse_soak gives on the whole run. The rounds
+// must come in order, each round's cases together, as preflight writes them; where they do not,
+// finish() judges the whole run with analyse_soak. Worker threads: the cores less the reader's.
+class SoakStream {
+ public:
+  SoakStream(std::string label, SoakOptions options, OutlierOptions outliers);
+  ~SoakStream();
+  SoakStream(SoakStream&&) noexcept;
+  SoakStream& operator=(SoakStream&&) noexcept;
+  // run.cases[index] has just been read; the cases before it stay where they are (read_run).
+  void add(const RunData& run, std::size_t index);
+  // `run` read to its end: waits for the rounds still being judged.
+  std::optional<SoakSummary> finish(const RunData& run);
+  // After finish: whether its rounds were judged as they were read (false: the whole run was).
+  bool judged_while_read() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 // Every pattern of the run's soak as a finding (stage stragglers and hardware) whose suspect
 // carries its remediation and pattern, so that every consumer of suspects sees it.

@@ -547,7 +547,7 @@ void read_env_checks(hid_t f, const std::string& path, RunData& run) {
 
 }  // namespace
 
-RunData read_run(const std::string& path) {
+RunData read_run(const std::string& path, const CaseRead& on_case) {
   if (access(path.c_str(), F_OK) != 0)
     throw ReadError(fmt::format("{}: no such file (check the path)", path));
   if (access(path.c_str(), R_OK) != 0)
@@ -618,8 +618,12 @@ RunData read_run(const std::string& path) {
     }
     if (!h5::exists(f, s::kCasesGroup)) throw ReadError(missing(path, "the group /cases"));
     h5::Handle cases = h5::open_group(f, s::kCasesGroup);
-    for (const auto& name : h5::child_names(cases.get()))
+    const auto names = h5::child_names(cases.get());
+    run.cases.reserve(names.size());
+    for (const auto& name : names) {
       run.cases.push_back(read_case(cases.get(), name, run));
+      if (on_case) on_case(run, run.cases.size() - 1);
+    }
     return run;
   } catch (const h5::Error& e) {
     if (e.checksum_failed)

@@ -11,6 +11,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
@@ -184,7 +185,11 @@ struct RunData {
 // The schema versions this report reads: 2 natively, 1 through the v1 adapter.
 inline constexpr std::int64_t kSchemaV1 = 1, kSchemaV2 = 2;
 
+// Called after each case is read, in the file's order, with the run so far (environment and
+// cases read until now) and the case's index in run.cases; what it keeps, it copies.
+using CaseRead = std::function<void(const RunData& run, std::size_t index)>;
+
 // Throws ReadError.
-RunData read_run(const std::string& path);
+RunData read_run(const std::string& path, const CaseRead& on_case = {});
 
 }  // namespace preflight::report

@@ -2,11 +2,13 @@
 // making a pattern (persistent, step, intermittent) and each node's speed against its peers a
 // trend (drift), each with the remedy an operator applies.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <functional>
+#include <numeric>
 #include <random>
 
 #include "analysis/report.hpp"
@@ -390,5 +392,76 @@ TEST(Soak, JsonHasTheSoakObjectAndTheSuspectsRemediation) {
   EXPECT_FALSE(without.at("runs").at(0).contains("soak"));
   for (const auto& x : without.at("suspects")) EXPECT_FALSE(x.contains("remediation"));
 }
+
+namespace streamed {
+
+using preflight::report::SoakStream;
+
+// Feeds the run's cases to a SoakStream in `order`, as the reader would (the run so far, the
+// case's index), and returns what it concludes.
+SoakSummary streamed(const RunData& whole, const std::vector<std::size_t>& order,
+                     bool& while_read) {
+  SoakStream stream("soak", {}, {});
+  RunData so_far = whole;
+  so_far.cases.clear();
+  for (const auto i : order) {
+    so_far.cases.push_back(whole.cases[i]);
+    stream.add(so_far, so_far.cases.size() - 1);
+  }
+  const auto summary = stream.finish(so_far);
+  while_read = stream.judged_while_read();
+  EXPECT_TRUE(summary.has_value());
+  return summary.value_or(SoakSummary{});
+}
+
+// What the report shows of a summary, all of it compared.
+std::string shown(const SoakSummary& s) {
+  std::string out;
+  for (const auto& r : s.rounds)
+    out += fmt::format("round {} {} {}\n", r.repetition, r.start_time, r.cases);
+  for (const auto& p : s.patterns) {
+    out += fmt::format("{} {} {} {} {}", preflight::report::name_of(p.kind),
+                       preflight::report::subject_text(p.subject), fmt::join(p.rounds, ","),
+                       static_cast<int>(p.remedy), p.slope);
+    for (const auto& e : p.evidence) out += " | " + e;
+    out += "\n";
+  }
+  for (const auto& n : s.nodes)
+    out += fmt::format("{} {} {}\n", n.node, static_cast<int>(n.verdict), fmt::join(n.figure, ","));
+  for (const auto& note : s.notes) out += note + "\n";
+  return out;
+}
+
+// A node slow in two spells, another drifting: the stream concludes what the whole run's
+// analysis does, case by case in order; out of order it judges the whole run, with the same result.
+TEST(SoakStream, ConcludesWhatTheWholeRunsAnalysisDoes) {
+  const auto run = soak(
+      [](std::size_t node, std::size_t round) {
+        const bool spell = (round >= 3 && round <= 5) || (round >= 15 && round <= 17);
+        return node == 2 && spell ? 1.5 : node == 1 ? 1 + 0.005 * static_cast<double>(round) : 1.0;
+      },
+      7, 0.01, 24);
+  const auto whole = shown(analyse(run));
+  ASSERT_NE(whole.find("intermittent node h2"), std::string::npos) << whole;
+  ASSERT_NE(whole.find("drift node h1"), std::string::npos) << whole;
+  std::vector<std::size_t> order(run.cases.size());
+  std::iota(order.begin(), order.end(), 0);
+  bool while_read = false;
+  EXPECT_EQ(shown(streamed(run, order, while_read)), whole);
+  EXPECT_TRUE(while_read);
+  std::swap(order[5], order[20]);  // round 20 read before round 5: not in order
+  EXPECT_EQ(shown(streamed(run, order, while_read)), whole);
+  EXPECT_FALSE(while_read);
+}
+
+TEST(SoakStream, NotASoakHasNoSummary) {
+  auto run = soak(slow_in({}), 1);
+  run.soak_s = 0;
+  SoakStream stream("soak", {}, {});
+  for (std::size_t i = 0; i < run.cases.size(); ++i) stream.add(run, i);
+  EXPECT_FALSE(stream.finish(run).has_value());
+}
+
+}  // namespace streamed
 
 }  // namespace
