@@ -95,7 +95,8 @@ ol.findings li.more { list-style: none; }
 
 class Writer {
  public:
-  Writer(const Report& report, const HtmlOptions& options) : report_(report), options_(options) {}
+  Writer(const Report& report, const HtmlOptions& options)
+      : report_(report), options_(options), charts_(options.gnuplot) {}
 
   std::string render() {
     const auto scaling_plans = scaling_charts(report_);
@@ -106,23 +107,24 @@ class Writer {
                      size_plans);
     bottlenecks();
     checks();
-    scaling_section(out_, report_, scaling_plans, options_.gnuplot);
-    size_section(out_, report_, size_plans, scaling_count, options_.gnuplot);
+    scaling_section(out_, report_, scaling_plans, charts_);
+    size_section(out_, report_, size_plans, scaling_count, charts_);
     fits();
     const int numbered = plugin_sections(
-        out_, report_, scaling_count + static_cast<int>(size_plans.size()), options_.gnuplot);
-    const int soaked = soak_section(out_, report_, numbered, options_.gnuplot);
+        out_, report_, scaling_count + static_cast<int>(size_plans.size()), charts_);
+    const int soaked = soak_section(out_, report_, numbered, charts_);
     outliers();
-    per_device_section(out_, report_, soaked, options_.gnuplot);
+    per_device_section(out_, report_, soaked, charts_);
     regressions();
     instances();
     out_ += "</main>\n</body>\n</html>\n";
-    return std::move(out_);
+    return charts_.fill(out_);
   }
 
  private:
   const Report& report_;
   const HtmlOptions& options_;
+  ChartFigures charts_;
   std::string out_;
 
   void add(std::string_view s) { out_ += s; }
@@ -176,10 +178,9 @@ class Writer {
       // Its number in its section: the scaling charts come first, then those against size.
       const auto number = first.index + 1 + (of_scaling ? 0 : scaling.size());
       add(fmt::format("<h3 id=\"first-chart-heading\">{}</h3>\n", chart_heading(plan)));
-      add(chart_figure(plan.chart, {"first", "first-chart", "chart first-screen"},
-                       fmt::format("{}; with its section <a href=\"#chart-{}\">below</a>.",
-                                   e(first.why), number),
-                       options_.gnuplot));
+      add(charts_.figure(plan.chart, {"first", "first-chart", "chart first-screen"},
+                         fmt::format("{}; with its section <a href=\"#chart-{}\">below</a>.",
+                                     e(first.why), number)));
     }
     add("<p class=\"muted\">FAIL when a check failed or a size got slower than the baseline; "
         "else INCONCLUSIVE when a measurement was too noisy to judge; else PASS.</p>\n");

@@ -17,8 +17,8 @@ using namespace html;  // the page's own formats: e(), num(), ...
 // Writes the sections onto the page's text, as the page's Writer does the others.
 class ChartSections {
  public:
-  ChartSections(const Report& report, const std::string& gnuplot, std::string& out)
-      : report_(report), gnuplot_(gnuplot), out_(out) {}
+  ChartSections(const Report& report, ChartFigures& charts, std::string& out)
+      : report_(report), charts_(charts), out_(out) {}
 
   void scaling(const std::vector<PlannedChart>& plans) {
     if (report_.scaling.empty()) return;
@@ -63,7 +63,7 @@ class ChartSections {
       for (const auto& c : s.charts) {
         ++number;
         add(fmt::format("<h3>{}</h3>\n", e(c.title)));
-        add(numbered_chart(c, number, "", gnuplot_));
+        add(charts_.numbered(c, number, ""));
       }
     }
     return number;
@@ -188,42 +188,42 @@ class ChartSections {
   }
 
   const Report& report_;
-  const std::string& gnuplot_;
+  ChartFigures& charts_;
   std::string& out_;
 
   void add(std::string_view s) { out_ += s; }
 
   // A section's chart: numbered, so that its SVG ids and its anchor are its own.
   void chart(const PlannedChart& plan, int number) {
-    add(numbered_chart(plan.chart, number, e(plan.caption), gnuplot_));
+    add(charts_.numbered(plan.chart, number, e(plan.caption)));
   }
 };
 
 }  // namespace
 
 void scaling_section(std::string& out, const Report& report, const std::vector<PlannedChart>& plans,
-                     const std::string& gnuplot) {
-  ChartSections(report, gnuplot, out).scaling(plans);
+                     ChartFigures& charts) {
+  ChartSections(report, charts, out).scaling(plans);
 }
 
 void size_section(std::string& out, const Report& report, const std::vector<PlannedChart>& plans,
-                  int numbered_before, const std::string& gnuplot) {
-  ChartSections(report, gnuplot, out).bandwidth_vs_size(plans, numbered_before);
+                  int numbered_before, ChartFigures& charts) {
+  ChartSections(report, charts, out).bandwidth_vs_size(plans, numbered_before);
 }
 
 int plugin_sections(std::string& out, const Report& report, int numbered_before,
-                    const std::string& gnuplot) {
-  return ChartSections(report, gnuplot, out).sections(numbered_before);
+                    ChartFigures& charts) {
+  return ChartSections(report, charts, out).sections(numbered_before);
 }
 
 int soak_section(std::string& out, const Report& report, int numbered_before,
-                 const std::string& gnuplot) {
-  return ChartSections(report, gnuplot, out).soaks(numbered_before);
+                 ChartFigures& charts) {
+  return ChartSections(report, charts, out).soaks(numbered_before);
 }
 
 void per_device_section(std::string& out, const Report& report, int numbered_before,
-                        const std::string& gnuplot) {
-  ChartSections(report, gnuplot, out).per_device(numbered_before);
+                        ChartFigures& charts) {
+  ChartSections(report, charts, out).per_device(numbered_before);
 }
 
 }  // namespace preflight::report

@@ -10,23 +10,23 @@
 
 #include "analysis/chart_plan.hpp"
 #include "analysis/report.hpp"
+#include "render/html_charts.hpp"
 
 namespace preflight::report {
 
 // Numbered from 1: the page draws them first.
 void scaling_section(std::string& out, const Report& report, const std::vector<PlannedChart>& plans,
-                     const std::string& gnuplot);
+                     ChartFigures& charts);
 void size_section(std::string& out, const Report& report, const std::vector<PlannedChart>& plans,
-                  int numbered_before, const std::string& gnuplot);
+                  int numbered_before, ChartFigures& charts);
 // Returns the number of the last chart drawn.
 int plugin_sections(std::string& out, const Report& report, int numbered_before,
-                    const std::string& gnuplot);
+                    ChartFigures& charts);
 // A soak's nodes and its charts (the first 24); nothing for a run that is not a soak. Returns
 // the number of the last chart drawn.
-int soak_section(std::string& out, const Report& report, int numbered_before,
-                 const std::string& gnuplot);
+int soak_section(std::string& out, const Report& report, int numbered_before, ChartFigures& charts);
 // The first 24 (the rest counted); no section when no case compares peers.
 void per_device_section(std::string& out, const Report& report, int numbered_before,
-                        const std::string& gnuplot);
+                        ChartFigures& charts);
 
 }  // namespace preflight::report

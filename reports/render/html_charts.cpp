@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <future>
+#include <semaphore>
+#include <thread>
 #include <vector>
 
 #include "render/charts.hpp"
@@ -59,10 +63,62 @@ std::string chart_figure(Chart chart, const FigurePlace& place, const std::strin
   return out + "\n</figure>\n";
 }
 
-std::string numbered_chart(const Chart& chart, int number, const std::string& caption,
-                           const std::string& gnuplot) {
-  return chart_figure(chart, {fmt::format("c{}", number), fmt::format("chart-{}", number), "chart"},
-                      caption, gnuplot);
+namespace {
+
+constexpr std::string_view kMarker = "<!--figure ";
+
+}  // namespace
+
+struct ChartFigures::Drawing {
+  std::string gnuplot;
+  std::counting_semaphore<> slots{std::max<std::ptrdiff_t>(
+      1, static_cast<std::ptrdiff_t>(std::thread::hardware_concurrency()))};
+  std::vector<std::future<std::string>> figures;
+};
+
+ChartFigures::ChartFigures(std::string gnuplot) : drawing_(std::make_unique<Drawing>()) {
+  drawing_->gnuplot = std::move(gnuplot);
+}
+
+ChartFigures::~ChartFigures() {
+  for (auto& f : drawing_->figures)
+    if (f.valid()) f.wait();
+}
+
+std::string ChartFigures::figure(Chart chart, const FigurePlace& place,
+                                 const std::string& caption) {
+  auto& d = *drawing_;
+  d.figures.push_back(
+      std::async(std::launch::async, [&d, chart = std::move(chart), place, caption]() mutable {
+        d.slots.acquire();
+        struct Release {
+          std::counting_semaphore<>& slots;
+          ~Release() { slots.release(); }
+        } release{d.slots};
+        return chart_figure(std::move(chart), place, caption, d.gnuplot);
+      }));
+  return fmt::format("{}{}-->", kMarker, d.figures.size() - 1);
+}
+
+std::string ChartFigures::numbered(const Chart& chart, int number, const std::string& caption) {
+  return figure(chart, {fmt::format("c{}", number), fmt::format("chart-{}", number), "chart"},
+                caption);
+}
+
+std::string ChartFigures::fill(const std::string& page) {
+  std::string out;
+  out.reserve(page.size());
+  std::size_t from = 0;
+  for (auto at = page.find(kMarker); at != std::string::npos; at = page.find(kMarker, from)) {
+    out.append(page, from, at - from);
+    const auto number_at = at + kMarker.size();
+    const auto end = page.find("-->", number_at);
+    const auto index = std::stoul(page.substr(number_at, end - number_at));
+    out += drawing_->figures.at(index).get();
+    from = end + 3;
+  }
+  out.append(page, from);
+  return out;
 }
 
 std::string chart_heading(const PlannedChart& plan) {
