@@ -62,7 +62,9 @@ struct WatchedSeries {
   // median reading; reference: the highest reading.
   std::vector<double> per_rank;
   std::vector<double> reference_per_rank;  // reference: the highest reading of `reference`
-  std::vector<schema::ReadingCount> readings, broken;  // per rank: readings, those broken
+  // Per rank (rules zero and grows; empty for the others, which do not judge them): readings,
+  // and those that broke the rule.
+  std::vector<schema::ReadingCount> readings, broken;
 };
 
 // One cell of a per-iteration counter (iterations x ranks): the timed iteration, the world rank,
