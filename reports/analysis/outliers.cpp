@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
+#include <future>
 #include <map>
 #include <string_view>
 #include <unordered_map>
@@ -92,18 +94,35 @@ struct SlownessEvidence {
   std::size_t waited = 0;  // sizes left with fewer than 3 ranks by leaving out the waiting ones
 };
 
-SlownessEvidence slowness(const RunData& run, const OutlierOptions& o,
-                          const std::vector<int>& late) {
+// Where the second of two threads takes over the cases (slowness and lateness are judged in two
+// halves at once: a day's soak is thousands of cases); 0, one thread, for a run of few cases (a
+// soak's round is not worth a thread).
+std::size_t halfway(const RunData& run) {
+  constexpr std::size_t kCasesWorthAThread = 64;
+  return run.cases.size() < kCasesWorthAThread ? 0 : run.cases.size() / 2;
+}
+
+// The ratios of the cases [from, to) (the cases' share of slowness below), each rank's in the
+// order of its points.
+struct SlownessPart {
+  std::vector<std::vector<double>> relative;  // per rank
+  std::size_t sizes = 0, short_blocks = 0, waited = 0;
+  std::int64_t fewest_ops = 0;
+};
+
+SlownessPart slowness_part(const RunData& run, const OutlierOptions& o,
+                           const std::vector<int>& late, std::size_t from, std::size_t to) {
   const auto ranks = static_cast<std::size_t>(run.world_size);
   // A rank has a ratio at most once a point: room for all at once, not regrown point by point
   // (a day's soak is tens of thousands of points).
   std::size_t points = 0;
-  for (const auto& c : run.cases)
-    if (c.meaning.peer_slow) points += c.rank_medians.size();
-  std::vector<std::vector<double>> relative(ranks);
-  SlownessEvidence e;
+  for (std::size_t i = from; i < to; ++i)
+    if (run.cases[i].meaning.peer_slow) points += run.cases[i].rank_medians.size();
+  SlownessPart e;
+  e.relative.resize(ranks);
   std::vector<double> own, active;
-  for (const auto& c : run.cases) {
+  for (std::size_t i = from; i < to; ++i) {
+    const auto& c = run.cases[i];
     if (!c.meaning.peer_slow) continue;
     for (std::size_t point = 0; point < c.rank_medians.size(); ++point) {
       ++e.sizes;
@@ -131,17 +150,41 @@ SlownessEvidence slowness(const RunData& run, const OutlierOptions& o,
       }
       for (std::size_t r = 0; r < own.size() && r < ranks; ++r) {
         if (std::isnan(own[r])) continue;
-        if (relative[r].empty()) relative[r].reserve(points);
-        relative[r].push_back(own[r] / peers);
+        if (e.relative[r].empty()) e.relative[r].reserve(points);
+        e.relative[r].push_back(own[r] / peers);
       }
     }
   }
+  return e;
+}
+
+// Two halves of the cases at once (a day's soak is thousands of cases, judged after reading
+// while a core is free); a rank's ratio is the median of both halves' ratios together, which
+// is what one pass over all the cases gives.
+SlownessEvidence slowness(const RunData& run, const OutlierOptions& o,
+                          const std::vector<int>& late) {
+  const auto ranks = static_cast<std::size_t>(run.world_size);
+  const std::size_t half = halfway(run);
+  auto second = std::async(half == 0 ? std::launch::deferred : std::launch::async, slowness_part,
+                           std::cref(run), std::cref(o), std::cref(late), half, run.cases.size());
+  const auto first = slowness_part(run, o, late, 0, half);
+  const auto last = second.get();
+  SlownessEvidence e;
+  e.sizes = first.sizes + last.sizes;
+  e.short_blocks = first.short_blocks + last.short_blocks;
+  e.fewest_ops = first.short_blocks == 0  ? last.fewest_ops
+                 : last.short_blocks == 0 ? first.fewest_ops
+                                          : std::min(first.fewest_ops, last.fewest_ops);
+  e.waited = first.waited + last.waited;
   e.ratio.assign(ranks, std::nan(""));
   e.compared.assign(ranks, 0);
+  std::vector<double> both;
   for (std::size_t r = 0; r < ranks; ++r) {
-    if (relative[r].empty()) continue;
-    e.compared[r] = relative[r].size();
-    e.ratio[r] = median_in_place(relative[r]);
+    both.assign(first.relative[r].begin(), first.relative[r].end());
+    both.insert(both.end(), last.relative[r].begin(), last.relative[r].end());
+    if (both.empty()) continue;
+    e.compared[r] = both.size();
+    e.ratio[r] = median_in_place(both);
   }
   return e;
 }
@@ -184,13 +227,15 @@ void add_group_ratios(const CaseData& c, std::size_t point, LateEvidence& e) {
   if (compared) ++e.sizes;
 }
 
-LateEvidence lateness(const RunData& run, const OutlierOptions& o) {
+// The lateness of the cases [from, to); `room`: the points a rank's ratios get room for.
+LateEvidence lateness_part(const RunData& run, const OutlierOptions& o, std::size_t from,
+                           std::size_t to, std::size_t room) {
   LateEvidence e;
   e.ratios.resize(static_cast<std::size_t>(run.world_size));
   e.waits.resize(e.ratios.size());
-  for (const auto& c : run.cases)
-    if (c.meaning.peer_late) e.points += c.rank_medians.size();
-  for (const auto& c : run.cases) {
+  e.points = room;
+  for (std::size_t i = from; i < to; ++i) {
+    const auto& c = run.cases[i];
     if (!c.meaning.peer_late) continue;
     for (std::size_t point = 0; point < c.rank_medians.size(); ++point) {
       if (point < c.iteration_times.size() &&
@@ -201,6 +246,30 @@ LateEvidence lateness(const RunData& run, const OutlierOptions& o) {
       add_group_ratios(c, point, e);
     }
   }
+  return e;
+}
+
+// Two halves of the cases at once, as slowness: the first half's ratios, then the second's, as
+// one pass in case order gives them.
+LateEvidence lateness(const RunData& run, const OutlierOptions& o) {
+  std::size_t points = 0, second_points = 0;
+  const std::size_t half = halfway(run);
+  for (std::size_t i = 0; i < run.cases.size(); ++i) {
+    if (!run.cases[i].meaning.peer_late) continue;
+    points += run.cases[i].rank_medians.size();
+    if (i >= half) second_points += run.cases[i].rank_medians.size();
+  }
+  auto second = std::async(half == 0 ? std::launch::deferred : std::launch::async, lateness_part,
+                           std::cref(run), std::cref(o), half, run.cases.size(), second_points);
+  auto e = lateness_part(run, o, 0, half, points);
+  const auto last = second.get();
+  for (std::size_t r = 0; r < e.ratios.size(); ++r) {
+    e.ratios[r].insert(e.ratios[r].end(), last.ratios[r].begin(), last.ratios[r].end());
+    e.waits[r].insert(e.waits[r].end(), last.waits[r].begin(), last.waits[r].end());
+  }
+  e.sizes += last.sizes;
+  e.thin += last.thin;
+  e.points = points;
   return e;
 }
 

@@ -175,4 +175,46 @@ TEST(Outliers, TooFewSizesOrIterationsForLatenessAreNotJudged) {
   EXPECT_NE(std::find(why.begin(), why.end(), expected), why.end());
 }
 
+namespace many {
+
+// Judged in two halves at once (a run of 64 cases or more): as one pass over every case.
+// Rank 2 is 1.3x slow in cases 40-99 of 100: its median over all is slow (60 of 100), over the
+// first half alone it is not (10 of 50), and over the second alone it counts 50 sizes, not 100.
+TEST(Outliers, ManyCasesAreJudgedAsOnePassOverThemAll) {
+  RunData r;
+  r.world_size = 4;
+  r.environment["node"] = {"0", "1", "2", "3"};
+  r.environment["node_name"] = {"h0", "h1", "h2", "h3"};
+  for (int k = 0; k < 100; ++k) {
+    CaseData c;
+    c.meaning.peer_slow = true;
+    const double slow = k >= 40 ? 1.3 : 1.0;
+    c.rank_medians.push_back({1.0, 1.01, slow, 0.99});
+    c.rank_batched_medians.push_back({1.0, 1.01, slow, 0.99});
+    r.cases.push_back(c);
+  }
+  const auto out = judge_outliers(r).outliers;
+  const auto node = std::find_if(out.begin(), out.end(),
+                                 [](const auto& o) { return o.kind == "node" && o.name == "h2"; });
+  ASSERT_NE(node, out.end());
+  EXPECT_EQ(node->sizes, 100u);
+  EXPECT_NEAR(node->ratio, 1.3 / 1.005, 0.01);
+}
+
+// Rank 1 late in every one of 80 cases (160 sizes): named with every size, from both halves.
+TEST(Outliers, ALateRankOverManyCasesCountsEverySize) {
+  TinyRun t;
+  const double wait = kOp + kLate, waited_per_op = kOp + kLate / 20;
+  for (int op = 0; op < 40; ++op) {
+    t.add(kWorld, {wait, kOp, wait, wait}, {waited_per_op, kOp, waited_per_op, waited_per_op});
+    t.add(kIntra, {wait, kOp, kOp, kOp}, {waited_per_op, kOp, kOp, kOp});
+  }
+  const auto out = judge_outliers(t.run).outliers;
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out.front().name, "rank 1");
+  EXPECT_EQ(out.front().sizes, 160u);
+}
+
+}  // namespace many
+
 }  // namespace
