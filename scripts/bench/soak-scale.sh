@@ -66,9 +66,10 @@ for ((i = 1; i <= runs; i++)); do
   wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s}' "$out/time")
   kib=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$out/time")
   cpu=$(awk -F': ' '/User time|System time/ {s += $2} END {print s}' "$out/time")
+  faults=$(awk -F': ' '/Minor .*page faults/ {print $2}' "$out/time")
   times+=("$wall") cpus+=("$cpu")
   ((kib > peak_kib)) && peak_kib=$kib
-  echo "run $i: ${wall} s wall, ${cpu} s CPU, ${kib} KiB, exit $rc"
+  echo "run $i: ${wall} s wall, ${cpu} s CPU, ${kib} KiB, ${faults} page faults, exit $rc"
 done
 grep -m3 -E '^# (slow node|slow rank)' "$work/run1/terminal.txt" || echo "(no slow node or rank named)"
 bytes=$(stat -c %s "$file")
