@@ -93,16 +93,22 @@ struct TinyRun {
 const std::vector<std::int64_t> kWorld = {0, 0, 0, 0}, kIntra = {0, 0, 1, 1};
 constexpr double kOp = 40e-6, kLate = 1e-3;
 
+// `ops` world cases and `ops` intra cases of a run whose rank 1 leaves every barrier late.
+TinyRun late_rank_one(int ops) {
+  TinyRun t;
+  const double wait = kOp + kLate, waited_per_op = kOp + kLate / 20;
+  for (int op = 0; op < ops; ++op) {
+    t.add(kWorld, {wait, kOp, wait, wait}, {waited_per_op, kOp, waited_per_op, waited_per_op});
+    t.add(kIntra, {wait, kOp, kOp, kOp}, {waited_per_op, kOp, kOp, kOp});
+  }
+  return t;
+}
+
 // Rank 1 leaves every barrier 1 ms late (--test-late-rank 1). In the world cases ranks 0, 2, 3
 // wait for it; in the intra ones ({0,1} and {2,3}) rank 0 alone does, and across all ranks
 // rank 0 then looked slow and rank 1's shortness showed at half the sizes only.
 TEST(Outliers, PlantedLateRankNamedAndTheRankThatWaitedForItIsNotSlow) {
-  TinyRun t;
-  const double wait = kOp + kLate, waited_per_op = kOp + kLate / 20;
-  for (int op = 0; op < 2; ++op) {
-    t.add(kWorld, {wait, kOp, wait, wait}, {waited_per_op, kOp, waited_per_op, waited_per_op});
-    t.add(kIntra, {wait, kOp, kOp, kOp}, {waited_per_op, kOp, kOp, kOp});
-  }
+  const auto t = late_rank_one(2);
   const auto out = judge_outliers(t.run).outliers;
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out.front().kind, "late rank");
@@ -203,12 +209,7 @@ TEST(Outliers, ManyCasesAreJudgedAsOnePassOverThemAll) {
 
 // Rank 1 late in every one of 80 cases (160 sizes): named with every size, from both halves.
 TEST(Outliers, ALateRankOverManyCasesCountsEverySize) {
-  TinyRun t;
-  const double wait = kOp + kLate, waited_per_op = kOp + kLate / 20;
-  for (int op = 0; op < 40; ++op) {
-    t.add(kWorld, {wait, kOp, wait, wait}, {waited_per_op, kOp, waited_per_op, waited_per_op});
-    t.add(kIntra, {wait, kOp, kOp, kOp}, {waited_per_op, kOp, kOp, kOp});
-  }
+  const auto t = late_rank_one(40);
   const auto out = judge_outliers(t.run).outliers;
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out.front().name, "rank 1");
