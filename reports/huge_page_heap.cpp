@@ -1,7 +1,11 @@
 #include "huge_page_heap.hpp"
 
+#include <malloc.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <string>
 
@@ -26,6 +30,45 @@ void restart_with_huge_page_heap(char** argv) {
   if (setenv("GLIBC_TUNABLES", tunables.c_str(), 1) != 0) return;
   execv(self.c_str(), argv);
   // Still here: the exec failed; the tunable stays set so that nothing tries again.
+}
+
+namespace {
+
+constexpr std::size_t kStep = std::size_t{256} << 20;
+// Faulted in a slice at a time, so that stopping waits for one slice at most.
+constexpr std::size_t kSlice = std::size_t{16} << 20;
+constexpr std::uintptr_t kPage = 4096;
+
+// The main arena's end (its program break): what glibc has taken from the kernel so far.
+char* heap_end() {
+  return static_cast<char*>(sbrk(0));
+}
+
+}  // namespace
+
+HeapPrefault::HeapPrefault(std::uint64_t input_bytes) {
+  if (input_bytes < kStep) return;
+  mallopt(M_TOP_PAD, static_cast<int>(kStep));
+  thread_ = std::thread([this] {
+    auto* done =
+        reinterpret_cast<char*>(reinterpret_cast<std::uintptr_t>(heap_end()) & ~(kPage - 1));
+    while (!stop_) {
+      char* end = heap_end();
+      if (end <= done) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        continue;
+      }
+      const auto slice = std::min<std::size_t>(kSlice, static_cast<std::size_t>(end - done));
+      // Pages the reader has written already are left as they are; the kernel makes the rest.
+      if (madvise(done, slice, MADV_POPULATE_WRITE) != 0) return;  // an older kernel: nothing
+      done += slice;
+    }
+  });
+}
+
+HeapPrefault::~HeapPrefault() {
+  stop_ = true;
+  if (thread_.joinable()) thread_.join();
 }
 
 }  // namespace preflight::report

@@ -280,6 +280,13 @@ int main(int argc, char** argv) {
     }
     // Each soak judged round by round as its file is read (the reader's thread reads, workers
     // judge): a day's soak at 1,000 nodes is thousands of rounds.
+    std::uint64_t input_bytes = 0;
+    for (const auto& path : files) {
+      std::error_code ignored;
+      const auto size = fs::file_size(path, ignored);
+      if (!ignored) input_bytes += size;
+    }
+    const HeapPrefault prefault(input_bytes);  // while the files are read and judged
     soak_streams.reserve(files.size());
     for (std::size_t i = 0; i < files.size(); ++i) {
       auto& stream = soak_streams.emplace_back(inputs.labels[i], inputs.soak, inputs.outliers);
