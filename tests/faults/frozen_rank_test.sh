@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every thread of rank 0 stopped at once (SIGSTOP, as a host that locks up or a process stuck in
 # the kernel): rank 0 cannot judge, so the other ranks must end the job themselves within the
-# timeout + 10 s, exit 3, naming rank 0 and its host and not claiming the operation hung; the
+# timeout + 15 s, exit 3, naming rank 0 and its host and not claiming the operation hung; the
 # file must open and hold every case that finished before the stop. Then rank 0 and rank 2
 # stopped together. Then a long case that keeps completing iterations must not be called a hang
 # (it runs well past its timeout), and a case budget is reported as a budget, not as a hang.
@@ -61,8 +61,10 @@ for frozen in "0" "0 2"; do
   took=$(echo "$(date +%s.%N) - $start" | bc)
   cleanup
   [[ $rc -eq 3 ]] && pass "ranks $frozen stopped: exit code 3" || fail "ranks $frozen stopped: exit code $rc, expected 3"
-  at_most "$took" $((timeout_s + 10)) && pass "ended ${took}s after the stop (timeout ${timeout_s}s)" ||
-    fail "ended ${took}s after the stop, more than timeout + 10 s"
+  # Usually 6-7 s here; with two ranks stopped, Open MPI's teardown of the stopped processes once
+  # took 13.9 s on a loaded CI host (2026-12-05): the bound proves the job ends by itself.
+  at_most "$took" $((timeout_s + 15)) && pass "ended ${took}s after the stop (timeout ${timeout_s}s)" ||
+    fail "ended ${took}s after the stop, more than timeout + 15 s"
   grep -q "rank 0 ($host) did not answer" "$log" && pass "names rank 0 and its host $host" ||
     { fail "no rank names rank 0 ($host)"; tail -5 "$log"; }
   grep -q "the operation itself hung" "$log" && fail "claims the operation hung inside MPI" ||
