@@ -1021,7 +1021,6 @@ struct SoakStream::State {
   SoakSummary summary;  // its rounds appended by the reading thread alone
   std::int64_t repetition = 0;
   std::vector<CaseData> pending;  // copies of the round being read: the reader's run may go
-  std::vector<const CaseData*> pending_view;
   std::set<std::int64_t> seen;
 
   struct Task {
@@ -1076,9 +1075,9 @@ struct SoakStream::State {
   void submit() {
     seen.insert(repetition);
     const std::size_t k = summary.rounds.size();
-    pending_view.clear();
-    for (const auto& c : pending) pending_view.push_back(&c);
-    summary.rounds.push_back(round_of(repetition, pending_view));
+    std::vector<const CaseData*> cases;
+    for (const auto& c : pending) cases.push_back(&c);
+    summary.rounds.push_back(round_of(repetition, cases));
     {
       const std::lock_guard lock(m);
       queue.push_back({k, summary.rounds.back(), std::move(pending)});
