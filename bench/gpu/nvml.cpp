@@ -17,6 +17,7 @@ struct Memory {
   unsigned long long total, free, used;
 };
 constexpr unsigned kTemperatureGpu = 0;
+constexpr unsigned kThresholdSlowdown = 1;  // NVML_TEMPERATURE_THRESHOLD_SLOWDOWN
 constexpr unsigned kClockSm = 1, kClockMem = 2;
 constexpr unsigned kEccUncorrected = 1, kEccVolatile = 0;
 constexpr unsigned kNvlinkMaxLinks = 18;  // NVML_NVLINK_MAX_LINKS
@@ -40,6 +41,7 @@ struct Nvml::Api {
   Return (*utilization)(Device, Utilization*) = nullptr;
   Return (*memory)(Device, Memory*) = nullptr;
   Return (*temperature)(Device, unsigned, unsigned*) = nullptr;
+  Return (*temperature_threshold)(Device, unsigned, unsigned*) = nullptr;
   Return (*power)(Device, unsigned*) = nullptr;
   Return (*clock)(Device, unsigned, unsigned*) = nullptr;
   Return (*throttle)(Device, unsigned long long*) = nullptr;
@@ -68,6 +70,10 @@ Nvml::Nvml(const std::string& library) {
   api->utilization = symbol<decltype(api->utilization)>(handle_, "nvmlDeviceGetUtilizationRates");
   api->memory = symbol<decltype(api->memory)>(handle_, "nvmlDeviceGetMemoryInfo");
   api->temperature = symbol<decltype(api->temperature)>(handle_, "nvmlDeviceGetTemperature");
+  // Deprecated from Ada on in favour of field values, but still answered by Hopper's drivers;
+  // where it is not, the limit is missing and the temperature is not judged against it.
+  api->temperature_threshold =
+      symbol<decltype(api->temperature_threshold)>(handle_, "nvmlDeviceGetTemperatureThreshold");
   api->power = symbol<decltype(api->power)>(handle_, "nvmlDeviceGetPowerUsage");
   api->clock = symbol<decltype(api->clock)>(handle_, "nvmlDeviceGetClockInfo");
   api->throttle =
@@ -138,6 +144,7 @@ GpuReading Nvml::read(unsigned index) const {
   g.pcie_gen = get(api_->gen);
   g.pcie_max_width = get(api_->max_width);
   g.pcie_max_gen = get(api_->max_gen);
+  g.slowdown_temp_c = get(api_->temperature_threshold, kThresholdSlowdown);
   return g;
 }
 

@@ -24,6 +24,7 @@ struct GpuReading {
   std::optional<double> pcie_gen;
   std::optional<double> pcie_max_width;  // what the GPU and its slot allow
   std::optional<double> pcie_max_gen;
+  std::optional<double> slowdown_temp_c;  // where the hardware begins to slow the GPU
 };
 
 // NVML's clock-event reasons (nvmlClocksEventReason*, NVML API reference "NvmlClocksEventReasons",

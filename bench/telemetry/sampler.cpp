@@ -45,6 +45,7 @@ std::array<double, s::kTelemetrySeries.size()> reading(const TelemetryPlan& plan
     v[series(s::telemetry::kGpuPcieGenSeries)] = or_nan(g.pcie_gen);
     v[series(s::telemetry::kGpuPcieMaxWidthSeries)] = or_nan(g.pcie_max_width);
     v[series(s::telemetry::kGpuPcieMaxGenSeries)] = or_nan(g.pcie_max_gen);
+    v[series(s::telemetry::kGpuSlowdownTempCSeries)] = or_nan(g.slowdown_temp_c);
   }
   return v;
 }

@@ -127,6 +127,22 @@ void judge_grows(const CaseData& c, const std::string& series, const WatchedSeri
   }
 }
 
+// A reading that came within the margin (w.tolerance, in the series' unit) of the limit its
+// device reports; a rank without the limit is not judged.
+void judge_margin(const CaseData& c, const std::string& series, const WatchedSeries& w,
+                  Findings& out) {
+  for (std::size_t r = 0; r < w.per_rank.size() && r < w.reference_per_rank.size(); ++r) {
+    const double hottest = w.per_rank[r], limit = w.reference_per_rank[r];
+    if (std::isnan(hottest) || std::isnan(limit) || hottest <= limit - w.tolerance) continue;
+    const double headroom = limit - hottest;
+    out.add(series, w, r, c,
+            fmt::format("highest reading {}, {} {} of {} {} (margin {})", reading(hottest, w.unit),
+                        reading(std::fabs(headroom), w.unit), headroom < 0 ? "past" : "short",
+                        w.reference, reading(limit, w.unit), reading(w.tolerance, w.unit)),
+            -headroom);
+  }
+}
+
 // Returns false when too few ranks had readings to judge.
 bool judge_peers(const CaseData& c, const std::string& series, const WatchedSeries& w,
                  Findings& out) {
@@ -205,6 +221,7 @@ std::vector<WatchFinding> find_watch_findings(const RunData& run) {
       if (w.rule == s::Watch::kZero) judge_zero(c, series, w, out);
       if (w.rule == s::Watch::kGrows) judge_grows(c, series, w, out);
       if (w.rule == s::Watch::kPeers) judge_peers(c, series, w, out);
+      if (w.rule == s::Watch::kMargin) judge_margin(c, series, w, out);
     }
   judge_reference(run, out);
   return out.take();

@@ -22,13 +22,13 @@ std::string optional_text(hid_t set, std::string_view name) {
 
 // The remedy a watched series declares; files written before watch_remedy get the one SPEC.md
 // gives for their rule (a clock unlike its peers': reboot; a forced slowdown: isolate; a link
-// below its maximum: reset).
+// below its maximum: reset; too close to a limit: isolate, as SPEC.md gives for temperature).
 s::Remedy remedy_of(hid_t set, s::Watch rule, const std::string& at) {
   const auto text = optional_text(set, s::kWatchRemedyAttribute);
   if (text.empty())
-    return rule == s::Watch::kPeers                              ? s::Remedy::kReboot
-           : rule == s::Watch::kZero || rule == s::Watch::kGrows ? s::Remedy::kIsolate
-                                                                 : s::Remedy::kReset;
+    return rule == s::Watch::kPeers       ? s::Remedy::kReboot
+           : rule == s::Watch::kReference ? s::Remedy::kReset
+                                          : s::Remedy::kIsolate;
   const auto remedy = s::parse(text, s::kRemedyNames);
   if (!remedy)
     throw ReadError(
@@ -64,9 +64,12 @@ WatchedSeries declaration(hid_t set, const std::string& name, const std::string&
   if (w.rule == s::Watch::kPeers && !(w.tolerance > 0))
     throw ReadError(fmt::format("{}: rule peers needs a '{}' above 0, found {}", at,
                                 s::kWatchToleranceAttribute, w.tolerance));
-  if (w.rule == s::Watch::kReference && w.reference.empty())
+  if ((w.rule == s::Watch::kReference || w.rule == s::Watch::kMargin) && w.reference.empty())
     throw ReadError(
-        fmt::format("{}: rule reference names no series in '{}'", at, s::kWatchReferenceAttribute));
+        fmt::format("{}: rule {} names no series in '{}'", at, text, s::kWatchReferenceAttribute));
+  if (w.rule == s::Watch::kMargin && !(w.tolerance >= 0))
+    throw ReadError(fmt::format("{}: rule margin needs a '{}' of 0 or more, found {}", at,
+                                s::kWatchToleranceAttribute, w.tolerance));
   return w;
 }
 
@@ -84,6 +87,10 @@ void append(hid_t series, const std::string& name, std::size_t ranks, const std:
 // before); peers and reference judge the per-rank figure alone.
 bool counts_readings(s::Watch rule) {
   return rule == s::Watch::kZero || rule == s::Watch::kGrows;
+}
+
+bool uses_reference(s::Watch rule) {
+  return rule == s::Watch::kReference || rule == s::Watch::kMargin;
 }
 
 // A summary's per-rank figures as the reader keeps them (WatchedSeries): the counts only for a
@@ -111,7 +118,7 @@ void read_watched_series(hid_t point, std::size_t ranks, WatchedReadings& readin
     }
     if (w.rule == s::Watch::kNone) continue;
     append(series.get(), name, ranks, where, readings.rows[name]);
-    if (w.rule == s::Watch::kReference) {
+    if (uses_reference(w.rule)) {
       if (!h5::exists(series.get(), w.reference))
         throw ReadError(fmt::format("{} series '{}': watched against '{}', which is missing", where,
                                     name, w.reference));
@@ -165,8 +172,7 @@ std::map<std::string, WatchedSeries> read_watched_summaries(hid_t case_group, st
       summary.readings = count(s::watched_row::kReadings);
       summary.broken = count(s::watched_row::kBroken);
     }
-    if (w.rule == s::Watch::kReference)
-      summary.reference_per_rank = row(s::watched_row::kReference);
+    if (uses_reference(w.rule)) summary.reference_per_rank = row(s::watched_row::kReference);
     keep(std::move(summary), w);
     out.emplace(name, std::move(w));
   }

@@ -92,6 +92,10 @@ double highest(const std::vector<double>& v) {
   return v.empty() ? std::nan("") : *std::max_element(v.begin(), v.end());
 }
 
+double lowest(const std::vector<double>& v) {
+  return v.empty() ? std::nan("") : *std::min_element(v.begin(), v.end());
+}
+
 }  // namespace
 
 WatchedSummary summarise_watched(Watch rule, std::vector<std::vector<double>> readings,
@@ -123,10 +127,13 @@ WatchedSummary summarise_watched(Watch rule, std::vector<std::vector<double>> re
       w.per_rank[r] = highest(v);
     }
   }
-  if (rule == Watch::kReference) {
+  if (rule == Watch::kReference || rule == Watch::kMargin) {
     reference.resize(ranks);
     w.reference_per_rank.assign(ranks, std::nan(""));
-    for (std::size_t r = 0; r < ranks; ++r) w.reference_per_rank[r] = highest(reference[r]);
+    // reference: the best the device allows; margin: its limit at its strictest
+    for (std::size_t r = 0; r < ranks; ++r)
+      w.reference_per_rank[r] =
+          rule == Watch::kReference ? highest(reference[r]) : lowest(reference[r]);
   }
   return w;
 }

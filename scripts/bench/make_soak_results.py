@@ -210,10 +210,10 @@ class Soak:
             elif rule == "grows":  # the last reading less the first; readings above the one before
                 rows[0] = values[-1] - values[0]
                 rows[3] = (np.diff(values, axis=0) > 0).sum(axis=0)  # each point's rows are alike
-            else:
+            else:  # reference: the reference's highest reading; margin: its lowest (the limit)
                 rows[0] = values.max(axis=0)
-                reference = self.readings[self.watches[name]["watch_reference"]]
-                rows[1] = np.stack([v for v, _ in reference]).max(axis=0)
+                reference = np.stack([v for v, _ in self.readings[self.watches[name]["watch_reference"]]])
+                rows[1] = reference.min(axis=0) if rule == "margin" else reference.max(axis=0)
                 rows[3] = 0
             rows[2] = readings
             ds = self.store.dataset(wg, name, rows, compressed=True, chunks=rows.shape)
@@ -229,7 +229,8 @@ class Soak:
                 "gpu_throttle": np.zeros(self.n), "gpu_power_capped": np.ones(self.n),
                 "gpu_ecc_errors": np.zeros(self.n), "gpu_pcie_width": np.full(self.n, 16.0),
                 "gpu_pcie_gen": np.full(self.n, 5.0), "gpu_pcie_max_width": np.full(self.n, 16.0),
-                "gpu_pcie_max_gen": np.full(self.n, 5.0), "cpu_mhz": np.full(self.n, 2000.0),
+                "gpu_pcie_max_gen": np.full(self.n, 5.0), "gpu_slowdown_temp_c": np.full(self.n, 87.0),
+                "cpu_mhz": np.full(self.n, 2000.0),
                 "cpu_temp_c": np.full(self.n, 55.0)}
 
     # ---- the three cases of a round ----

@@ -3,17 +3,19 @@
 that drive the ranks' GPUs (results-schema/SPEC.md, "Telemetry"): the series of every case's
 points with the watch declarations, and a PCI bus id per rank in /environment. Healthy readings
 are alike on every rank (clocks within 1%, no throttle bits, a 16-lane gen-5 link whose first
-reading is gen 1, as an idle GPU's is); faults are planted on one rank each. For the report's
+reading is gen 1, as an idle GPU's is; temperatures of 60-75 C under a slowdown threshold of 90 C,
+rank 3's up to 84 C, warm but 6 C short of it); faults are planted on one rank each. For the report's
 telemetry findings (tests/report/telemetry_findings_test.sh).
 
 plant_telemetry.py IN.h5 OUT.h5 [--throttle RANK:CASE] [--clock RANK:FACTOR] [--link RANK:LANES]
-                  [--ecc RANK:CASE] [--no-readings RANK,RANK...]
+                  [--ecc RANK:CASE] [--hot RANK:CASE] [--no-readings RANK,RANK...]
   --throttle  rank RANK reads 0x8 | 0x40 (hardware slowdown, hardware thermal) in half the rows
               of case number CASE (0-based, in file order) only
   --clock     rank RANK's SM clock is FACTOR times the others' in every case
   --link      rank RANK's link is LANES wide (of 16) in every case
   --ecc       rank RANK's uncorrected ECC count rises from 0 to 2 during case CASE and stays at 2
               after it; rank 0 always reads 4 errors from before, which stand still (history)
+  --hot       rank RANK reaches 87 C in case CASE, 3 C short of its slowdown temperature (90 C)
   --no-readings  these ranks have no readings (NaN), as ranks without NVML
 """
 import argparse
@@ -40,6 +42,10 @@ SERIES = {
                        ("grows", "uncorrected ECC errors grew", 0.0, "", "")),
     "gpu_pcie_max_width": ("lanes", "count", "widest PCIe link the GPU and its slot allow", None),
     "gpu_pcie_max_gen": ("", "count", "highest PCIe link generation the GPU and its slot allow", None),
+    "gpu_temp_c": ("C", "count", "GPU temperature",
+                   ("margin", "close to its slowdown temperature", 5.0, "gpu_slowdown_temp_c", "")),
+    "gpu_slowdown_temp_c": ("C", "count", "GPU temperature at which the hardware begins to slow the GPU",
+                            None),
 }
 
 
@@ -56,6 +62,7 @@ def main():
     p.add_argument("--clock", type=lambda t: rank_pair(t, float))
     p.add_argument("--link", type=rank_pair)
     p.add_argument("--ecc", type=rank_pair)
+    p.add_argument("--hot", type=rank_pair)
     p.add_argument("--no-readings", type=lambda t: [int(r) for r in t.split(",")], default=[])
     a = p.parse_args()
     shutil.copyfile(a.src, a.dst)
@@ -83,6 +90,11 @@ def main():
                     "gpu_pcie_max_gen": np.full((rows, ranks), 5.0),
                 }
                 values["gpu_pcie_gen"][0, :] = 1  # idle at the point's start
+                values["gpu_temp_c"] = np.linspace(60, 75, rows)[:, None] * np.ones((rows, ranks))
+                values["gpu_temp_c"][:, 3 % ranks] = np.linspace(70, 84, rows)  # warm, 6 C short
+                values["gpu_slowdown_temp_c"] = np.full((rows, ranks), 90.0)
+                if a.hot and a.hot[1] == number:
+                    values["gpu_temp_c"][:, a.hot[0]] = np.linspace(78, 87, rows)
                 values["gpu_ecc_errors"] = np.zeros((rows, ranks))
                 values["gpu_ecc_errors"][:, 0] = 4  # errors from before the run: they stand still
                 if a.throttle and a.throttle[1] == number:

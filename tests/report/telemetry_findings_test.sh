@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The report's telemetry findings, both ways, on synthetic GPU telemetry planted into a real
 # 4-rank CPU run (tests/report/plant_telemetry.py): a device that throttled in one case, one
-# whose SM clock is 15% below its peers', one whose link trained at x8 and one whose uncorrected
-# ECC count rose during one case are each named, with its case, in every output (terminal,
+# whose SM clock is 15% below its peers', one whose link trained at x8, one whose uncorrected
+# ECC count rose during one case and one that came within 5 C of its slowdown temperature in one
+# case are each named, with its case, in every output (terminal,
 # Markdown, HTML, JSON) and no other device is (rank 0's ECC errors from before the run stand
-# still: history, not named); the same
+# still: history, not named; rank 3 at 84 C, 6 C short of its limit, is not named); the same
 # file with nothing planted names none (its links start each point at gen 1, as idle GPUs do,
 # and are not named for it). With readings on 2 ranks, clocks are "not judged", never called
 # alike. An unknown rule in a file is refused.
@@ -19,7 +20,7 @@ mpirun -np 4 "$bin" matmul --ranks-per-node 1 --dtype float32,float64 --sizes 32
   { fail "preflight matmul failed"; tail -20 "$work/run.log"; finish; exit 1; }
 /usr/bin/python3 "$plant" "$work/run.h5" "$work/clean.h5" || fail "planting (clean) failed"
 /usr/bin/python3 "$plant" "$work/run.h5" "$work/planted.h5" --throttle 2:1 --clock 1:0.85 \
-  --link 3:8 --ecc 2:0 || fail "planting failed"
+  --link 3:8 --ecc 2:0 --hot 1:1 || fail "planting failed"
 
 # The device warnings of each output, one per line, markup removed. The report must exit RC and
 # write every output, its JSON parsing: a report that crashed or wrote nothing must not read as
@@ -52,7 +53,7 @@ outputs clean 0
 for out in terminal markdown htmltext jsontext; do
   f=$work/planted.$out
   n=$(wc -l <"$f")
-  [[ $n -eq 4 ]] && pass "$out: 4 device warnings" || { fail "$out: $n device warnings"; cat "$f"; }
+  [[ $n -eq 5 ]] && pass "$out: 5 device warnings" || { fail "$out: $n device warnings"; cat "$f"; }
   grep -qE "rank 2 on [^ ]+ \(device 0000:38:00\.0\): throttled \(gpu_throttle: 0x8 hardware slowdown, 0x40 hardware thermal slowdown in 6 of 12 readings\) in case 000001 [^,]*$" "$f" &&
     pass "$out: rank 2 throttled in case 000001 alone" || { fail "$out: rank 2's throttling"; cat "$f"; }
   grep -qE "rank 1 on [^ ]+ \(device 0000:28:00\.0\): SM clock unlike its peers' \(gpu_sm_mhz: median 1[67][0-9]{2}(\.[0-9]+)? MHz, 1[4-6]% below its peers' median 19[0-9]{2}(\.[0-9]+)? MHz \(tolerance 10%\)\) in case 000000 .* and 1 more case$" "$f" &&
@@ -61,7 +62,11 @@ for out in terminal markdown htmltext jsontext; do
     pass "$out: rank 3's x8 link" || { fail "$out: rank 3's link"; cat "$f"; }
   grep -qE "rank 2 on [^ ]+ \(device 0000:38:00\.0\): uncorrected ECC errors grew \(gpu_ecc_errors: rose by 2 during the case \(2 of 12 readings above the one before\)\) in case 000000 [^,]*$" "$f" &&
     pass "$out: rank 2's ECC errors grew in case 000000 alone" || { fail "$out: rank 2's ECC errors"; cat "$f"; }
-  ! grep -qE "rank 0 |generation below" "$f" && pass "$out: rank 0 and every link generation unnamed" ||
+  grep -qE "rank 1 on [^ ]+ \(device 0000:28:00\.0\): close to its slowdown temperature \(gpu_temp_c: highest reading 87 C, 3 C short of gpu_slowdown_temp_c 90 C \(margin 5 C\)\) in case 000001 [^,]*$" "$f" &&
+    pass "$out: rank 1 within 5 C of its slowdown temperature in case 000001 alone" ||
+    { fail "$out: rank 1's temperature"; cat "$f"; }
+  ! grep -qE "rank 0 |generation below|rank 3 [^:]*: close to" "$f" &&
+    pass "$out: rank 0, every link generation and rank 3's warm GPU unnamed" ||
     { fail "$out: names a healthy device"; cat "$f"; }
   [[ ! -s $work/clean.$out ]] && pass "$out: clean file: no device warning" ||
     { fail "$out: clean file names a device"; cat "$work/clean.$out"; }
@@ -69,10 +74,10 @@ done
 watch=$(/usr/bin/python3 -c "import json, sys
 for w in json.load(open(sys.argv[1]))['runs'][0]['device_watch']:
     print(w['rank'], w['series'], len(w['cases']))" "$work/planted.json")
-[[ $(tr '\n' ' ' <<<"$watch") == "2 gpu_ecc_errors 1 1 gpu_sm_mhz 2 2 gpu_throttle 1 3 gpu_pcie_width 2 " ]] &&
+[[ $(tr '\n' ' ' <<<"$watch") == "2 gpu_ecc_errors 1 1 gpu_sm_mhz 2 1 gpu_temp_c 1 2 gpu_throttle 1 3 gpu_pcie_width 2 " ]] &&
   pass "JSON device_watch: ranks 1, 2 and 3 with their series and cases" || fail "JSON device_watch: $watch"
 grep -q "device warnings" "$work/planted.txt" && ! grep -q "device warning" "$work/clean.txt" &&
-  pass "the headline counts 4 device warnings, the clean one none" || fail "headline counts"
+  pass "the headline counts device warnings, the clean one none" || fail "headline counts"
 ! grep -q "device watch gpu_" "$work/clean.txt" && pass "4 ranks with readings: every clock compared" ||
   fail "clock comparison not judged: $(grep 'device watch gpu_' "$work/clean.txt")"
 # With readings on 2 ranks only, clocks cannot be compared: said (not judged), and nothing named
@@ -95,4 +100,14 @@ rc=$?
 [[ $rc -eq 2 ]] && grep -q "series 'gpu_throttle': attribute 'watch' is 'sometimes', not one of none, zero, peers, reference" "$work/unknown-rule.txt" &&
   pass "an unknown watch rule is refused (exit 2), with the rules known" ||
   { fail "unknown rule: exit $rc"; cat "$work/unknown-rule.txt"; }
+# A margin without the series holding its limit is refused as well: nothing to hold it against.
+cp "$work/planted.h5" "$work/no-limit.h5"
+/usr/bin/python3 -c "import h5py, sys
+with h5py.File(sys.argv[1], 'r+') as f:
+    f['cases/000000/points/0000/series/gpu_temp_c'].attrs['watch_reference'] = ''" "$work/no-limit.h5"
+"$report" "$work/no-limit.h5" >"$work/no-limit.txt" 2>&1
+rc=$?
+[[ $rc -eq 2 ]] && grep -q "series 'gpu_temp_c': rule margin names no series in 'watch_reference'" "$work/no-limit.txt" &&
+  pass "a margin without its limit's series is refused (exit 2)" ||
+  { fail "margin without a limit: exit $rc"; cat "$work/no-limit.txt"; }
 finish

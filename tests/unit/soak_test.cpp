@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <numeric>
 #include <random>
 
@@ -28,6 +29,7 @@ using preflight::report::SoakPatternKind;
 using preflight::report::SoakSummary;
 
 constexpr std::size_t kNodes = 4, kRounds = 12;
+constexpr double kNaNLimit = std::numeric_limits<double>::quiet_NaN();
 
 // How much slower than its peers node `node` is in round `round` (1: as fast).
 using Slowdown = std::function<double(std::size_t node, std::size_t round)>;
@@ -335,6 +337,37 @@ TEST(Soak, TelemetryFindingGetsTheRemedyItsSeriesDeclares) {
   EXPECT_EQ(s.nodes[3].verdict, s::Remedy::kReboot);
   ASSERT_EQ(s.nodes[3].commands.size(), 1u);
   EXPECT_EQ(s.nodes[3].commands[0].rfind("scontrol reboot ASAP nextstate=RESUME reason=\"", 0), 0u);
+}
+
+// A GPU that runs within its margin of the temperature where its hardware slows it, in two hot
+// spells of a soak, is a cooling fault: its node is isolated, with the drain commands. Another
+// GPU, warm but 10 C short of its limit, and one whose limit NVML did not give, are not named.
+TEST(Soak, AGpuCloseToItsSlowdownTemperatureInTwoSpellsIsIsolated) {
+  auto run = soak(slow_in({}), 1, 0.02, kLongSoak);
+  for (std::size_t round = 0; round < kLongSoak; ++round) {
+    const bool hot = round % 12 >= 3 && round % 12 < 6;  // rounds 3-5 and 15-17
+    preflight::report::WatchedSeries w;
+    w.rule = s::Watch::kMargin;
+    w.finding = "close to its slowdown temperature";
+    w.tolerance = 5;
+    w.unit = "C";
+    w.reference = "gpu_slowdown_temp_c";
+    w.remedy = s::Remedy::kIsolate;
+    w.per_rank = {70, hot ? 87.0 : 74.0, 80, 95};
+    w.reference_per_rank = {90, 90, 90, kNaNLimit};
+    run.cases[round].watched["gpu_temp_c"] = w;
+  }
+  const auto s = analyse(run);
+  ASSERT_EQ(s.patterns.size(), 1u);
+  EXPECT_EQ(s.patterns[0].subject.kind, "device");
+  EXPECT_EQ(s.patterns[0].subject.rank, 1);
+  EXPECT_EQ(s.patterns[0].kind, SoakPatternKind::kIntermittent);
+  EXPECT_EQ(repetitions(s, s.patterns[0]), (std::vector<std::int64_t>{3, 4, 5, 15, 16, 17}));
+  EXPECT_EQ(s.nodes[1].verdict, s::Remedy::kIsolate);
+  ASSERT_EQ(s.nodes[1].commands.size(), 2u);
+  EXPECT_EQ(s.nodes[1].commands[1], "kubectl cordon h1");
+  EXPECT_EQ(s.nodes[2].verdict, s::Remedy::kNone);
+  EXPECT_EQ(s.nodes[3].verdict, s::Remedy::kNone);
 }
 
 preflight::report::Report report_of(const std::vector<RunData>& runs) {

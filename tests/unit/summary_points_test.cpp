@@ -98,6 +98,22 @@ TEST(PointSummary, WatchedSeriesSummarisedByTheirRule) {
   EXPECT_EQ(reference.reference_per_rank, (std::vector<double>{16, 16}));
 }
 
+// A reading held against a limit the device reports: its highest reading, and the limit at its
+// strictest (the lowest of the limit's readings), so that a threshold read once lower counts.
+TEST(PointSummary, AMarginIsTheHottestReadingAgainstTheLowestLimit) {
+  std::vector<std::vector<double>> temp, limit;
+  // 3 ranks over 2 rows: rank 1 peaks at 88, rank 2 has no readings.
+  s::append_readings({std::vector<double>{70, 85, kNaN, 72, 88, kNaN}, 2, 3}, temp);
+  s::append_readings({std::vector<double>{90, 91, kNaN, 90, 90, kNaN}, 2, 3}, limit);
+  const auto margin = s::summarise_watched(s::Watch::kMargin, temp, limit, 3);
+  EXPECT_EQ(margin.per_rank[0], 72);
+  EXPECT_EQ(margin.per_rank[1], 88);
+  EXPECT_TRUE(std::isnan(margin.per_rank[2]));
+  EXPECT_EQ(margin.reference_per_rank[0], 90);
+  EXPECT_EQ(margin.reference_per_rank[1], 90);
+  EXPECT_TRUE(std::isnan(margin.reference_per_rank[2]));
+}
+
 // A count since the driver loaded: one that stands still, however high, breaks nothing; one
 // that rises during the case is its rise, each step up counted.
 TEST(PointSummary, AGrowingCountIsItsRiseOverTheCase) {

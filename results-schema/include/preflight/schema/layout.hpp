@@ -141,12 +141,13 @@ inline constexpr std::array kSummaryDatasets = {
          "neither 0 nor NaN; absent where it has none"},
     Item{kWatchedGroup, Type::kFloat64, "",
          "per watched series, on the case, 4 x world_size: each rank's figure of the rule, its "
-         "reference's highest reading, its readings, those that break the rule"},
+         "reference's highest reading (margin: lowest), its readings, those that break the "
+         "rule"},
 };
 // The rows of a watched series' summary (cases/<C>/watched/<name>), in order.
 namespace watched_row {
 inline constexpr std::size_t kPerRank = 0;    // the rule's figure per rank
-inline constexpr std::size_t kReference = 1;  // reference: the reference's highest reading
+inline constexpr std::size_t kReference = 1;  // reference: its highest reading; margin: lowest
 inline constexpr std::size_t kReadings = 2;   // readings the rank had
 inline constexpr std::size_t kBroken = 3;     // zero: not 0; grows: above the one before
 inline constexpr std::size_t kCount = 4;
@@ -513,18 +514,22 @@ inline constexpr std::array kCounterAttributes = {
 struct SeriesWatch {
   Watch rule = Watch::kNone;
   std::string_view finding;       // what a broken rule means, e.g. "throttled"
-  double tolerance = 0;           // peers: the fraction a median may lie from the peers'
-  std::string_view reference;     // reference: the series holding the value to reach
+  double tolerance = 0;           // peers: the fraction a median may lie from the peers';
+                                  // margin: how close (in the unit) to the limit is too close
+  std::string_view reference;     // reference: the series holding the value to reach; margin:
+                                  // the series holding the limit to stay clear of
   std::string_view labels;        // zero: "0x4 name; 0x8 name", the bits of a reading
   Remedy remedy = Remedy::kNone;  // what an operator does when it is broken round after round
 };
 inline constexpr std::array kSeriesWatchAttributes = {
-    Item{kWatchAttribute, Type::kString, "", "the rule: zero, peers, reference or grows"},
+    Item{kWatchAttribute, Type::kString, "", "the rule: zero, peers, reference, grows or margin"},
     Item{kWatchFindingAttribute, Type::kString, "", "what a reading that breaks it means"},
     Item{kWatchToleranceAttribute, Type::kFloat64, "",
-         "peers: how far, as a fraction, a rank's median may lie from its peers'; else 0"},
+         "peers: how far, as a fraction, a rank's median may lie from its peers'; margin: how "
+         "close, in the series' unit, a reading may come to its limit; else 0"},
     Item{kWatchReferenceAttribute, Type::kString, "",
-         "reference: the series whose highest reading must be reached; else empty"},
+         "reference: the series whose highest reading must be reached; margin: the series "
+         "holding the limit; else empty"},
     Item{kWatchLabelsAttribute, Type::kString, "",
          "zero: the reading's bits and their names, `0x4 name; 0x8 name`; else empty"},
     Item{kWatchRemedyAttribute, Type::kString, "",

@@ -109,7 +109,7 @@ inline constexpr std::string_view kQualityFeedsAccelerator = "feeds_accelerator"
 // rank's readings must keep, declared on the series dataset, so that the report names a device
 // that broke it without knowing what the series is. A series without the attribute `watch` is
 // not watched (none).
-enum class Watch { kNone, kZero, kPeers, kReference, kGrows };
+enum class Watch { kNone, kZero, kPeers, kReference, kGrows, kMargin };
 inline constexpr std::array kWatchNames = {
     std::pair{Watch::kNone, std::string_view("none")},
     // any reading other than 0 during the case is a finding; the value is bits watch_labels names
@@ -123,6 +123,10 @@ inline constexpr std::array kWatchNames = {
     // a count that must not rise during the case: the rank's last reading is above its first (a
     // count since the driver loaded that stands still is history, one that rises is happening now)
     std::pair{Watch::kGrows, std::string_view("grows")},
+    // a reading that must stay clear of a limit the device reports: the rank's highest reading
+    // during the case stays more than watch_tolerance (in the series' unit) below the lowest
+    // reading of series watch_reference (a temperature below the one where the hardware slows)
+    std::pair{Watch::kMargin, std::string_view("margin")},
 };
 // What an operator does about a node or device a finding names again and again (a soak,
 // docs/report.md "Soaks"), worst last: declared on every watched series (watch_remedy), so that

@@ -61,16 +61,18 @@ using ReadingCount = std::uint32_t;
 
 struct WatchedSummary {
   // NaN where the rank has no reading: zero: every reading's bits OR-ed; peers: the median
-  // reading; reference: the highest reading; grows: the last reading less the first.
+  // reading; reference and margin: the highest reading; grows: the last reading less the first.
   std::vector<double> per_rank;
-  std::vector<double> reference_per_rank;  // reference: the highest reading of the reference
+  // reference: the highest reading of the reference series; margin: its lowest (the limit)
+  std::vector<double> reference_per_rank;
   // readings, and those that break the rule: zero: not 0; grows: above the reading before
   std::vector<ReadingCount> readings, broken;
 };
 // Appends each rank's readings of one series matrix (rows x ranks; NaN rows left out) to
 // `per_rank` (resized to cols).
 void append_readings(MatrixView series, std::vector<std::vector<double>>& per_rank);
-// The summary of a series' readings per rank (`reference`: its reference's, rule reference only).
+// The summary of a series' readings per rank (`reference`: its reference's, rules reference and
+// margin only).
 WatchedSummary summarise_watched(Watch rule, std::vector<std::vector<double>> readings,
                                  std::vector<std::vector<double>> reference, std::size_t ranks);
 

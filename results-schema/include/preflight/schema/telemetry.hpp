@@ -72,6 +72,13 @@ inline constexpr Column kGpuPcieMaxGenSeries{
     "highest PCIe link generation the GPU and its slot allow",
     Direction::kNone,
     Kind::kCount};
+inline constexpr Column kGpuSlowdownTempCSeries{
+    "gpu_slowdown_temp_c",
+    Type::kFloat64,
+    "C",
+    "GPU temperature at which the hardware begins to slow the GPU (NVML's slowdown threshold)",
+    Direction::kNone,
+    Kind::kCount};
 }  // namespace telemetry
 inline constexpr std::array kTelemetrySeries = {
     telemetry::kCpuMhzSeries,        telemetry::kCpuTempCSeries,
@@ -81,13 +88,19 @@ inline constexpr std::array kTelemetrySeries = {
     telemetry::kGpuThrottleSeries,   telemetry::kGpuPowerCappedSeries,
     telemetry::kGpuEccErrorsSeries,  telemetry::kGpuPcieWidthSeries,
     telemetry::kGpuPcieGenSeries,    telemetry::kGpuPcieMaxWidthSeries,
-    telemetry::kGpuPcieMaxGenSeries,
+    telemetry::kGpuPcieMaxGenSeries, telemetry::kGpuSlowdownTempCSeries,
 };
 
 // A GPU's SM or memory clock this far from its peers' median during a case is named: GPUs of one
 // model under the same load run within a few percent of each other (power-capped GEMMs vary the
 // most); a tenth apart is a GPU held back by its power, thermals or a clock setting.
 inline constexpr double kGpuClockTolerance = 0.10;
+
+// A GPU whose hottest reading in a case comes within this many degrees of its own slowdown
+// temperature is named: at the threshold the hardware slows it (the throttle watch names that);
+// 5 C short of it, a warmer room or a busier neighbour is enough. Held against the limit the GPU
+// reports, not a fixed figure: slowdown temperatures differ by model and board.
+inline constexpr double kGpuTemperatureMarginC = 5;
 
 // What the report watches on each telemetry series (SPEC.md, "Telemetry"), in kTelemetrySeries'
 // order; written only on the cases that drive the rank's GPU: in a CPU case the GPU idles, its
@@ -97,7 +110,10 @@ inline constexpr std::array kTelemetryWatches = {
     SeriesWatch{},  // cpu_temp_c
     SeriesWatch{},  // gpu_util
     SeriesWatch{},  // gpu_mem_used
-    SeriesWatch{},  // gpu_temp_c
+    // Too little headroom below the temperature where the hardware slows the GPU: cooling
+    // (airflow, a fan, the heat sink's contact), serviced with the node drained.
+    SeriesWatch{Watch::kMargin, "close to its slowdown temperature", kGpuTemperatureMarginC,
+                telemetry::kGpuSlowdownTempCSeries.name, "", Remedy::kIsolate},
     SeriesWatch{},  // gpu_power_w
     // A clock unlike its peers' under the same load: a clock or power setting, or a driver
     // state; a reboot restores them.
@@ -124,6 +140,7 @@ inline constexpr std::array kTelemetryWatches = {
                 telemetry::kGpuPcieMaxGenSeries.name, "", Remedy::kReset},
     SeriesWatch{},  // gpu_pcie_max_width
     SeriesWatch{},  // gpu_pcie_max_gen
+    SeriesWatch{},  // gpu_slowdown_temp_c
 };
 
 // The words of the case attribute `telemetry` for a source that is absent.
