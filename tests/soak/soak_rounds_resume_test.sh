@@ -13,8 +13,10 @@ check=("$@")
 source "$(dirname "$0")/../faults/common.sh"
 rm -rf "$work" && mkdir -p "$work"
 config=$work/soak.yaml
-# Two cases a round (two matmul benchmarks), each some tens of milliseconds (rounds of a few tenths of a second, dozens in the soak), so that a kill falls
-# between rounds and within one.
+# Two cases a round (two matmul benchmarks), each some tens of milliseconds (rounds of a few tenths
+# of a second, dozens in the soak), so that a kill falls between rounds and within one. Precision
+# 0: each case ends at its budget; with the adaptive default, a loaded CI host once stretched
+# round 0 over the whole 6 s (its first case alone ran 3 s), so no round 1 began to be killed in.
 cat >"$config" <<'YAML'
 campaign:
   name: soak-test
@@ -26,12 +28,12 @@ benchmarks:
     family: matmul
     backend: openblas
     sizes: 64
-    timing: {warmup: 1, min_iters: 5, max_iters: 4000, budget: 30ms, batch_blocks: 1}
+    timing: {warmup: 1, min_iters: 5, max_iters: 4000, budget: 30ms, batch_blocks: 1, precision: 0}
   - name: gemm96
     family: matmul
     backend: openblas
     sizes: 96
-    timing: {warmup: 1, min_iters: 5, max_iters: 4000, budget: 30ms, batch_blocks: 1}
+    timing: {warmup: 1, min_iters: 5, max_iters: 4000, budget: 30ms, batch_blocks: 1, precision: 0}
 YAML
 per_round=2
 
@@ -111,8 +113,11 @@ mpirun -np 2 "$bin" run "$config" -o "$out" >"$work/killed.log" 2>&1 &
 launcher=$!
 for _ in $(seq 1 3000); do  # up to 60 s on a slow machine
   grep -q '^\[soak round 1 ' "$work/killed.log" 2>/dev/null && break
+  kill -0 "$launcher" 2>/dev/null || break
   sleep 0.02
 done
+grep -q '^\[soak round 1 ' "$work/killed.log" ||
+  fail "round 1 never began before the kill: $(grep '^\[soak round' "$work/killed.log" | tail -1)"
 sleep 0.05  # into round 1
 kill -9 "$launcher"
 wait "$launcher" 2>/dev/null
