@@ -133,11 +133,12 @@ void judge_margin(const CaseData& c, const std::string& series, const WatchedSer
                   Findings& out) {
   for (std::size_t r = 0; r < w.per_rank.size() && r < w.reference_per_rank.size(); ++r) {
     const double hottest = w.per_rank[r], limit = w.reference_per_rank[r];
-    if (std::isnan(hottest) || std::isnan(limit) || hottest <= limit - w.tolerance) continue;
+    // Within the margin, its edge included: a reading must stay more than it below the limit.
+    if (std::isnan(hottest) || std::isnan(limit) || hottest < limit - w.tolerance) continue;
     const double headroom = limit - hottest;
     out.add(series, w, r, c,
-            fmt::format("highest reading {}, {} {} of {} {} (margin {})", reading(hottest, w.unit),
-                        reading(std::fabs(headroom), w.unit), headroom < 0 ? "past" : "short",
+            fmt::format("highest reading {}, {} {} {} {} (margin {})", reading(hottest, w.unit),
+                        reading(std::fabs(headroom), w.unit), headroom < 0 ? "past" : "short of",
                         w.reference, reading(limit, w.unit), reading(w.tolerance, w.unit)),
             -headroom);
   }

@@ -18,6 +18,7 @@
 #include "analysis/case_table.hpp"
 #include "analysis/device_watch.hpp"
 #include "analysis/headline_figures.hpp"
+#include "analysis/host_load.hpp"
 #include "analysis/leave_one_out.hpp"
 #include "analysis/replicates.hpp"
 #include "analysis/report.hpp"
@@ -101,6 +102,9 @@ struct Named {
   std::vector<std::size_t> rounds;
   std::vector<std::string> evidence;
   s::Remedy declared = s::Remedy::kNone;  // a telemetry finding's remedy, as its series declares
+  // Named for how long something took (a slow node, link or host), so only in the rounds judged
+  // on their timing (SoakRound::timing_judged); else wrong results or telemetry, in every round.
+  bool timed = true;
 };
 using NamedMap = std::map<SoakSubject, Named>;
 
@@ -111,8 +115,9 @@ using soak_parts::NamedMap;
 namespace {
 
 void record_named(NamedMap& named, const SoakSubject& subject, std::size_t round,
-                  std::string evidence, s::Remedy declared = s::Remedy::kNone) {
+                  std::string evidence, s::Remedy declared = s::Remedy::kNone, bool timed = true) {
   auto& n = named[subject];
+  n.timed = n.timed && timed;  // one subject named both ways (it should not be): all rounds
   if (n.rounds.empty() || n.rounds.back() != round) n.rounds.push_back(round);
   if (n.evidence.size() < kEvidenceKept) n.evidence.push_back(std::move(evidence));
   n.declared = std::max(n.declared, declared);
@@ -128,14 +133,17 @@ std::string round_label(const SoakSummary& s, std::size_t round) {
   return round_label(s.rounds[round]);
 }
 
+bool exact_judgement(const SoakSubject& subject);
+
 // The judgements of a whole run, on one round: slow nodes, device telemetry, and the hosts,
 // links, fabric and devices the chain's findings name (a fabric pair sweep's isolation, a
-// device's wrong results).
+// device's wrong results). Without `timing`, only what does not rest on time: telemetry and
+// wrong results.
 void judge_round(const RunData& round, const std::string& label, const NodeMap& nodes,
                  const OutlierOptions& outlier_options, const SoakRound& this_round, std::size_t k,
-                 NamedMap& named) {
+                 bool timing, NamedMap& named) {
   const auto when = round_label(this_round);
-  auto judged = judge_outliers(round, outlier_options);
+  auto judged = timing ? judge_outliers(round, outlier_options) : OutlierJudgement{};
   for (const auto& o : judged.outliers) {
     if (o.kind != "node") continue;
     const auto it = nodes.index.find(o.name);
@@ -157,7 +165,7 @@ void judge_round(const RunData& round, const std::string& label, const NodeMap& 
                   w.rank,
                   gpu_of_rank(round, rank),
                   w.finding},
-                 k, fmt::format("{}: {}: {}", when, w.finding, w.detail), w.remedy);
+                 k, fmt::format("{}: {}: {}", when, w.finding, w.detail), w.remedy, false);
   }
   report.outcomes = case_outcomes(round);
   report.hosts = nodes.distinct_hosts;
@@ -171,7 +179,10 @@ void judge_round(const RunData& round, const std::string& label, const NodeMap& 
       const auto r = static_cast<std::size_t>(std::max<std::int64_t>(suspect.rank, 0));
       if (suspect.kind == kDeviceSuspect && r < nodes.node_of_rank.size())
         subject.node = nodes.names[nodes.node_of_rank[r]];
-      record_named(named, subject, k, fmt::format("{}: {}", when, f.title));
+      const bool exact = exact_judgement(subject);
+      if (!timing && !exact) continue;
+      record_named(named, subject, k, fmt::format("{}: {}", when, f.title), s::Remedy::kNone,
+                   !exact);
     }
 }
 
@@ -290,6 +301,7 @@ namespace soak_parts {
 
 // What one round's judgement found, kept until the rounds are taken in order (take_round).
 struct RoundJudgement {
+  double contention = kNaN;  // the share of its hosts' CPU others took (SoakRound::contention)
   NamedMap named;
   std::vector<std::string> notes;  // cases that failed or hung
   std::size_t dropped = 0;
@@ -325,8 +337,13 @@ struct RoundContext {
 RoundJudgement judge_one_round(const RunData& round, const RoundContext& x, const SoakRound& r,
                                std::size_t k) {
   RoundJudgement j;
-  judge_round(round, x.label, x.nodes, x.outliers, r, k, j.named);
+  if (const auto load = run_host_load(round); load.measured()) j.contention = load.contention();
+  SoakRound judged = r;
+  judged.contention = j.contention;
+  const bool timing = judged.timing_judged();
+  judge_round(round, x.label, x.nodes, x.outliers, r, k, timing, j.named);
   note_failures(round, r, j.notes, j.dropped);
+  if (!timing) return j;  // no figure of a contended round goes into a node's drift
   j.node_figures = node_figures(round, x.nodes, x.outliers);
   j.levels = point_levels(round, x.outliers);
   return j;
@@ -347,8 +364,10 @@ std::vector<std::pair<std::size_t, std::size_t>> round_blocks(std::size_t rounds
 // order records them, whatever thread judged which round.
 void take_round(RoundJudgement&& j, std::size_t k, NamedMap& named, SoakSummary& s,
                 std::vector<std::vector<PointLevel>>& levels, std::size_t& dropped) {
+  s.rounds[k].contention = j.contention;
   for (auto& [subject, n] : j.named) {
     auto& into = named[subject];
+    into.timed = into.timed && n.timed;
     into.rounds.insert(into.rounds.end(), n.rounds.begin(), n.rounds.end());
     for (auto& e : n.evidence)
       if (into.evidence.size() < kEvidenceKept) into.evidence.push_back(std::move(e));
@@ -856,7 +875,12 @@ std::string subject_text(const SoakSubject& subject) {
 std::string when_text(const SoakSummary& s, const SoakPattern& p) {
   switch (p.kind) {
     case SoakPatternKind::kPersistent:
-      return fmt::format("in every round ({})", s.rounds.size());
+      // Contended rounds are not judged on timing: a timing pattern's every round is every
+      // judged round.
+      return p.rounds.size() == s.rounds.size()
+                 ? fmt::format("in every round ({})", s.rounds.size())
+                 : fmt::format("in every round judged on its timing ({} of {})", p.rounds.size(),
+                               s.rounds.size());
     case SoakPatternKind::kStep:
       return fmt::format("from {} on, rounds {}", round_label(s, p.step_from),
                          rounds_text(s, p.rounds));
@@ -911,7 +935,11 @@ std::string rounds_text(const SoakSummary& s, const std::vector<std::size_t>& ro
   std::string out;
   for (std::size_t i = 0; i < rounds.size();) {
     std::size_t j = i;
-    while (j + 1 < rounds.size() && rounds[j + 1] == rounds[j] + 1) ++j;
+    // By repetition, not index: a soak's timing is read over its judged rounds alone, where
+    // neighbouring indices may be rounds apart.
+    while (j + 1 < rounds.size() &&
+           s.rounds[rounds[j + 1]].repetition == s.rounds[rounds[j]].repetition + 1)
+      ++j;
     const auto first = s.rounds[rounds[i]].repetition, last = s.rounds[rounds[j]].repetition;
     out += fmt::format("{}{}", out.empty() ? "" : ", ",
                        i == j ? fmt::format("{}", first) : fmt::format("{}-{}", first, last));
@@ -941,6 +969,57 @@ SoakRound round_of(std::int64_t repetition, const std::vector<const CaseData*>& 
   return {repetition, start, cases.size()};
 }
 
+// The soak as its timing was judged: the rounds whose hosts others did not contend, each with
+// its index among all the rounds.
+struct TimedView {
+  SoakSummary soak;  // those rounds alone
+  std::vector<std::size_t> index_in_soak;
+  std::vector<std::size_t> index_in_view;  // per round of the soak; those rounds' only
+  // A timed subject's rounds as indices into soak.rounds (it was named in no other round).
+  Named renumbered(Named n) const {
+    for (auto& k : n.rounds) k = index_in_view[k];
+    return n;
+  }
+  // A pattern found on the view, its rounds as indices into the whole soak's.
+  void to_soak(SoakPattern& p) const {
+    if (p.kind == SoakPatternKind::kStep) p.step_from = index_in_soak[p.step_from];
+    for (auto& k : p.rounds) k = index_in_soak[k];
+  }
+};
+
+TimedView timed_view(const SoakSummary& s) {
+  TimedView v;
+  v.soak.soak_s = s.soak_s;
+  v.index_in_view.assign(s.rounds.size(), 0);
+  for (std::size_t k = 0; k < s.rounds.size(); ++k) {
+    if (!s.rounds[k].timing_judged()) continue;
+    v.index_in_view[k] = v.soak.rounds.size();
+    v.index_in_soak.push_back(k);
+    v.soak.rounds.push_back(s.rounds[k]);
+  }
+  return v;
+}
+
+// The rounds not judged on their timing, first among the notes: a reader must know what the
+// verdict did not look at.
+void note_contended_rounds(SoakSummary& s) {
+  std::vector<std::size_t> contended;
+  double worst = 0;
+  for (std::size_t k = 0; k < s.rounds.size(); ++k)
+    if (!s.rounds[k].timing_judged()) {
+      contended.push_back(k);
+      worst = std::max(worst, s.rounds[k].contention);
+    }
+  if (contended.empty()) return;
+  s.notes.insert(
+      s.notes.begin(),
+      fmt::format("{} of {} rounds not judged on their timing (rounds {}): other processes or the "
+                  "hypervisor took {:.0f}% or more of their hosts' CPU (up to {:.0f}%), so a node "
+                  "or link slow there is the load's; their wrong results and telemetry are judged",
+                  contended.size(), s.rounds.size(), rounds_text(s, contended),
+                  100 * kContendedRoundShare, 100 * worst));
+}
+
 // The patterns, drift and verdicts from every round's judgement, taken in round order.
 SoakSummary conclude(SoakSummary s, const NodeMap& nodes, std::vector<RoundJudgement>&& judged,
                      const SoakOptions& options) {
@@ -951,18 +1030,32 @@ SoakSummary conclude(SoakSummary s, const NodeMap& nodes, std::vector<RoundJudge
   for (std::size_t k = 0; k < judged.size(); ++k)
     take_round(std::move(judged[k]), k, named, s, levels, dropped);
   const auto shared = shared_figures(levels);
+  note_contended_rounds(s);
+  // What rests on time is read over the rounds judged on it alone, as if the soak had held no
+  // other: their count is the chance tests' and the persistent pattern's, and a spell is not
+  // split by a contended round inside it.
+  const auto timed = timed_view(s);
+  NamedMap on_timed_rounds;
+  for (const auto& [subject, n] : named)
+    if (n.timed) on_timed_rounds.emplace(subject, timed.renumbered(n));
+  const auto timed_chance = chance_rates(on_timed_rounds, timed.soak.rounds.size(), nodes);
   const auto chance = chance_rates(named, s.rounds.size(), nodes);
-  for (const auto& [subject, n] : named) {
-    auto p = pattern_of(subject, n, s.rounds.size());
+  for (const auto& [subject, all_rounds] : named) {
+    const bool on_time = all_rounds.timed;
+    const SoakSummary& view = on_time ? timed.soak : s;
+    const Named& n = on_time ? on_timed_rounds.at(subject) : all_rounds;
+    auto p = pattern_of(subject, n, view.rounds.size());
     if (!exact_judgement(subject)) {
+      const auto& rates = on_time ? timed_chance : chance;
       auto why_not =
-          beyond_chance(s, subject, n, chance.at({subject.kind, subject.what}), options, p);
+          beyond_chance(view, subject, n, rates.at({subject.kind, subject.what}), options, p);
       if (!why_not.empty()) {
         s.notes.push_back(std::move(why_not));
         continue;
       }
     }
     assign_remedy(p, n, options);
+    if (on_time) timed.to_soak(p);
     s.patterns.push_back(std::move(p));
   }
   drift_patterns(s, nodes, options);

@@ -118,6 +118,12 @@ void read_watched_series(hid_t point, std::size_t ranks, WatchedReadings& readin
     }
     if (w.rule == s::Watch::kNone) continue;
     append(series.get(), name, ranks, where, readings.rows[name]);
+    // A limit the device did not give leaves a margin unjudged (NaN); a maximum to reach is
+    // part of what a reference rule declares.
+    if (w.rule == s::Watch::kMargin && !h5::exists(series.get(), w.reference)) {
+      readings.declared.emplace(name, std::move(w));
+      continue;
+    }
     if (uses_reference(w.rule)) {
       if (!h5::exists(series.get(), w.reference))
         throw ReadError(fmt::format("{} series '{}': watched against '{}', which is missing", where,

@@ -179,7 +179,8 @@ class Soak:
 
     def watched(self, g, family):
         """A summary case's watched series (SPEC.md "Summary points"): 4 x world_size each, its
-        rule's figure per rank, its reference's highest reading, the readings, those not 0. Each
+        rule's figure per rank, its reference's highest reading (margin: lowest), the readings,
+        those not 0. Each
         point's readings are one value per rank repeated over its rows."""
         if not any(name in self.watches for name in self.readings):
             return

@@ -100,7 +100,22 @@ rc=$?
 [[ $rc -eq 2 ]] && grep -q "series 'gpu_throttle': attribute 'watch' is 'sometimes', not one of none, zero, peers, reference" "$work/unknown-rule.txt" &&
   pass "an unknown watch rule is refused (exit 2), with the rules known" ||
   { fail "unknown rule: exit $rc"; cat "$work/unknown-rule.txt"; }
-# A margin without the series holding its limit is refused as well: nothing to hold it against.
+# A GPU whose driver gave no slowdown temperature: its temperature is not judged (no finding),
+# the other findings stand, and the report reads the file (exit 0).
+cp "$work/planted.h5" "$work/no-threshold.h5"
+/usr/bin/python3 -c "import h5py, sys
+with h5py.File(sys.argv[1], 'r+') as f:
+    for case in f['cases'].values():
+        for point in case['points'].values():
+            del point['series/gpu_slowdown_temp_c']" "$work/no-threshold.h5"
+"$report" "$work/no-threshold.h5" --no-color --slow-nodes warn >"$work/no-threshold.txt" 2>&1
+rc=$?
+[[ $rc -eq 0 ]] && ! grep -q "slowdown temperature" "$work/no-threshold.txt" &&
+  [[ $(grep -c ': device watch: ' "$work/no-threshold.txt") -eq 4 ]] &&
+  pass "no slowdown temperature from the driver: the temperature unjudged, the 4 other findings kept" ||
+  { fail "no slowdown temperature: exit $rc"; grep "device watch" "$work/no-threshold.txt"; }
+
+# A margin that names no series for its limit is refused: nothing to hold it against.
 cp "$work/planted.h5" "$work/no-limit.h5"
 /usr/bin/python3 -c "import h5py, sys
 with h5py.File(sys.argv[1], 'r+') as f:

@@ -219,9 +219,9 @@ TEST(Telemetry, GpuCasesDeclareWatchesCpuCasesNone) {
   EXPECT_EQ(rule(3), s::Watch::kReference);
   EXPECT_EQ(specs[3].watch->reference, "gpu_pcie_max_width");
   EXPECT_EQ(rule(4), s::Watch::kNone);  // the maximum itself
-  // Every watched reference names a series of the table.
+  // Every watched reference or limit names a series of the table.
   for (const auto& w : s::kTelemetryWatches) {
-    if (w.rule != s::Watch::kReference) continue;
+    if (w.rule != s::Watch::kReference && w.rule != s::Watch::kMargin) continue;
     EXPECT_TRUE(std::any_of(s::kTelemetrySeries.begin(), s::kTelemetrySeries.end(),
                             [&](const auto& c) { return c.name == w.reference; }));
   }

@@ -339,6 +339,70 @@ TEST(Soak, TelemetryFindingGetsTheRemedyItsSeriesDeclares) {
   EXPECT_EQ(s.nodes[3].commands[0].rfind("scontrol reboot ASAP nextstate=RESUME reason=\"", 0), 0u);
 }
 
+// Others took `share` of the hosts' CPU while these rounds ran (each round one case here).
+void contend(RunData& run, const std::vector<std::size_t>& rounds, double share) {
+  for (std::size_t round : rounds) {
+    auto& c = run.cases[round];
+    c.host_cpu_foreign = share;
+    c.host_cpu_stolen = 0;
+    c.host_cpu_s = 1;
+  }
+}
+
+// A node slow only while other processes held its hosts' CPU is the load's, not the node's: the
+// contended rounds are not judged on timing, and the report says which they were. With 5% of the
+// CPU taken, under the 25% bar, the same rounds are judged as usual.
+TEST(Soak, RoundsWhoseHostsOthersHeldAreNotJudgedOnTheirTiming) {
+  auto run = soak(slow_in(span(3, 8)), 1, 0.02, kLongSoak);
+  contend(run, span(3, 8), 0.8);
+  const auto s = analyse(run);
+  EXPECT_TRUE(s.patterns.empty());
+  for (auto& p : s.patterns) ADD_FAILURE() << "named " << p.subject.node;
+  ASSERT_FALSE(s.notes.empty());
+  EXPECT_EQ(s.notes[0].rfind("6 of 24 rounds not judged on their timing (rounds 3-8): other "
+                             "processes or the hypervisor took 25% or more of their hosts' CPU "
+                             "(up to 80%)",
+                             0),
+            0u)
+      << s.notes[0];
+  EXPECT_TRUE(s.rounds[2].timing_judged());
+  EXPECT_FALSE(s.rounds[3].timing_judged());
+  EXPECT_EQ(s.nodes[2].verdict, s::Remedy::kNone);
+
+  auto quiet = soak(slow_in(span(3, 8)), 1, 0.02, kLongSoak);
+  contend(quiet, span(3, 8), 0.05);
+  const auto judged = analyse(quiet);
+  const auto* p = pattern_of(judged, "h2", SoakPatternKind::kIntermittent);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(repetitions(judged, *p), (std::vector<std::int64_t>{3, 4, 5, 6, 7, 8}));
+}
+
+// The timing patterns are read over the judged rounds alone: a node slow in every round is still
+// persistent with two contended rounds left out, and a slow spell with a contended round inside
+// is one spell of the judged rounds around it.
+TEST(Soak, PatternsAreReadOverTheRoundsJudgedOnTiming) {
+  auto always =
+      soak([](std::size_t node, std::size_t) { return node == 1 ? 1.5 : 1.0; }, 1, 0.02, kLongSoak);
+  contend(always, {10, 11}, 0.9);
+  const auto s = analyse(always);
+  const auto* persistent = pattern_of(s, "h1", SoakPatternKind::kPersistent);
+  ASSERT_NE(persistent, nullptr);
+  EXPECT_EQ(persistent->rounds.size(), kLongSoak - 2);
+  EXPECT_EQ(std::count(persistent->rounds.begin(), persistent->rounds.end(), 10u), 0);
+  EXPECT_EQ(s.nodes[1].verdict, s::Remedy::kIsolate);
+
+  auto spell = soak(slow_in(span(3, 10)), 1, 0.02, kLongSoak);
+  contend(spell, {5, 6}, 0.9);
+  const auto t = analyse(spell);
+  const auto* p = pattern_of(t, "h2", SoakPatternKind::kIntermittent);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(repetitions(t, *p), (std::vector<std::int64_t>{3, 4, 7, 8, 9, 10}));
+  EXPECT_EQ(p->episodes, 1u);
+  EXPECT_EQ(preflight::report::when_text(t, *p), "in rounds 3-4, 7-10 (07:33:00 to 07:40:00 UTC)");
+  EXPECT_EQ(preflight::report::when_text(s, *persistent),
+            "in every round judged on its timing (22 of 24)");
+}
+
 // A GPU that runs within its margin of the temperature where its hardware slows it, in two hot
 // spells of a soak, is a cooling fault: its node is isolated, with the drain commands. Another
 // GPU, warm but 10 C short of its limit, and one whose limit NVML did not give, are not named.

@@ -148,10 +148,11 @@ inline constexpr std::array kRemedyNames = {
 // kSeriesWatchAttributes.
 inline constexpr std::string_view kWatchAttribute = "watch";                     // kWatchNames
 inline constexpr std::string_view kWatchFindingAttribute = "watch_finding";      // words
-inline constexpr std::string_view kWatchToleranceAttribute = "watch_tolerance";  // peers
-inline constexpr std::string_view kWatchReferenceAttribute = "watch_reference";  // reference
-inline constexpr std::string_view kWatchLabelsAttribute = "watch_labels";        // zero
-inline constexpr std::string_view kWatchRemedyAttribute = "watch_remedy";        // kRemedyNames
+inline constexpr std::string_view kWatchToleranceAttribute = "watch_tolerance";  // peers, margin
+inline constexpr std::string_view kWatchReferenceAttribute =
+    "watch_reference";                                                     // reference, margin
+inline constexpr std::string_view kWatchLabelsAttribute = "watch_labels";  // zero
+inline constexpr std::string_view kWatchRemedyAttribute = "watch_remedy";  // kRemedyNames
 
 // Attributes on every stats column dataset (cases/<id>/stats/<column>) and on every counter
 // and series dataset (points/<P>/counters/<name>, points/<P>/series/<name>).
