@@ -1013,11 +1013,12 @@ void note_contended_rounds(SoakSummary& s) {
   if (contended.empty()) return;
   s.notes.insert(
       s.notes.begin(),
-      fmt::format("{} of {} rounds not judged on their timing (rounds {}): other processes or the "
-                  "hypervisor took {:.0f}% or more of their hosts' CPU (up to {:.0f}%), so a node "
-                  "or link slow there is the load's; their wrong results and telemetry are judged",
-                  contended.size(), s.rounds.size(), rounds_text(s, contended),
-                  100 * kContendedRoundShare, 100 * worst));
+      fmt::format(
+          "{} of {} rounds not judged on their timing (rounds {}): other processes or the "
+          "hypervisor took {:.0f}% or more of their hosts' CPU (up to {:.0f}%), so a node "
+          "or link slow there is the load's; their wrong results and device readings are judged",
+          contended.size(), s.rounds.size(), rounds_text(s, contended), 100 * kContendedRoundShare,
+          100 * worst));
 }
 
 // The patterns, drift and verdicts from every round's judgement, taken in round order.
