@@ -338,9 +338,7 @@ RoundJudgement judge_one_round(const RunData& round, const RoundContext& x, cons
                                std::size_t k) {
   RoundJudgement j;
   if (const auto load = run_host_load(round); load.measured()) j.contention = load.contention();
-  SoakRound judged = r;
-  judged.contention = j.contention;
-  const bool timing = judged.timing_judged();
+  const bool timing = timing_judged(j.contention);
   judge_round(round, x.label, x.nodes, x.outliers, r, k, timing, j.named);
   note_failures(round, r, j.notes, j.dropped);
   if (!timing) return j;  // no figure of a contended round goes into a node's drift

@@ -53,6 +53,11 @@ struct SoakOptions {
 // quiet rounds of short cases measure nothing (a case's window under half a CPU-second is not
 // measured) and are judged as usual.
 inline constexpr double kContendedRoundShare = 0.25;
+// Whether a round that gave `contention` of its hosts' CPU to others is judged on its timing
+// (NaN, not measured: judged).
+constexpr bool timing_judged(double contention) {
+  return !(contention >= kContendedRoundShare);
+}
 
 // One round: its repetition, when its first case started (ISO 8601; "" where the file does not
 // record it), its cases, and the share of its hosts' CPU others took (NaN: not measured).
@@ -61,7 +66,7 @@ struct SoakRound {
   std::string start_time;
   std::size_t cases = 0;
   double contention = std::numeric_limits<double>::quiet_NaN();
-  bool timing_judged() const { return !(contention >= kContendedRoundShare); }
+  bool timing_judged() const { return report::timing_judged(contention); }
 };
 
 // What a round's judgement named: a slow node ("node", its node name and host), a host, a link

@@ -90,38 +90,37 @@ grep -qE "^  not judged +two: device watch gpu_sm_mhz \(SM clock unlike its peer
   pass "2 ranks with readings: clocks not compared, said so, nothing named" ||
   { fail "two ranks"; grep "device watch" "$work/two.txt"; }
 
-# An unknown rule is refused, naming the attribute and the rules it knows (exit 2), not guessed.
-cp "$work/planted.h5" "$work/unknown-rule.h5"
-/usr/bin/python3 -c "import h5py, sys
+# changed NAME PYTHON [REPORT FLAGS...]: planted.h5 copied to NAME.h5, PYTHON run on it (h5py file
+# `f`, open for writing), and the report's output in NAME.txt; sets rc to the report's exit code.
+changed() {
+  local name=$1 edit=$2
+  shift 2
+  cp "$work/planted.h5" "$work/$name.h5"
+  /usr/bin/python3 -c "import h5py, sys
 with h5py.File(sys.argv[1], 'r+') as f:
-    f['cases/000000/points/0000/series/gpu_throttle'].attrs['watch'] = 'sometimes'" "$work/unknown-rule.h5"
-"$report" "$work/unknown-rule.h5" >"$work/unknown-rule.txt" 2>&1
-rc=$?
+$edit" "$work/$name.h5"
+  "$report" "$work/$name.h5" "$@" >"$work/$name.txt" 2>&1
+  rc=$?
+}
+
+# An unknown rule is refused, naming the attribute and the rules it knows (exit 2), not guessed.
+changed unknown-rule "    f['cases/000000/points/0000/series/gpu_throttle'].attrs['watch'] = 'sometimes'"
 [[ $rc -eq 2 ]] && grep -q "series 'gpu_throttle': attribute 'watch' is 'sometimes', not one of none, zero, peers, reference" "$work/unknown-rule.txt" &&
   pass "an unknown watch rule is refused (exit 2), with the rules known" ||
   { fail "unknown rule: exit $rc"; cat "$work/unknown-rule.txt"; }
+
 # A GPU whose driver gave no slowdown temperature: its temperature is not judged (no finding),
 # the other findings stand, and the report reads the file (exit 0).
-cp "$work/planted.h5" "$work/no-threshold.h5"
-/usr/bin/python3 -c "import h5py, sys
-with h5py.File(sys.argv[1], 'r+') as f:
-    for case in f['cases'].values():
+changed no-threshold "    for case in f['cases'].values():
         for point in case['points'].values():
-            del point['series/gpu_slowdown_temp_c']" "$work/no-threshold.h5"
-"$report" "$work/no-threshold.h5" --no-color --slow-nodes warn >"$work/no-threshold.txt" 2>&1
-rc=$?
+            del point['series/gpu_slowdown_temp_c']" --no-color --slow-nodes warn
 [[ $rc -eq 0 ]] && ! grep -q "slowdown temperature" "$work/no-threshold.txt" &&
   [[ $(grep -c ': device watch: ' "$work/no-threshold.txt") -eq 4 ]] &&
   pass "no slowdown temperature from the driver: the temperature unjudged, the 4 other findings kept" ||
   { fail "no slowdown temperature: exit $rc"; grep "device watch" "$work/no-threshold.txt"; }
 
 # A margin that names no series for its limit is refused: nothing to hold it against.
-cp "$work/planted.h5" "$work/no-limit.h5"
-/usr/bin/python3 -c "import h5py, sys
-with h5py.File(sys.argv[1], 'r+') as f:
-    f['cases/000000/points/0000/series/gpu_temp_c'].attrs['watch_reference'] = ''" "$work/no-limit.h5"
-"$report" "$work/no-limit.h5" >"$work/no-limit.txt" 2>&1
-rc=$?
+changed no-limit "    f['cases/000000/points/0000/series/gpu_temp_c'].attrs['watch_reference'] = ''"
 [[ $rc -eq 2 ]] && grep -q "series 'gpu_temp_c': rule margin names no series in 'watch_reference'" "$work/no-limit.txt" &&
   pass "a margin without its limit's series is refused (exit 2)" ||
   { fail "margin without a limit: exit $rc"; cat "$work/no-limit.txt"; }
