@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <future>
+#include <optional>
 #include <set>
 
 #include "plugins/plugins.hpp"
@@ -158,22 +159,30 @@ Report build_report(const ReportInputs& in) {
   for (std::size_t i = 0; i < runs.size(); ++i) {
     // A soak is judged round by round beside the run's own judgements (both only read the run):
     // a day's soak is thousands of rounds.
-    auto soak = std::async(std::launch::async, [&, i] {
-      return in.soak_streams != nullptr && i < in.soak_streams->size()
-                 ? (*in.soak_streams)[i].finish(runs[i])
-                 : analyse_soak(runs[i], in.labels[i], in.soak, in.outliers);
+    auto* stream = in.soak_streams != nullptr && i < in.soak_streams->size()
+                       ? &(*in.soak_streams)[i]
+                       : nullptr;
+    // Judged while read, the run's cases gave their watched series to the soak's rounds: the
+    // run's watch judgement is the rounds' joined.
+    const bool streamed = stream != nullptr && stream->judged_while_read();
+    auto soak = std::async(std::launch::async, [&, i, stream] {
+      return stream != nullptr ? stream->finish(runs[i])
+                               : analyse_soak(runs[i], in.labels[i], in.soak, in.outliers);
     });
     auto judged = judge_outliers(runs[i], in.outliers);
+    std::optional<WatchJudgement> own;
+    if (!streamed) own = watch_judgement(runs[i]);
+    auto soak_summary = soak.get();
+    const WatchJudgement& watch = streamed ? stream->watch() : *own;
     r.runs.push_back({&runs[i], in.labels[i], std::move(judged.outliers),
-                      std::move(judged.not_judged), find_watch_findings(runs[i]),
-                      watch_not_judged(runs[i])});
+                      std::move(judged.not_judged), watch.findings(runs[i]), watch.not_judged()});
     auto& run = r.runs.back();
     run.outcomes = case_outcomes(runs[i]);
     run.hosts = distinct_hosts(runs[i]);
     run.host_of_node = host_of_node(runs[i]);
     run.rank0_host = rank0_host(runs[i]);
     run.figures = headline_figures(runs[i]);
-    run.soak = soak.get();
+    run.soak = std::move(soak_summary);
     auto environment = env_check_failures(runs[i], in.labels[i]);
     r.checks.insert(r.checks.end(), environment.begin(), environment.end());
     if (in.outliers.slow_fails) {

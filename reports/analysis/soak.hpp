@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "analysis/bottlenecks.hpp"
+#include "analysis/device_watch.hpp"
 #include "analysis/outliers.hpp"
 #include "preflight/schema/meaning.hpp"
 #include "reader/results_reader.hpp"
@@ -139,6 +140,8 @@ std::optional<SoakSummary> analyse_soak(const RunData& run, const std::string& l
 // judging overlaps reading: finish() gives what analyse_soak gives on the whole run. The rounds
 // must come in order, each round's cases together, as preflight writes them; where they do not,
 // finish() judges the whole run with analyse_soak. Worker threads: the cores less the reader's.
+// Each case's watched series move to its round (the run's judgement of them is the rounds'
+// joined, watch()): the run keeps none of a soak's per-rank readings.
 class SoakStream {
  public:
   SoakStream(std::string label, SoakOptions options, OutlierOptions outliers);
@@ -146,11 +149,19 @@ class SoakStream {
   SoakStream(SoakStream&&) noexcept;
   SoakStream& operator=(SoakStream&&) noexcept;
   // run.cases[index] has just been read; the cases before it stay where they are (read_run).
-  void add(const RunData& run, std::size_t index);
+  // Takes the case's watched series while its rounds come in order.
+  void add(RunData& run, std::size_t index);
+  // After the last add: the rounds came out of order after cases gave up their watched series,
+  // so the run lacks them: read the file again without the stream and finish() on that.
+  bool read_again() const;
   // `run` read to its end: waits for the rounds still being judged.
   std::optional<SoakSummary> finish(const RunData& run);
-  // After finish: whether its rounds were judged as they were read (false: the whole run was).
+  // After the last add: whether its rounds are judged as they were read (false: finish() judges
+  // the whole run).
   bool judged_while_read() const;
+  // After finish, where judged while read: the watch rules over every round's cases, joined in
+  // order (what find_watch_findings gives on the run before its cases gave them up).
+  const WatchJudgement& watch() const;
 
  private:
   struct State;

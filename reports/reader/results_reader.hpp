@@ -188,8 +188,9 @@ struct RunData {
 inline constexpr std::int64_t kSchemaV1 = 1, kSchemaV2 = 2;
 
 // Called after each case is read, in the file's order, with the run so far (environment and
-// cases read until now) and the case's index in run.cases; what it keeps, it copies.
-using CaseRead = std::function<void(const RunData& run, std::size_t index)>;
+// cases read until now) and the case's index in run.cases; what it keeps, it copies or takes
+// from the case (a soak's rounds take their cases' watched series).
+using CaseRead = std::function<void(RunData& run, std::size_t index)>;
 
 // Throws ReadError.
 RunData read_run(const std::string& path, const CaseRead& on_case = {});

@@ -12,6 +12,7 @@
 #include <numeric>
 #include <random>
 
+#include "analysis/device_watch.hpp"
 #include "analysis/report.hpp"
 #include "analysis/soak.hpp"
 #include "preflight/schema/layout.hpp"
@@ -494,17 +495,25 @@ namespace streamed {
 
 using preflight::report::SoakStream;
 
-// Feeds the run's cases to a SoakStream in `order`, as the reader would (the run so far, the
-// case's index), and returns what it concludes.
-SoakSummary streamed(const RunData& whole, const std::vector<std::size_t>& order,
-                     bool& while_read) {
-  SoakStream stream("soak", {}, {});
+// The run as read in `order`, its cases fed to `stream` one by one as the reader feeds them (the
+// run so far, the case's index); read again without the stream where it asks.
+RunData read_into(SoakStream& stream, const RunData& whole, const std::vector<std::size_t>& order) {
   RunData so_far = whole;
   so_far.cases.clear();
   for (const auto i : order) {
     so_far.cases.push_back(whole.cases[i]);
     stream.add(so_far, so_far.cases.size() - 1);
   }
+  if (stream.read_again())
+    for (std::size_t k = 0; k < order.size(); ++k) so_far.cases[k] = whole.cases[order[k]];
+  return so_far;
+}
+
+// What a SoakStream concludes of the run read in `order`.
+SoakSummary streamed(const RunData& whole, const std::vector<std::size_t>& order,
+                     bool& while_read) {
+  SoakStream stream("soak", {}, {});
+  const auto so_far = read_into(stream, whole, order);
   const auto summary = stream.finish(so_far);
   while_read = stream.judged_while_read();
   EXPECT_TRUE(summary.has_value());
@@ -549,6 +558,41 @@ TEST(SoakStream, ConcludesWhatTheWholeRunsAnalysisDoes) {
   std::swap(order[5], order[20]);  // round 20 read before round 5: not in order
   EXPECT_EQ(shown(streamed(run, order, while_read)), whole);
   EXPECT_FALSE(while_read);
+}
+
+// Read in order, each case gives its telemetry to its round (the run keeps none of it), and the
+// rounds' watch judgements joined are the whole run's; out of order, the stream asks for the file
+// again and the run's own judgement reads it whole.
+TEST(SoakStream, TheRunsTelemetryIsJudgedByItsRoundsJoined) {
+  auto run = soak(slow_in({}), 1, 0.02, kLongSoak);
+  for (std::size_t round = 0; round < kLongSoak; ++round) {
+    preflight::report::WatchedSeries w;
+    w.rule = s::Watch::kPeers;
+    w.finding = "SM clock unlike its peers'";
+    w.tolerance = 0.1;
+    w.remedy = s::Remedy::kReboot;
+    w.per_rank = {1980, 1980, round % 5 == 4 ? 1500.0 : 1980.0, round < 3 ? 1200.0 : 1980.0};
+    run.cases[round].watched["gpu_sm_mhz"] = w;
+  }
+  const auto whole = preflight::report::find_watch_findings(run);
+  ASSERT_EQ(whole.size(), 2u);  // rank 3 in rounds 0-2, rank 2 in rounds 4, 9, 14, 19
+  std::vector<std::size_t> order(run.cases.size());
+  std::iota(order.begin(), order.end(), 0);
+  SoakStream stream("soak", {}, {});
+  const auto read = read_into(stream, run, order);
+  EXPECT_FALSE(stream.read_again());
+  for (const auto& c : read.cases) EXPECT_TRUE(c.watched.empty()) << c.group_name;
+  ASSERT_TRUE(stream.finish(read).has_value());
+  ASSERT_TRUE(stream.judged_while_read());
+  EXPECT_EQ(stream.watch().findings(read), whole);
+  EXPECT_EQ(stream.watch().findings(read)[1].cases.size(), kLongSoak / 5);
+
+  std::swap(order[5], order[20]);
+  SoakStream disordered("soak", {}, {});
+  const auto again = read_into(disordered, run, order);
+  EXPECT_TRUE(disordered.read_again());
+  EXPECT_FALSE(again.cases[0].watched.empty());
+  EXPECT_EQ(preflight::report::find_watch_findings(again).size(), 2u);
 }
 
 TEST(SoakStream, NotASoakHasNoSummary) {
