@@ -1,8 +1,11 @@
 #include "analysis/leave_one_out.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <span>
 #include <stdexcept>
+#include <vector>
 
 #include "preflight/common/stats.hpp"
 
@@ -43,7 +46,7 @@ LeaveSomeOutMedian::LeaveSomeOutMedian(std::vector<double> values, std::size_t m
   middle_.assign(at(low_), at(high));
 }
 
-double LeaveSomeOutMedian::without(std::vector<double> removed) const {
+double LeaveSomeOutMedian::without(std::span<double> removed) const {
   if (removed.size() > most_)
     throw std::invalid_argument("LeaveSomeOutMedian: more values left out than it was made for");
   if (removed.size() >= n_) return std::nan("");
@@ -53,7 +56,14 @@ double LeaveSomeOutMedian::without(std::vector<double> removed) const {
   // copy not taken), or above (past every place the median can reach).
   std::sort(removed.begin(), removed.end());
   std::size_t below = 0;
-  std::vector<std::size_t> places;  // in the middle, ascending
+  // The places taken in the middle, ascending: on the stack for as many as a node has ranks.
+  constexpr std::size_t kOnStack = 16;
+  std::array<std::size_t, kOnStack> on_stack{};
+  std::vector<std::size_t> on_heap(removed.size() > kOnStack ? removed.size() : 0);
+  const std::span<std::size_t> room =
+      on_heap.empty() ? std::span<std::size_t>(on_stack) : std::span<std::size_t>(on_heap);
+  std::size_t taken = 0;
+  const auto places = [&] { return room.first(taken); };
   for (const double v : removed) {
     if (v < middle_.front()) {
       ++below;
@@ -61,16 +71,16 @@ double LeaveSomeOutMedian::without(std::vector<double> removed) const {
     }
     auto k = static_cast<std::size_t>(std::lower_bound(middle_.begin(), middle_.end(), v) -
                                       middle_.begin());
-    if (!places.empty() && middle_[places.back()] == v) k = std::max(k, places.back() + 1);
+    if (taken > 0 && middle_[room[taken - 1]] == v) k = std::max(k, room[taken - 1] + 1);
     if (k < middle_.size() && middle_[k] == v)
-      places.push_back(k);
+      room[taken++] = k;
     else if (v == middle_.front())
       ++below;
   }
   // The i-th value left: step i past every place taken at or before it.
   const auto ith = [&](std::size_t i) {
     std::size_t k = i + below - low_;
-    for (const std::size_t p : places)
+    for (const std::size_t p : places())
       if (p <= k) ++k;
     return middle_[k];
   };

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstddef>
+#include <span>
 #include <vector>
 
 namespace preflight::report {
@@ -38,8 +39,9 @@ class LeaveSomeOutMedian {
   LeaveSomeOutMedian(std::vector<double> values, std::size_t most);
   // The median of the values left when one copy of each of `removed` is left out, bit for bit
   // what preflight::median of them gives; NaN when none is left. `removed`: members' values, at
-  // most `most` of them (more: std::invalid_argument).
-  double without(std::vector<double> removed) const;
+  // most `most` of them (more: std::invalid_argument), sorted here in place (a soak asks for
+  // every node at every point of every round: a copy each was an allocation each).
+  double without(std::span<double> removed) const;
 
  private:
   std::size_t n_ = 0, most_ = 0, low_ = 0;
