@@ -195,12 +195,16 @@ SlownessEvidence slowness(const RunData& run, const OutlierOptions& o,
 // two groups {0,1} and {2,3}, a late rank 1 leaves rank 0 waiting and 2 and 3 untouched).
 struct LateEvidence {
   std::vector<std::vector<double>> ratios;  // per rank, per size compared
-  std::vector<std::vector<double>> waits;   // the same sizes: its peers' time less its own
-  std::size_t sizes = 0, thin = 0;          // sizes compared; sizes of too few iterations
-  std::size_t points = 0;  // of the cases that declare peer_late: room for a rank's ratios
+  // Per rank: the sizes where it was late, its ratio 1/min_late_ratio or less and its peers'
+  // wait min_late_wait_s or more (counted as they come: each wait kept was a day's soak's
+  // 737 MB).
+  std::vector<std::size_t> late_sizes;
+  std::size_t sizes = 0, thin = 0;  // sizes compared; sizes of too few iterations
+  std::size_t points = 0;           // of the cases that declare peer_late: room for a rank's ratios
 };
 
-void add_group_ratios(const CaseData& c, std::size_t point, LateEvidence& e) {
+void add_group_ratios(const CaseData& c, std::size_t point, const OutlierOptions& o,
+                      LateEvidence& e) {
   const auto& times = c.rank_medians[point];
   std::map<std::int64_t, std::vector<std::size_t>> members;
   for (std::size_t r = 0; r < times.size() && r < e.ratios.size(); ++r)
@@ -215,12 +219,10 @@ void add_group_ratios(const CaseData& c, std::size_t point, LateEvidence& e) {
     for (std::size_t r : ranks) {
       const double m = others.without(times[r]);
       if (!(m > 0)) continue;
-      if (e.ratios[r].empty()) {
-        e.ratios[r].reserve(e.points);
-        e.waits[r].reserve(e.points);
-      }
-      e.ratios[r].push_back(times[r] / m);
-      e.waits[r].push_back(m - times[r]);
+      if (e.ratios[r].empty()) e.ratios[r].reserve(e.points);
+      const double ratio = times[r] / m;
+      e.ratios[r].push_back(ratio);
+      if (ratio * o.min_late_ratio <= 1 && m - times[r] >= o.min_late_wait_s) ++e.late_sizes[r];
       compared = true;
     }
   }
@@ -232,7 +234,7 @@ LateEvidence lateness_part(const RunData& run, const OutlierOptions& o, std::siz
                            std::size_t to, std::size_t room) {
   LateEvidence e;
   e.ratios.resize(static_cast<std::size_t>(run.world_size));
-  e.waits.resize(e.ratios.size());
+  e.late_sizes.assign(e.ratios.size(), 0);
   e.points = room;
   for (std::size_t i = from; i < to; ++i) {
     const auto& c = run.cases[i];
@@ -243,7 +245,7 @@ LateEvidence lateness_part(const RunData& run, const OutlierOptions& o, std::siz
         ++e.thin;
         continue;
       }
-      add_group_ratios(c, point, e);
+      add_group_ratios(c, point, o, e);
     }
   }
   return e;
@@ -267,7 +269,7 @@ LateEvidence lateness(const RunData& run, const OutlierOptions& o) {
   const auto last = second.get();
   for (std::size_t r = 0; r < e.ratios.size(); ++r) {
     e.ratios[r].insert(e.ratios[r].end(), last.ratios[r].begin(), last.ratios[r].end());
-    e.waits[r].insert(e.waits[r].end(), last.waits[r].begin(), last.waits[r].end());
+    e.late_sizes[r] += last.late_sizes[r];
   }
   e.sizes += last.sizes;
   e.thin += last.thin;
@@ -303,13 +305,13 @@ std::vector<Outlier> late_ranks(const LateEvidence& e, const OutlierOptions& o) 
   // in them is negligible, and the others' ratios gathered anew for each rank are quadratic.
   const bool few = e.ratios.size() <= kLeaveOneOutUpTo;
   const auto everyone = few ? std::pair{0.0, 0.0} : others_centre_and_spread(e, e.ratios.size());
+  std::vector<double> scratch;
   for (std::size_t r = 0; r < e.ratios.size(); ++r) {
     const auto& own = e.ratios[r];
     if (own.size() < o.min_late_points) continue;
-    std::size_t late_sizes = 0;
-    for (std::size_t i = 0; i < own.size(); ++i)
-      if (own[i] * o.min_late_ratio <= 1 && e.waits[r][i] >= o.min_late_wait_s) ++late_sizes;
-    const double typical = median(own);
+    const std::size_t late_sizes = e.late_sizes[r];
+    scratch.assign(own.begin(), own.end());
+    const double typical = median_in_place(scratch);
     const auto [m, spread] = few ? others_centre_and_spread(e, r) : everyone;
     if (std::isnan(m)) continue;
     const double z = (typical - m) / spread;
@@ -339,6 +341,8 @@ Evidence gather_evidence(const RunData& run, const OutlierOptions& options) {
   Evidence e;
   e.lateness = lateness(run, options);
   e.late = late_ranks(e.lateness, options);
+  // The ratios are judged: their memory goes to slowness' (a day's soak: 737 MB not made anew).
+  std::vector<std::vector<double>>().swap(e.lateness.ratios);
   e.slowness = slowness(run, options, ranks_of(e.late));
   return e;
 }
