@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <future>
 #include <set>
+#include <system_error>
 
 #include "analysis/report.hpp"
 #include "analysis/site_reference.hpp"
@@ -294,7 +295,10 @@ int main(int argc, char** argv) {
       runs.push_back(read_run(
           files[i], [&stream](RunData& run, std::size_t index) { stream.add(run, index); }));
       // Rounds out of order: the stream took watched series it cannot judge as read.
-      if (stream.read_again()) runs.back() = read_run(files[i]);
+      if (stream.read_again()) {
+        runs.back() = RunData{};  // one copy of the run at a time
+        runs.back() = read_run(files[i]);
+      }
     }
     inputs.runs = &runs;
     inputs.soak_streams = &soak_streams;
@@ -342,8 +346,12 @@ int main(int argc, char** argv) {
   std::vector<std::future<void>> writing;
   const auto write = [&](const std::string& path, auto render) {
     if (path.empty()) return;
-    writing.push_back(std::async(std::launch::async,
-                                 [&report, &path, render] { write_file(path, render(report)); }));
+    const auto job = [&report, &path, render] { write_file(path, render(report)); };
+    try {
+      writing.push_back(std::async(std::launch::async, job));
+    } catch (const std::system_error&) {  // no thread to be had: written when its turn comes
+      writing.push_back(std::async(std::launch::deferred, job));
+    }
   };
   write(outputs.html, [](const Report& r) { return render_html(r); });
   write(outputs.markdown, [](const Report& r) { return render_markdown(r); });

@@ -213,7 +213,8 @@ void WatchJudgement::join(WatchJudgement&& later) {
       continue;
     }
     Found& e = it->second;
-    e.finding.cases.insert(e.finding.cases.end(), l.finding.cases.begin(), l.finding.cases.end());
+    e.finding.cases.insert(e.finding.cases.end(), std::make_move_iterator(l.finding.cases.begin()),
+                           std::make_move_iterator(l.finding.cases.end()));
     if (l.severity > e.severity) {
       e.finding.detail = std::move(l.finding.detail);
       e.severity = l.severity;

@@ -31,7 +31,7 @@ struct WatchFinding {
 // joined in case order: joined, they give what judging all the cases at once gives. A soak's
 // rounds are judged this way as they are read, each round's readings kept only until it is
 // judged (at 1,000 nodes they are 184 MB for each hour of soak). `run` gives each rank's device
-// (its environment); the cases are its own.
+// (its environment, the same for every part); the cases are its own.
 class WatchJudgement {
  public:
   void add(const RunData& run, const CaseData& c);

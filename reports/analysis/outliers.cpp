@@ -263,8 +263,8 @@ LateEvidence lateness(const RunData& run, const OutlierOptions& o) {
   }
   // One part (a soak's round): not an empty first part and every rank's ratios copied after it.
   if (half == 0) return lateness_part(run, o, 0, run.cases.size(), points);
-  auto second = std::async(half == 0 ? std::launch::deferred : std::launch::async, lateness_part,
-                           std::cref(run), std::cref(o), half, run.cases.size(), second_points);
+  auto second = std::async(std::launch::async, lateness_part, std::cref(run), std::cref(o), half,
+                           run.cases.size(), second_points);
   auto e = lateness_part(run, o, 0, half, points);
   const auto last = second.get();
   for (std::size_t r = 0; r < e.ratios.size(); ++r) {

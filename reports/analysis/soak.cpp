@@ -1100,6 +1100,7 @@ std::optional<SoakSummary> analyse_soak(const RunData& run, const std::string& l
         round.cases.clear();
         for (const auto* c : *round_cases[k]) round.cases.push_back(*c);
         judged[k] = judge_one_round(round, context, s.rounds[k], k);
+        judged[k].watch = {};  // the run's own cases still hold their series: not kept
       }
     }));
   for (auto& b : blocks) b.get();
@@ -1262,8 +1263,11 @@ std::optional<SoakSummary> SoakStream::finish(const RunData& run) {
   if (st.soak && st.in_order && !st.pending.empty()) st.submit();
   st.stop();
   if (st.failed) std::rethrow_exception(st.failed);
-  if (!st.started || !st.soak || !st.in_order)
+  if (!st.started || !st.soak || !st.in_order) {
+    st.judged.clear();  // the rounds judged before they came out of order: judged again, whole
+    st.watch = {};
     return analyse_soak(run, st.label, st.options, st.outliers);
+  }
   st.judged.resize(st.summary.rounds.size());
   st.join_watches();  // every round is judged: all of them
   return conclude(std::move(st.summary), st.nodes, std::move(st.judged), st.options);
