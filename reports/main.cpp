@@ -341,8 +341,8 @@ int main(int argc, char** argv) {
     return kBadInput;
   }
   // Each file rendered and written by its own thread while the terminal's report is printed
-  // (the renderers only read the report): a day's soak's JSON and HTML took 5 s one after the
-  // other. Every file is attempted; the first failure, in the order below, is the one reported.
+  // (the renderers only read the report): a day's soak's terminal, JSON and HTML took 5 s one after
+  // the other. Every file is attempted; the first failure, in the order below, is the one reported.
   std::vector<std::future<void>> writing;
   const auto write = [&](const std::string& path, auto render) {
     if (path.empty()) return;
